@@ -1,0 +1,21 @@
+// Command locklab serves the Lock Lab course: the lesson on Redis
+// distributed locks, with everything it needs embedded in the binary.
+//
+// Usage:
+//
+//	locklab [flags]           serve the course (see -h for flags)
+//	locklab healthcheck       exit 0 if the server on -addr answers /healthz
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "locklab:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/web"
+)
+
+// config is everything the server can be told, from flags or environment.
+type config struct {
+	addr       string
+	contentDir string
+	logFormat  string
+}
+
+// run is the whole program: it parses args (args[0] is the program name),
+// reads settings from getenv, and serves until ctx is cancelled or the
+// process gets SIGINT or SIGTERM.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 1 && args[1] == "healthcheck" {
+		return healthcheck(ctx, args[2:], getenv, stderr)
+	}
+	cfg, err := parseFlags(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	logger, err := newLogger(cfg.logFormat, stderr)
+	if err != nil {
+		return err
+	}
+	source, err := courseSource(cfg.contentDir)
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(web.Config{Content: source, Logger: logger})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	httpSrv := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(stdout, "Lock Lab is serving the course on %s\n", displayURL(ln.Addr()))
+	logger.Info("listening", "addr", ln.Addr().String(), "content", contentLabel(cfg.contentDir))
+
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	fset := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	var cfg config
+	fset.StringVar(&cfg.addr, "addr", envOr(getenv, "LOCKLAB_ADDR", ":8080"), "address to listen on (env LOCKLAB_ADDR)")
+	fset.StringVar(&cfg.contentDir, "content", getenv("LOCKLAB_CONTENT"), "serve course content from this directory, re-read on every request, instead of the embedded content (env LOCKLAB_CONTENT)")
+	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args[1:]); err != nil {
+		return config{}, err
+	}
+	if fset.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected argument %q (see -h)", fset.Arg(0))
+	}
+	return cfg, nil
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	default:
+		return nil, fmt.Errorf("-log-format %q: want text or json", format)
+	}
+}
+
+// courseSource loads the content once to fail fast. With dir set, the
+// content comes from disk and is re-read on every request.
+func courseSource(dir string) (web.CourseSource, error) {
+	var fsys fs.FS = content.Embedded()
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("-content %s: not a directory", dir)
+		}
+		fsys = os.DirFS(dir)
+	}
+	course, err := content.Load(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("load content from %s: %w", contentLabel(dir), err)
+	}
+	if dir != "" {
+		return content.Reloader{FS: fsys}, nil
+	}
+	return content.Fixed{C: course}, nil
+}
+
+func contentLabel(dir string) string {
+	if dir == "" {
+		return "embedded"
+	}
+	return dir
+}
+
+// displayURL is the address a person can open: a wildcard host becomes
+// localhost.
+func displayURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

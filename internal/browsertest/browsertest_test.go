@@ -1,0 +1,34 @@
+package browsertest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// TestAxeFindsProblems proves the accessibility check can fail: a page with
+// an unlabelled image and no document language must produce violations.
+func TestAxeFindsProblems(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping browser test in -short mode")
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<!doctype html><html><head><title>bad</title></head><body><img src="/x.png"><button></button></body></html>`))
+	}))
+	defer ts.Close()
+	ctx := New(t)
+	Open(t, ctx, ts.URL, 800, 600)
+	found := map[string]string{}
+	for _, v := range Axe(t, ctx) {
+		found[v.ID] = v.Impact
+	}
+	for _, id := range []string{"image-alt", "button-name", "html-has-lang"} {
+		if found[id] == "" {
+			t.Errorf("axe-core did not report %s; got %v", id, found)
+		}
+	}
+	if found["image-alt"] != "critical" {
+		t.Errorf("image-alt impact = %q; want critical", found["image-alt"])
+	}
+}

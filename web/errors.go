@@ -1,0 +1,72 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/web/views"
+)
+
+// apiError is the one JSON shape of every API error.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+// handleError maps an error to a status and renders it: JSON for /api/,
+// the site's error page for everything else. Internal details stay in the log.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	code, msg := classify(err)
+	if code >= 500 {
+		s.log.Error("request failed", "uri", c.Request().RequestURI, "error", err)
+	}
+	if isAPI(c.Request()) {
+		if c.Request().Method == http.MethodHead {
+			_ = c.NoContent(code)
+			return
+		}
+		_ = c.JSON(code, apiError{Error: msg})
+		return
+	}
+	m := views.Error{Page: s.page(http.StatusText(code), "", ""), Code: code, Message: msg}
+	switch code {
+	case http.StatusNotFound:
+		m.Heading = "Page not found"
+		m.Message = "There is no page at this address. It may have moved, or the link may be mistyped."
+	case http.StatusInternalServerError:
+		m.Heading = "Something went wrong"
+	default:
+		m.Heading = http.StatusText(code)
+	}
+	m.Page.Title = m.Heading
+	_ = render(c, code, views.ErrorPage(m))
+}
+
+// classify picks the status and the message a client may see.
+func classify(err error) (int, string) {
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &he):
+		msg, ok := he.Message.(string)
+		if !ok || he.Code >= 500 {
+			msg = strings.ToLower(http.StatusText(he.Code))
+		}
+		return he.Code, msg
+	case errors.Is(err, content.ErrInvalid):
+		// Only an author's -content directory can be invalid after start-up;
+		// the author needs to see which file is broken.
+		return http.StatusInternalServerError, "the course content is invalid: " + err.Error()
+	default:
+		return http.StatusInternalServerError, "something went wrong on our side; please try again"
+	}
+}
+
+func isAPI(r *http.Request) bool {
+	return r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
+}

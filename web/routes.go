@@ -1,0 +1,33 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// routes registers every route and the middleware around them, in one place.
+func (s *Server) routes() {
+	e := s.echo
+	e.Pre(stripTrailingSlash())
+	e.Use(s.recoverPanics())
+	e.Use(s.logRequests())
+	e.Use(securityHeaders())
+	e.Use(compress())
+
+	e.GET("/healthz", handleHealthz)
+	e.GET("/static/*", s.assets.handle)
+
+	e.GET("/", s.handleHome)
+	e.GET("/topics/:slug", s.handleLesson)
+
+	// Unknown API paths answer JSON, everything else the 404 page; the error
+	// handler decides which by the path.
+	e.Any("/api/*", func(c echo.Context) error {
+		return echo.NewHTTPError(http.StatusNotFound, "no API endpoint "+c.Request().Method+" "+c.Request().URL.Path)
+	})
+}
+
+func handleHealthz(c echo.Context) error {
+	return c.String(http.StatusOK, "ok")
+}

@@ -1,0 +1,296 @@
+package web
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/locklab/locklab/content"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// get fetches path from the test server without following redirects or
+// asking for compression, and returns the response and its body.
+func get(t *testing.T, base, path string) (*http.Response, string) {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: read body: %v", path, err)
+	}
+	return resp, string(b)
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./web -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file; run go test ./web -run %s -update and review the diff.\ngot:\n%s", p, t.Name(), got)
+	}
+}
+
+func TestLessonGolden(t *testing.T) {
+	ts := newTestServer(t)
+	resp, body := get(t, ts.URL, "/topics/distributed-locks")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	golden(t, "lesson.golden.html", body)
+}
+
+func TestHomeGolden(t *testing.T) {
+	ts := newTestServer(t)
+	resp, body := get(t, ts.URL, "/")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	golden(t, "home.golden.html", body)
+}
+
+// TestLessonHasEveryPart checks the parts of the seed card a learner must
+// find on the lesson page.
+func TestLessonHasEveryPart(t *testing.T) {
+	ts := newTestServer(t)
+	_, body := get(t, ts.URL, "/topics/distributed-locks")
+	for _, want := range []string{
+		`<a href="/">Redis path</a></li><li>Using it well</li><li><span aria-current="page">Topic 7 of 11</span>`,
+		`<h1>Distributed locks and their caveats</h1>`,
+		`Not started`,
+		`<strong>Why it matters:</strong>`,
+		`<h3>SET NX PX with a random token</h3>`, `<h3>The timeout is the danger</h3>`,
+		`<h3>Efficiency or correctness</h3>`, `<h3>Redlock is contested</h3>`,
+		`How it works</h2>`, `Check yourself</h2>`, `Go deeper</h2>`,
+		`The single-instance lock`, `Redlock: one lock on five instances`, `The debate`, `Choosing`,
+		`How to do distributed locking`, `Is Redlock safe?`, `Distributed locks with Redis`,
+		`class="skip-link" href="#main"`, `<main id="main"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("lesson page lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, "data-redis-cli"); n < 3 {
+		t.Errorf("lesson has %d redis-cli blocks; want at least 3", n)
+	}
+}
+
+// TestNoOtherHosts checks that pages load nothing from another host: every
+// stylesheet, script, icon and image is served from this server.
+func TestNoOtherHosts(t *testing.T) {
+	ts := newTestServer(t)
+	attr := regexp.MustCompile(`<(link|script|img|source|iframe)\b[^>]*\b(?:src|href)="([^"]*)"`)
+	for _, path := range []string{"/", "/topics/distributed-locks", "/missing"} {
+		_, body := get(t, ts.URL, path)
+		for _, m := range attr.FindAllStringSubmatch(body, -1) {
+			if !strings.HasPrefix(m[2], "/") || strings.HasPrefix(m[2], "//") {
+				t.Errorf("%s: <%s> loads %q from outside this server", path, m[1], m[2])
+			}
+		}
+	}
+	css := cssOf(t, ts.URL)
+	if strings.Contains(css, "url(") || strings.Contains(css, "@import") {
+		t.Errorf("the style sheet loads other resources")
+	}
+}
+
+func cssOf(t *testing.T, base string) string {
+	t.Helper()
+	_, page := get(t, base, "/")
+	m := regexp.MustCompile(`<link rel="stylesheet" href="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no stylesheet link on /")
+	}
+	resp, css := get(t, base, m[1])
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/css") {
+		t.Fatalf("GET %s = %d %s", m[1], resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+		t.Errorf("style sheet Cache-Control = %q; want immutable", resp.Header.Get("Cache-Control"))
+	}
+	return css
+}
+
+// TestLessonWeight keeps the lesson page light: HTML plus the one style
+// sheet under 60 KB, uncompressed.
+func TestLessonWeight(t *testing.T) {
+	ts := newTestServer(t)
+	_, page := get(t, ts.URL, "/topics/distributed-locks")
+	css := cssOf(t, ts.URL)
+	total := len(page) + len(css)
+	t.Logf("lesson %d bytes + css %d bytes = %d bytes", len(page), len(css), total)
+	if total >= 60*1024 {
+		t.Errorf("lesson page with its CSS is %d bytes; the budget is 60 KB", total)
+	}
+}
+
+func TestGzip(t *testing.T) {
+	ts := newTestServer(t)
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/topics/distributed-locks", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding = %q; want gzip", resp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(zr)
+	if !strings.Contains(string(b), "Distributed locks and their caveats") {
+		t.Error("gzipped lesson does not decode to the lesson")
+	}
+}
+
+func TestStatusesAndErrors(t *testing.T) {
+	ts := newTestServer(t)
+	for _, tt := range []struct {
+		path, wantType, wantBody string
+		wantStatus               int
+	}{
+		{"/healthz", "text/plain", "ok", 200},
+		{"/", "text/html", "Distributed locks and their caveats", 200},
+		{"/topics/distributed-locks", "text/html", "Redlock", 200},
+		{"/topics/no-such-topic", "text/html", "Page not found", 404},
+		{"/no/such/page", "text/html", "Page not found", 404},
+		{"/static/missing.css", "text/html", "Page not found", 404},
+		{"/static/../go.mod", "text/html", "Page not found", 404},
+		{"/static/favicon.svg", "image/svg+xml", "<svg", 200},
+		{"/api/nope", "application/json", `{"error":"no API endpoint GET /api/nope"}`, 404},
+		{"/topics/distributed-locks/", "", "", 301},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			resp, body := get(t, ts.URL, tt.path)
+			if resp.StatusCode != tt.wantStatus {
+				t.Errorf("GET %s status = %d; want %d", tt.path, resp.StatusCode, tt.wantStatus)
+			}
+			if !strings.HasPrefix(resp.Header.Get("Content-Type"), tt.wantType) {
+				t.Errorf("GET %s Content-Type = %q; want %q", tt.path, resp.Header.Get("Content-Type"), tt.wantType)
+			}
+			if !strings.Contains(body, tt.wantBody) {
+				t.Errorf("GET %s body = %.200q; want it to contain %q", tt.path, body, tt.wantBody)
+			}
+		})
+	}
+	resp, _ := get(t, ts.URL, "/topics/distributed-locks/")
+	if loc := resp.Header.Get("Location"); loc != "/topics/distributed-locks" {
+		t.Errorf("redirect Location = %q", loc)
+	}
+}
+
+func TestNotFoundPageUsesSiteLayout(t *testing.T) {
+	ts := newTestServer(t)
+	_, body := get(t, ts.URL, "/missing")
+	golden(t, "notfound.golden.html", body)
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	ts := newTestServer(t)
+	resp, _ := get(t, ts.URL, "/")
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "script-src 'self'") {
+		t.Errorf("CSP = %q", csp)
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("X-Content-Type-Options = %q", resp.Header.Get("X-Content-Type-Options"))
+	}
+}
+
+// TestPanicsNeverShowAStack makes a handler panic and checks that the
+// client sees the error page (or JSON), never a Go stack trace.
+func TestPanicsNeverShowAStack(t *testing.T) {
+	course, err := content.Load(content.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Content: content.Fixed{C: course}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := func(echo.Context) error { panic("secret detail in a panic") }
+	s.echo.GET("/boom", boom)
+	s.echo.GET("/api/boom", boom)
+	srv := newServerFor(t, s)
+	for _, tt := range []struct{ path, want string }{
+		{"/boom", "Something went wrong"},
+		{"/api/boom", `"error"`},
+	} {
+		resp, body := get(t, srv, tt.path)
+		if resp.StatusCode != 500 {
+			t.Errorf("GET %s status = %d; want 500", tt.path, resp.StatusCode)
+		}
+		for _, leak := range []string{"goroutine", "secret detail", ".go:"} {
+			if strings.Contains(body, leak) {
+				t.Errorf("GET %s leaks %q: %.300s", tt.path, leak, body)
+			}
+		}
+		if !strings.Contains(body, tt.want) {
+			t.Errorf("GET %s body = %.200q; want %q", tt.path, body, tt.want)
+		}
+	}
+	_, body := get(t, srv, "/api/boom")
+	var e apiError
+	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error == "" {
+		t.Errorf("API 500 body %q is not {\"error\": ...}: %v", body, err)
+	}
+}
+
+// TestReloaderSeesEdits checks the -content mode: an edit on disk shows on
+// the next request, and a broken edit is reported with the file's name.
+func TestReloaderSeesEdits(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, content.Embedded()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Content: content.Reloader{FS: os.DirFS(dir)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServerFor(t, s)
+	lessonFile := filepath.Join(dir, "lessons", "distributed-locks.md")
+	src, _ := os.ReadFile(lessonFile)
+	edited := strings.Replace(string(src), "title: Distributed locks and their caveats", "title: Locks, edited live", 1)
+	if err := os.WriteFile(lessonFile, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := get(t, srv, "/topics/distributed-locks"); !strings.Contains(body, "<h1>Locks, edited live</h1>") {
+		t.Errorf("edited title not served")
+	}
+	if err := os.WriteFile(lessonFile, []byte("no front matter"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := get(t, srv, "/topics/distributed-locks")
+	if resp.StatusCode != 500 || !strings.Contains(body, "lessons/distributed-locks.md") {
+		t.Errorf("broken content: status %d, body %.300q; want 500 naming the file", resp.StatusCode, body)
+	}
+}
