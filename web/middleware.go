@@ -86,4 +86,3 @@ func stripTrailingSlash() echo.MiddlewareFunc {
 		}
 	}
 }
-
