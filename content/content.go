@@ -11,7 +11,7 @@ import (
 	"io/fs"
 )
 
-//go:embed course.yaml lessons
+//go:embed course.yaml lessons quizzes
 var embedded embed.FS
 
 // Embedded returns the course content compiled into the binary.

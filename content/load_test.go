@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/locklab/locklab/quiz"
 )
 
 // TestLoadEmbedded loads every embedded content file, as the server does at
@@ -150,6 +152,27 @@ func TestLessonNotListed(t *testing.T) {
 	_, err := Load(fsys)
 	if err == nil || !strings.HasPrefix(err.Error(), "lessons/extra.md:") || !strings.Contains(err.Error(), "not listed") {
 		t.Errorf("Load = %v; want lessons/extra.md not listed", err)
+	}
+}
+
+// TestEmbeddedQuizzesBelongToLessons loads the embedded quizzes and checks
+// that each one is for a lesson that exists.
+func TestEmbeddedQuizzesBelongToLessons(t *testing.T) {
+	c, err := Load(Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank, err := quiz.Load(Embedded())
+	if err != nil {
+		t.Fatalf("quiz.Load(Embedded()) = %v", err)
+	}
+	if len(bank.Topics()) == 0 {
+		t.Fatal("no quizzes embedded")
+	}
+	for _, topic := range bank.Topics() {
+		if _, ok := c.Lesson(topic); !ok {
+			t.Errorf("quiz for %q has no lesson", topic)
+		}
 	}
 }
 

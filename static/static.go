@@ -7,7 +7,7 @@ import (
 	"io/fs"
 )
 
-//go:embed *.css *.svg
+//go:embed *.css *.js *.svg
 var files embed.FS
 
 // FS returns the embedded front-end files.

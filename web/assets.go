@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -25,6 +24,8 @@ type assets struct {
 	css     []byte
 	cssName string
 	cssHref string
+	// versions holds a short content hash of every static file.
+	versions map[string]string
 }
 
 func newAssets() (*assets, error) {
@@ -38,9 +39,32 @@ func newAssets() (*assets, error) {
 		return nil, err
 	}
 	css := append(append(site, '\n'), hl...)
-	sum := sha256.Sum256(css)
-	name := fmt.Sprintf("site.%s.css", hex.EncodeToString(sum[:])[:12])
-	return &assets{files: files, css: css, cssName: name, cssHref: "/static/" + name}, nil
+	versions := map[string]string{}
+	err = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(files, p)
+		if err != nil {
+			return err
+		}
+		versions[p] = shortHash(b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	name := "site." + shortHash(css) + ".css"
+	return &assets{files: files, css: css, cssName: name, cssHref: "/static/" + name, versions: versions}, nil
+}
+
+// href is the URL of a static file, versioned by its content so that
+// browsers can cache it for good and still see a new release at once.
+func (a *assets) href(name string) string {
+	if v, ok := a.versions[name]; ok {
+		return "/static/" + name + "?v=" + v
+	}
+	return "/static/" + name
 }
 
 func (a *assets) handle(c echo.Context) error {
@@ -62,6 +86,15 @@ func (a *assets) handle(c echo.Context) error {
 	if ctype == "" {
 		ctype = http.DetectContentType(b)
 	}
-	h.Set("Cache-Control", "public, max-age=3600")
+	if c.QueryParam("v") != "" {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=3600")
+	}
 	return c.Stream(http.StatusOK, ctype, bytes.NewReader(b))
+}
+
+func shortHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:12]
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
 )
 
@@ -58,6 +60,14 @@ func classify(err error) (int, string) {
 			msg = strings.ToLower(http.StatusText(he.Code))
 		}
 		return he.Code, msg
+	case errors.Is(err, quiz.ErrUnknownTopic), errors.Is(err, quiz.ErrUnknownQuestion):
+		return http.StatusNotFound, unwrapMessage(err)
+	case errors.Is(err, quiz.ErrUnknownChoice):
+		return http.StatusBadRequest, unwrapMessage(err)
+	case errors.Is(err, store.ErrUnavailable):
+		return http.StatusServiceUnavailable, "your progress can't be saved right now; please try again in a moment"
+	case errors.Is(err, store.ErrBadLearner):
+		return http.StatusBadRequest, "your learner cookie is malformed; clear this site's cookies and try again"
 	case errors.Is(err, content.ErrInvalid):
 		// Only an author's -content directory can be invalid after start-up;
 		// the author needs to see which file is broken.
@@ -65,6 +75,12 @@ func classify(err error) (int, string) {
 	default:
 		return http.StatusInternalServerError, "something went wrong on our side; please try again"
 	}
+}
+
+// unwrapMessage is a domain error's text for a client: the operation's
+// context ("quiz \"x\" question \"y\"") and the reason, nothing internal.
+func unwrapMessage(err error) string {
+	return strings.ReplaceAll(err.Error(), `"`, "'")
 }
 
 func isAPI(r *http.Request) bool {

@@ -1,20 +1,42 @@
 package web
 
 import (
+	"context"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/store"
 )
 
-// newTestServer serves the embedded content on a loopback port.
-func newTestServer(t *testing.T) *httptest.Server {
+// testConfig is a server configuration over the embedded content, with
+// progress in a bolt file in a temp dir.
+func testConfig(t *testing.T) Config {
 	t.Helper()
 	course, err := content.Load(content.Embedded())
 	if err != nil {
 		t.Fatalf("content.Load: %v", err)
 	}
-	s, err := New(Config{Content: content.Fixed{C: course}})
+	bank, err := quiz.Load(content.Embedded())
+	if err != nil {
+		t.Fatalf("quiz.Load: %v", err)
+	}
+	st, err := store.OpenBolt(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return Config{
+		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st,
+		Secret: func(context.Context) ([]byte, error) { return []byte("test-secret-0123456789"), nil },
+	}
+}
+
+// newTestServer serves the embedded content on a loopback port.
+func newTestServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	s, err := New(testConfig(t))
 	if err != nil {
 		t.Fatalf("web.New: %v", err)
 	}

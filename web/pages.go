@@ -1,10 +1,13 @@
 package web
 
 import (
+	"net/http"
+
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
 )
 
@@ -17,6 +20,7 @@ func (s *Server) handleHome(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	learner := s.learnerProgress(c)
 	m := views.Home{
 		Page:        s.page(course.Title, course.Description, "home"),
 		CourseTitle: course.Title,
@@ -29,28 +33,62 @@ func (s *Server) handleHome(c echo.Context) error {
 			hs.Topics = append(hs.Topics, views.TopicCard{
 				Number: t.Number, TopicCount: course.TopicCount,
 				Title: t.Lesson.Title, Why: t.Lesson.Why,
-				Href: lessonHref(t.Lesson), Status: views.NotStarted,
+				Href: lessonHref(t.Lesson), Status: s.status(t.Lesson.Slug, learner[t.Lesson.Slug]),
 			})
 			m.Shipped++
 		}
 		m.Sections = append(m.Sections, hs)
 	}
-	return render(c, 200, views.HomePage(m))
+	return render(c, http.StatusOK, views.HomePage(m))
+}
+
+// learnerProgress reads everything the learner has done. A store that
+// cannot be read must not take the pages down: the learner then sees
+// "Not started" and the error goes to the log.
+func (s *Server) learnerProgress(c echo.Context) store.Learner {
+	id := learnerID(c)
+	if id == "" {
+		return nil
+	}
+	l, err := s.progress.Learner(c.Request().Context(), id)
+	if err != nil {
+		s.log.Warn("read progress", "error", err)
+		return nil
+	}
+	return l
+}
+
+// status is a topic's status for the learner, by the quiz's finishing rule.
+func (s *Server) status(topic string, tp store.TopicProgress) views.Status {
+	q, err := s.quizzes.Quiz(topic)
+	if err != nil {
+		if tp.Started {
+			return views.InProgress
+		}
+		return views.NotStarted
+	}
+	return views.Status(q.Progress(tp.Started, tp.Right).Status)
 }
 
 func (s *Server) handleLesson(c echo.Context) error {
+	return s.renderLesson(c, c.Param("slug"), http.StatusOK, nil)
+}
+
+// renderLesson renders a lesson page, with feedback under the questions
+// just answered through the no-JavaScript form.
+func (s *Server) renderLesson(c echo.Context, slug string, code int, feedback map[string]feedbackFor) error {
 	course, err := s.content.Course()
 	if err != nil {
 		return err
 	}
-	l, ok := course.Lesson(c.Param("slug"))
+	l, ok := course.Lesson(slug)
 	if !ok {
 		return echo.ErrNotFound
 	}
 	m := views.Lesson{
 		Page:        s.page(l.Title, l.Why, "lesson"),
 		CourseTitle: course.Title, Section: l.Section, Number: l.Number, TopicCount: course.TopicCount,
-		Title: l.Title, Status: views.NotStarted, Summary: l.Summary, Why: l.Why, Body: l.Body,
+		Title: l.Title, Summary: l.Summary, Why: l.Why, Body: l.Body,
 	}
 	for _, kp := range l.KeyPoints {
 		m.KeyPoints = append(m.KeyPoints, views.KeyPoint{Title: kp.Title, Body: kp.Body})
@@ -58,7 +96,23 @@ func (s *Server) handleLesson(c echo.Context) error {
 	for _, g := range l.GoDeeper {
 		m.GoDeeper = append(m.GoDeeper, views.Link{Title: g.Title, Source: g.Source, URL: g.URL})
 	}
-	return render(c, 200, views.LessonPage(m, views.QuizPlaceholder()))
+	var tp store.TopicProgress
+	unavailable := false
+	if id := learnerID(c); id != "" {
+		if tp, err = s.progress.Topic(c.Request().Context(), id, slug); err != nil {
+			s.log.Warn("read progress", "error", err)
+			unavailable = true
+		}
+	}
+	m.Status = s.status(slug, tp)
+	quizPart := views.QuizPlaceholder()
+	if q, err := s.quizzes.Quiz(slug); err == nil {
+		qv := quizView(q, tp, feedback)
+		qv.Unavailable = unavailable
+		quizPart = views.QuizRegion(qv)
+		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("quiz.js"))
+	}
+	return render(c, code, views.LessonPage(m, quizPart))
 }
 
 func lessonHref(l *content.Lesson) string { return "/topics/" + l.Slug }

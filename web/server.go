@@ -4,6 +4,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/store"
 )
 
 // CourseSource hands out the current course content. The embedded content
@@ -20,24 +23,54 @@ type CourseSource interface {
 	Course() (*content.Course, error)
 }
 
+// QuizSource hands out a topic's quiz.
+type QuizSource interface {
+	Quiz(topic string) (*quiz.Quiz, error)
+}
+
+// ProgressStore remembers what each learner has done.
+type ProgressStore interface {
+	Learner(ctx context.Context, id string) (store.Learner, error)
+	Topic(ctx context.Context, id, topic string) (store.TopicProgress, error)
+	RecordAnswer(ctx context.Context, id, topic, question string, right bool) (store.TopicProgress, error)
+	MarkStarted(ctx context.Context, id, topic string) error
+	Merge(ctx context.Context, from, into string) error
+}
+
 // Config is what the server needs from its caller.
 type Config struct {
-	Content CourseSource
-	Logger  *slog.Logger
+	Content  CourseSource
+	Quizzes  QuizSource
+	Progress ProgressStore
+	// Secret returns the key that signs the codes that carry progress to
+	// another device. It is asked again until it succeeds once (a shared
+	// store may be down when the server starts).
+	Secret func(context.Context) ([]byte, error)
+	Logger *slog.Logger
 }
 
 // Server is the Lock Lab HTTP handler.
 type Server struct {
-	echo    *echo.Echo
-	content CourseSource
-	log     *slog.Logger
-	assets  *assets
+	echo     *echo.Echo
+	content  CourseSource
+	quizzes  QuizSource
+	progress ProgressStore
+	secret   *secret
+	log      *slog.Logger
+	assets   *assets
 }
 
 // New builds the server and its routes.
 func New(cfg Config) (*Server, error) {
-	if cfg.Content == nil {
+	switch {
+	case cfg.Content == nil:
 		return nil, errors.New("web: no content source")
+	case cfg.Quizzes == nil:
+		return nil, errors.New("web: no quiz source")
+	case cfg.Progress == nil:
+		return nil, errors.New("web: no progress store")
+	case cfg.Secret == nil:
+		return nil, errors.New("web: no signing secret")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -46,7 +79,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: assets: %w", err)
 	}
-	s := &Server{echo: echo.New(), content: cfg.Content, log: cfg.Logger, assets: a}
+	s := &Server{
+		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a,
+	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError

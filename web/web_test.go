@@ -53,7 +53,13 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%v (run go test ./web -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from the golden file; run go test ./web -run %s -update and review the diff.\ngot:\n%s", p, t.Name(), got)
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		from := max(0, i-120)
+		t.Errorf("%s differs from the golden file at byte %d; run go test ./web -run %s -update and review the diff.\ngot:  ...%s\nwant: ...%s",
+			p, i, t.Name(), got[from:min(len(got), i+120)], want[from:min(len(want), i+120)])
 	}
 }
 
@@ -229,11 +235,7 @@ func TestSecurityHeaders(t *testing.T) {
 // TestPanicsNeverShowAStack makes a handler panic and checks that the
 // client sees the error page (or JSON), never a Go stack trace.
 func TestPanicsNeverShowAStack(t *testing.T) {
-	course, err := content.Load(content.Embedded())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Config{Content: content.Fixed{C: course}})
+	s, err := New(testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,9 @@ func TestReloaderSeesEdits(t *testing.T) {
 	if err := os.CopyFS(dir, content.Embedded()); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Content: content.Reloader{FS: os.DirFS(dir)}})
+	cfg := testConfig(t)
+	cfg.Content = content.Reloader{FS: os.DirFS(dir)}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web"
 )
 
@@ -23,6 +26,9 @@ import (
 type config struct {
 	addr       string
 	contentDir string
+	dataDir    string
+	redisURL   string
+	secret     string
 	logFormat  string
 }
 
@@ -47,11 +53,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	source, err := courseSource(cfg.contentDir)
+	source, quizzes, err := loadContent(cfg.contentDir)
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(web.Config{Content: source, Logger: logger})
+	progress, err := openStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer progress.Close()
+	srv, err := web.New(web.Config{
+		Content: source, Quizzes: quizzes, Progress: progress,
+		Secret: secretSource(cfg.secret, progress), Logger: logger,
+	})
 	if err != nil {
 		return err
 	}
@@ -68,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "Lock Lab is serving the course on %s\n", displayURL(ln.Addr()))
-	logger.Info("listening", "addr", ln.Addr().String(), "content", contentLabel(cfg.contentDir))
+	logger.Info("listening", "addr", ln.Addr().String(), "content", contentLabel(cfg.contentDir), "progress", progress.Name())
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
@@ -92,6 +106,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	var cfg config
 	fset.StringVar(&cfg.addr, "addr", envOr(getenv, "LOCKLAB_ADDR", ":8080"), "address to listen on (env LOCKLAB_ADDR)")
 	fset.StringVar(&cfg.contentDir, "content", getenv("LOCKLAB_CONTENT"), "serve course content from this directory, re-read on every request, instead of the embedded content (env LOCKLAB_CONTENT)")
+	fset.StringVar(&cfg.dataDir, "data", envOr(getenv, "LOCKLAB_DATA", "data"), "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
+	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
+	cfg.secret = getenv("LOCKLAB_SECRET")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
@@ -99,6 +116,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if err := fset.Parse(args[1:]); err != nil {
 		return config{}, err
+	}
+	if cfg.secret != "" && len(cfg.secret) < 16 {
+		return config{}, fmt.Errorf("LOCKLAB_SECRET must be at least 16 characters long")
 	}
 	if fset.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q (see -h)", fset.Arg(0))
@@ -124,24 +144,78 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	}
 }
 
-// courseSource loads the content once to fail fast. With dir set, the
-// content comes from disk and is re-read on every request.
-func courseSource(dir string) (web.CourseSource, error) {
+// loadContent loads the course and its quizzes once, to fail fast on a
+// broken file. With dir set, both come from disk and are read again on
+// every request, so an author sees each edit on reload.
+func loadContent(dir string) (web.CourseSource, web.QuizSource, error) {
 	var fsys fs.FS = content.Embedded()
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("-content %s: not a directory", dir)
+			return nil, nil, fmt.Errorf("-content %s: not a directory", dir)
 		}
 		fsys = os.DirFS(dir)
 	}
-	course, err := content.Load(fsys)
+	course, bank, err := loadAll(fsys)
 	if err != nil {
-		return nil, fmt.Errorf("load content from %s: %w", contentLabel(dir), err)
+		return nil, nil, fmt.Errorf("load content from %s: %w", contentLabel(dir), err)
 	}
 	if dir != "" {
-		return content.Reloader{FS: fsys}, nil
+		return content.Reloader{FS: fsys}, quizReloader{fsys}, nil
 	}
-	return content.Fixed{C: course}, nil
+	return content.Fixed{C: course}, bank, nil
+}
+
+// loadAll loads the course and the quizzes and checks that every quiz
+// belongs to a lesson.
+func loadAll(fsys fs.FS) (*content.Course, *quiz.Bank, error) {
+	course, err := content.Load(fsys)
+	if err != nil {
+		return nil, nil, err
+	}
+	bank, err := quiz.Load(fsys)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, topic := range bank.Topics() {
+		if _, ok := course.Lesson(topic); !ok {
+			return nil, nil, fmt.Errorf("quizzes/%s.yaml: there is no lesson %q: %w", topic, topic, quiz.ErrInvalid)
+		}
+	}
+	return course, bank, nil
+}
+
+// quizReloader reads the quizzes again on every call, for authors.
+type quizReloader struct{ fsys fs.FS }
+
+func (r quizReloader) Quiz(topic string) (*quiz.Quiz, error) {
+	_, bank, err := loadAll(r.fsys)
+	if err != nil {
+		return nil, err
+	}
+	return bank.Quiz(topic)
+}
+
+// openStore opens the progress store: Redis when a URL is given, else the
+// embedded file store in the data directory.
+func openStore(cfg config) (*store.Store, error) {
+	if cfg.redisURL != "" {
+		return store.OpenRedis(cfg.redisURL)
+	}
+	return store.OpenBolt(cfg.dataDir)
+}
+
+// secretSource gives the key that signs progress codes: LOCKLAB_SECRET if
+// set, else one the store creates once and keeps, so codes stay valid
+// across restarts and replicas.
+func secretSource(fromEnv string, st *store.Store) func(context.Context) ([]byte, error) {
+	if fromEnv != "" {
+		return func(context.Context) ([]byte, error) { return []byte(fromEnv), nil }
+	}
+	return func(ctx context.Context) ([]byte, error) {
+		fresh := make([]byte, 32)
+		_, _ = rand.Read(fresh)
+		return st.Secret(ctx, fresh)
+	}
 }
 
 func contentLabel(dir string) string {

@@ -41,9 +41,13 @@ func startServer(t *testing.T, env map[string]string, args ...string) (string, *
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	dataDir := env["LOCKLAB_DATA"]
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, append([]string{"locklab", "-addr", "127.0.0.1:0"}, args...), func(k string) string { return env[k] }, stdout, stderr)
+		errc <- run(ctx, append([]string{"locklab", "-addr", "127.0.0.1:0", "-data", dataDir}, args...), func(k string) string { return env[k] }, stdout, stderr)
 	}()
 	urlRE := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 	deadline := time.Now().Add(10 * time.Second)
@@ -131,14 +135,15 @@ func TestRunServesTheCourse(t *testing.T) {
 }
 
 func TestRunAddrFromEnv(t *testing.T) {
-	// The flag is not given here, so LOCKLAB_ADDR decides.
+	// The flags are not given here, so the environment decides.
+	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stdout := &syncBuffer{}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, []string{"locklab"}, func(k string) string {
-			return map[string]string{"LOCKLAB_ADDR": "127.0.0.1:0", "LOCKLAB_LOG_FORMAT": "json"}[k]
+			return map[string]string{"LOCKLAB_ADDR": "127.0.0.1:0", "LOCKLAB_LOG_FORMAT": "json", "LOCKLAB_DATA": dataDir}[k]
 		}, stdout, io.Discard)
 	}()
 	deadline := time.Now().Add(5 * time.Second)
@@ -175,7 +180,7 @@ func TestRunFailsFast(t *testing.T) {
 		{"port in use", []string{"-addr", "127.0.0.1:-1"}, "listen"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(context.Background(), append([]string{"locklab"}, tt.args...), func(string) string { return "" }, io.Discard, io.Discard)
+			err := run(context.Background(), append([]string{"locklab", "-data", t.TempDir()}, tt.args...), func(string) string { return "" }, io.Discard, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run(%q) = %v; want an error containing %q", tt.args, err, tt.want)
 			}

@@ -10,6 +10,8 @@ type Page struct {
 	Title       string
 	Description string
 	CSSHref     string
+	// Scripts are extra scripts the page loads (deferred), by path.
+	Scripts []string
 	// Nav marks the current section of the site ("home", "lesson") for the
 	// header's aria-current.
 	Nav string
@@ -98,4 +100,64 @@ type Error struct {
 	Code    int
 	Heading string
 	Message string
+}
+
+// Quiz is the "Check yourself" region of a lesson. It never carries which
+// choice is right for a question the learner has not yet answered right.
+type Quiz struct {
+	Topic     string
+	Right     int
+	Total     int
+	Status    Status
+	Questions []Question
+	// Unavailable is set when the learner's progress could not be read.
+	Unavailable bool
+}
+
+// Question is one quiz question as shown to the learner.
+type Question struct {
+	ID     string
+	Number int
+	Prompt string
+	// Solved means the learner has answered it right; then every choice's
+	// explanation is shown and the right one is marked.
+	Solved   bool
+	Choices  []Choice
+	Feedback *Feedback
+}
+
+// Choice is one option. Explanation and Right are filled only once the
+// question is solved.
+type Choice struct {
+	ID          string
+	Text        string
+	Explanation string
+	Right       bool
+	Chosen      bool
+}
+
+// Feedback is the result of the answer just given to a question (form
+// posts without JavaScript), or an error about it.
+type Feedback struct {
+	Correct     bool
+	Explanation string
+	Error       string
+}
+
+// ProgressText is the line under the questions, e.g. "1 of 3 right so far."
+func (q Quiz) ProgressText() string {
+	if q.Status == Completed {
+		return "All " + numberWord(q.Total) + " right. You have finished this topic."
+	}
+	return itoa(q.Right) + " of " + itoa(q.Total) + " right so far."
+}
+
+// Carry is the page that moves progress to another browser.
+type Carry struct {
+	Page
+	Code    string
+	Link    string
+	Entered string
+	Error   string
+	Done    bool
 }

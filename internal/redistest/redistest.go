@@ -1,0 +1,148 @@
+// Package redistest starts real redis-server processes for tests, so that
+// behaviour checked against miniredis is also checked against Redis itself.
+package redistest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/internal/testenv"
+)
+
+// startTimeout bounds how long Start waits for a server to answer PING.
+const startTimeout = 10 * time.Second
+
+// Start runs a redis-server on a free loopback port, without persistence,
+// waits until it answers PING and returns its address ("127.0.0.1:port").
+// The server is killed when the test ends. Without redis-server on PATH the
+// test is skipped, or failed under CI=true.
+func Start(t testing.TB) string {
+	t.Helper()
+	bin := testenv.LookPath(t, "Debian: apt-get install redis-server", "redis-server")
+	var lastErr error
+	// The port is free when we ask, but another process may take it before
+	// redis-server binds it; try a few ports before giving up.
+	for range 3 {
+		addr, err := start(t, bin)
+		if err == nil {
+			return addr
+		}
+		lastErr = err
+	}
+	t.Fatalf("redistest: %v", lastErr)
+	return ""
+}
+
+// StartN starts n servers with Start and returns their addresses.
+func StartN(t testing.TB, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		addrs[i] = Start(t)
+	}
+	return addrs
+}
+
+func start(t testing.TB, bin string) (string, error) {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	cmd := exec.Command(bin,
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no",
+		"--dir", t.TempDir(),
+	)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("start %s: %w", bin, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	deadline := time.Now().Add(startTimeout)
+	for {
+		if err := ping(addr); err == nil {
+			t.Cleanup(stop)
+			return addr, nil
+		}
+		select {
+		case <-exited:
+			return "", fmt.Errorf("redis-server on %s exited: %s", addr, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", fmt.Errorf("redis-server on %s: no PONG after %v: %s", addr, startTimeout, out.String())
+		}
+	}
+}
+
+// freePort asks the kernel for an unused loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ping sends PING in the inline protocol and expects +PONG.
+func ping(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.SetDeadline(time.Now().Add(time.Second)); err != nil {
+		return err
+	}
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(line) != "+PONG" {
+		return fmt.Errorf("ping %s: got %q", addr, line)
+	}
+	return nil
+}
+
+// syncBuffer is a bytes.Buffer that the server's stdout and stderr may
+// write to while a test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

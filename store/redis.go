@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// opTimeout bounds every Redis call, so an unreachable Redis turns into
+// ErrUnavailable well within a second instead of a hanging request.
+const opTimeout = 700 * time.Millisecond
+
+// learnerTTL drops the progress of learners not seen for this long.
+const learnerTTL = 400 * 24 * time.Hour
+
+// redisBackend keeps each learner's flags in one hash. Replicas sharing
+// the Redis share the progress.
+type redisBackend struct {
+	rdb    *redis.Client
+	prefix string
+}
+
+// OpenRedis connects to the Redis at url (redis://[user:pass@]host:port/db).
+// It does not fail when Redis is down: each call reports ErrUnavailable
+// until Redis is back, with no restart needed.
+func OpenRedis(url string) (*Store, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("store: REDIS_URL: %w", err)
+	}
+	opt.DialTimeout = 300 * time.Millisecond
+	opt.ReadTimeout = 300 * time.Millisecond
+	opt.WriteTimeout = 300 * time.Millisecond
+	opt.PoolTimeout = 300 * time.Millisecond
+	opt.MaxRetries = 1
+	rdb := redis.NewClient(opt)
+	return &Store{b: &redisBackend{rdb: rdb, prefix: "locklab:"}, name: "redis " + opt.Addr}, nil
+}
+
+func (r *redisBackend) key(learner string) string { return r.prefix + "learner:" + learner }
+
+func unavailable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %v", ErrUnavailable, err)
+}
+
+func (r *redisBackend) add(ctx context.Context, learner string, flags ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	args := make([]any, 0, 2*len(flags))
+	for _, f := range flags {
+		args = append(args, f, 1)
+	}
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, r.key(learner), args...)
+		p.Expire(ctx, r.key(learner), learnerTTL)
+		return nil
+	})
+	return unavailable(err)
+}
+
+func (r *redisBackend) list(ctx context.Context, learner string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	flags, err := r.rdb.HKeys(ctx, r.key(learner)).Result()
+	return flags, unavailable(err)
+}
+
+func (r *redisBackend) secret(ctx context.Context, fresh []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	key := r.prefix + "secret"
+	if err := r.rdb.SetNX(ctx, key, fresh, 0).Err(); err != nil {
+		return nil, unavailable(err)
+	}
+	v, err := r.rdb.Get(ctx, key).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("%w: secret vanished", ErrUnavailable)
+	}
+	return v, unavailable(err)
+}
+
+func (r *redisBackend) close() error { return r.rdb.Close() }

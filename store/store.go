@@ -1,0 +1,177 @@
+// Package store keeps learners' progress: which topics they started and
+// which quiz questions they answered right. Two back ends share one model:
+// an embedded bbolt file in a data directory (the default, for one server)
+// and Redis (for several replicas behind a load balancer). A write returns
+// only once it is durable, so an acknowledged answer survives a crash.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// ErrUnavailable means the store cannot be reached right now; the caller
+// should tell the learner that progress can't be saved, and try again later.
+var ErrUnavailable = errors.New("progress store unavailable")
+
+// ErrBadLearner means a learner id is malformed.
+var ErrBadLearner = errors.New("malformed learner id")
+
+// TopicProgress is what a learner has done on one topic.
+type TopicProgress struct {
+	Started bool
+	// Right holds the ids of the questions answered right, sorted.
+	Right []string
+}
+
+// Learner is a learner's progress on every topic, keyed by topic slug.
+type Learner map[string]TopicProgress
+
+// backend is the little a storage engine must do: remember a set of flags
+// per learner, and keep one signing secret.
+type backend interface {
+	add(ctx context.Context, learner string, flags ...string) error
+	list(ctx context.Context, learner string) ([]string, error)
+	secret(ctx context.Context, fresh []byte) ([]byte, error)
+	close() error
+}
+
+// Store is a progress store over one back end.
+type Store struct {
+	b    backend
+	name string
+}
+
+// Name says which back end is in use, for logs.
+func (s *Store) Name() string { return s.name }
+
+var learnerPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,64}$`)
+
+func checkLearner(id string) error {
+	if !learnerPattern.MatchString(id) {
+		return fmt.Errorf("learner %q: %w", id, ErrBadLearner)
+	}
+	return nil
+}
+
+// A learner's progress is kept as flags: "<topic>/started" and
+// "<topic>/right/<question>". Adding a flag twice changes nothing, so
+// concurrent writes never lose each other's work.
+func startedFlag(topic string) string         { return topic + "/started" }
+func rightFlag(topic, question string) string { return topic + "/right/" + question }
+
+// Learner returns a learner's progress on every topic. An unknown learner
+// has no progress.
+func (s *Store) Learner(ctx context.Context, id string) (Learner, error) {
+	if err := checkLearner(id); err != nil {
+		return nil, err
+	}
+	flags, err := s.b.list(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: read learner: %w", err)
+	}
+	return parseFlags(flags), nil
+}
+
+// Topic returns a learner's progress on one topic.
+func (s *Store) Topic(ctx context.Context, id, topic string) (TopicProgress, error) {
+	l, err := s.Learner(ctx, id)
+	if err != nil {
+		return TopicProgress{}, err
+	}
+	return l[topic], nil
+}
+
+// MarkStarted records that the learner began a topic, for example by
+// running a playground command.
+func (s *Store) MarkStarted(ctx context.Context, id, topic string) error {
+	if err := checkLearner(id); err != nil {
+		return err
+	}
+	if err := s.b.add(ctx, id, startedFlag(topic)); err != nil {
+		return fmt.Errorf("store: mark started: %w", err)
+	}
+	return nil
+}
+
+// RecordAnswer records an answer: any answer starts the topic, a right one
+// also marks the question as right. It returns the topic's progress after
+// the write, which is durable when RecordAnswer returns.
+func (s *Store) RecordAnswer(ctx context.Context, id, topic, question string, right bool) (TopicProgress, error) {
+	if err := checkLearner(id); err != nil {
+		return TopicProgress{}, err
+	}
+	flags := []string{startedFlag(topic)}
+	if right {
+		flags = append(flags, rightFlag(topic, question))
+	}
+	if err := s.b.add(ctx, id, flags...); err != nil {
+		return TopicProgress{}, fmt.Errorf("store: record answer: %w", err)
+	}
+	return s.Topic(ctx, id, topic)
+}
+
+// Merge adds everything learner from has done to learner into, as when a
+// learner carries progress to a browser that already had some of its own.
+// Nothing of into's is lost.
+func (s *Store) Merge(ctx context.Context, from, into string) error {
+	if err := checkLearner(from); err != nil {
+		return err
+	}
+	if err := checkLearner(into); err != nil {
+		return err
+	}
+	flags, err := s.b.list(ctx, from)
+	if err != nil {
+		return fmt.Errorf("store: merge: %w", err)
+	}
+	if len(flags) == 0 {
+		return nil
+	}
+	if err := s.b.add(ctx, into, flags...); err != nil {
+		return fmt.Errorf("store: merge: %w", err)
+	}
+	return nil
+}
+
+// Secret returns the key the server signs progress links with. The first
+// caller's fresh value is kept; later callers, on any replica, get the same.
+func (s *Store) Secret(ctx context.Context, fresh []byte) ([]byte, error) {
+	sec, err := s.b.secret(ctx, fresh)
+	if err != nil {
+		return nil, fmt.Errorf("store: secret: %w", err)
+	}
+	return sec, nil
+}
+
+// Close releases the back end.
+func (s *Store) Close() error { return s.b.close() }
+
+func parseFlags(flags []string) Learner {
+	l := Learner{}
+	for _, f := range flags {
+		topic, rest, ok := strings.Cut(f, "/")
+		if !ok {
+			continue
+		}
+		tp := l[topic]
+		switch {
+		case rest == "started":
+			tp.Started = true
+		case strings.HasPrefix(rest, "right/"):
+			tp.Right = append(tp.Right, strings.TrimPrefix(rest, "right/"))
+		default:
+			continue
+		}
+		l[topic] = tp
+	}
+	for topic, tp := range l {
+		sort.Strings(tp.Right)
+		l[topic] = tp
+	}
+	return l
+}

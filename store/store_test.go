@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+
+	"github.com/locklab/locklab/internal/redistest"
+)
+
+const (
+	alice = "alice-0123456789abcdef"
+	bob   = "bob-0123456789abcdef00"
+)
+
+// backends opens a fresh store of every kind: bolt in a temp dir, Redis on
+// miniredis, and Redis on a real redis-server.
+func backends(t *testing.T) map[string]func(t *testing.T) *Store {
+	return map[string]func(t *testing.T) *Store{
+		"bolt": func(t *testing.T) *Store {
+			s, err := OpenBolt(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		"miniredis": func(t *testing.T) *Store {
+			m := miniredis.RunT(t)
+			s, err := OpenRedis("redis://" + m.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		"redis-server": func(t *testing.T) *Store {
+			s, err := OpenRedis("redis://" + redistest.Start(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+}
+
+func TestStoreBehaviour(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			if l, err := s.Learner(ctx, alice); err != nil || len(l) != 0 {
+				t.Fatalf("new learner = %v, %v; want empty", l, err)
+			}
+			tp, err := s.RecordAnswer(ctx, alice, "locks", "q1", false)
+			if err != nil || !tp.Started || len(tp.Right) != 0 {
+				t.Fatalf("wrong answer -> %+v, %v; want started, none right", tp, err)
+			}
+			for _, q := range []string{"q2", "q1", "q2"} {
+				if tp, err = s.RecordAnswer(ctx, alice, "locks", q, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want := []string{"q1", "q2"}; !reflect.DeepEqual(tp.Right, want) {
+				t.Errorf("right = %q; want %q (each once, sorted)", tp.Right, want)
+			}
+			if err := s.MarkStarted(ctx, bob, "other"); err != nil {
+				t.Fatal(err)
+			}
+			if l, _ := s.Learner(ctx, bob); !l["other"].Started || l["locks"].Started {
+				t.Errorf("bob = %+v; want only topic other started", l)
+			}
+			// Merge keeps everything of both.
+			if _, err := s.RecordAnswer(ctx, bob, "locks", "q3", true); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Merge(ctx, alice, bob); err != nil {
+				t.Fatal(err)
+			}
+			l, _ := s.Learner(ctx, bob)
+			if want := []string{"q1", "q2", "q3"}; !reflect.DeepEqual(l["locks"].Right, want) || !l["other"].Started {
+				t.Errorf("after merge bob = %+v; want locks right %q and other started", l, want)
+			}
+			// The secret is created once and then kept.
+			s1, err := s.Secret(ctx, []byte("first"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s2, _ := s.Secret(ctx, []byte("second"))
+			if string(s1) != "first" || string(s2) != "first" {
+				t.Errorf("secrets = %q, %q; want first both times", s1, s2)
+			}
+			if _, err := s.Learner(ctx, "x"); !errors.Is(err, ErrBadLearner) {
+				t.Errorf("Learner(short id) = %v; want ErrBadLearner", err)
+			}
+		})
+	}
+}
+
+// TestConcurrentAnswers checks that answers written at the same time by
+// many goroutines are all kept.
+func TestConcurrentAnswers(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			var wg sync.WaitGroup
+			for i := range 40 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := s.RecordAnswer(ctx, alice, "locks", fmt.Sprintf("q%02d", i), true); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			tp, err := s.Topic(ctx, alice, "locks")
+			if err != nil || len(tp.Right) != 40 {
+				t.Errorf("kept %d of 40 answers (%v)", len(tp.Right), err)
+			}
+		})
+	}
+}
+
+func TestBoltSurvivesReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := OpenBolt(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordAnswer(ctx, alice, "locks", "q1", true); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = OpenBolt(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if tp, _ := s.Topic(ctx, alice, "locks"); !reflect.DeepEqual(tp.Right, []string{"q1"}) {
+		t.Errorf("after reopen = %+v; want q1 right", tp)
+	}
+}
+
+// TestRedisOutageAndRecovery stops Redis: saving must fail with
+// ErrUnavailable within a second, and work again once Redis is back,
+// with the same Store and no restart.
+func TestRedisOutageAndRecovery(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.StartServer(t)
+	s, err := OpenRedis("redis://" + srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.RecordAnswer(ctx, alice, "locks", "q1", true); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	start := time.Now()
+	_, err = s.RecordAnswer(ctx, alice, "locks", "q2", true)
+	if took := time.Since(start); !errors.Is(err, ErrUnavailable) || took > time.Second {
+		t.Errorf("with Redis down: %v after %v; want ErrUnavailable within 1s", err, took)
+	}
+	redistest.StartOnPort(t, srv.Port)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err = s.RecordAnswer(ctx, alice, "locks", "q2", true)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("after Redis came back: %v", err)
+	}
+}
+
+func TestOpenRedisBadURL(t *testing.T) {
+	if _, err := OpenRedis("http://nope"); err == nil {
+		t.Error("OpenRedis(http://nope) = nil error")
+	}
+}
