@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
@@ -56,6 +58,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	source, quizzes, err := loadContent(cfg.contentDir)
 	if err != nil {
 		return err
+	}
+	if cfg.redisURL != "" {
+		// go-redis keeps one process-wide logger; point it at ours.
+		redis.SetLogger(redisLogger{logger})
 	}
 	progress, err := openStore(cfg)
 	if err != nil {
