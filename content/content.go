@@ -49,6 +49,8 @@ type Lesson struct {
 	KeyPoints []KeyPoint
 	Body      template.HTML
 	GoDeeper  []Link
+	// Race is the id of the race scenario shown with the key points.
+	Race string
 	// Section and Number place the lesson in the path; set by Load.
 	Section string
 	Number  int

@@ -44,6 +44,8 @@ type lessonYAML struct {
 		Title string `yaml:"title"`
 		Body  string `yaml:"body"`
 	} `yaml:"key_points"`
+	// Race names the race scenario shown beside the key points, if any.
+	Race     string `yaml:"race"`
 	GoDeeper []struct {
 		Title  string `yaml:"title"`
 		Source string `yaml:"source"`
@@ -169,8 +171,11 @@ func parseLesson(file string, raw []byte, md *markdown) (*Lesson, error) {
 	if len(ly.KeyPoints) == 0 {
 		return nil, invalid(file, `front matter: no "key_points"`)
 	}
+	if ly.Race != "" && !slugPattern.MatchString(ly.Race) {
+		return nil, invalid(file, "front matter: race %q must be a scenario id such as gc-pause", ly.Race)
+	}
 	l := &Lesson{
-		Slug: ly.Slug, Title: strings.TrimSpace(ly.Title), File: file,
+		Slug: ly.Slug, Title: strings.TrimSpace(ly.Title), File: file, Race: ly.Race,
 		Summary: strings.TrimSpace(ly.Summary), Why: strings.TrimSpace(ly.Why),
 	}
 	for i, kp := range ly.KeyPoints {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/tdewolff/minify/v2"
+	"github.com/tdewolff/minify/v2/css"
 
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/static"
@@ -38,7 +41,12 @@ func newAssets() (*assets, error) {
 	if err != nil {
 		return nil, err
 	}
-	css := append(append(site, '\n'), hl...)
+	// One minified sheet: the site's own rules and the highlighting themes.
+	var min bytes.Buffer
+	if err := css.Minify(minify.New(), &min, bytes.NewReader(append(append(site, '\n'), hl...)), nil); err != nil {
+		return nil, fmt.Errorf("minify css: %w", err)
+	}
+	sheet := min.Bytes()
 	versions := map[string]string{}
 	err = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -54,8 +62,8 @@ func newAssets() (*assets, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := "site." + shortHash(css) + ".css"
-	return &assets{files: files, css: css, cssName: name, cssHref: "/static/" + name, versions: versions}, nil
+	name := "site." + shortHash(sheet) + ".css"
+	return &assets{files: files, css: sheet, cssName: name, cssHref: "/static/" + name, versions: versions}, nil
 }
 
 // href is the URL of a static file, versioned by its content so that

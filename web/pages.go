@@ -112,7 +112,13 @@ func (s *Server) renderLesson(c echo.Context, slug string, code int, feedback ma
 		quizPart = views.QuizRegion(qv)
 		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("quiz.js"))
 	}
-	return render(c, code, views.LessonPage(m, quizPart))
+	var raceWidget templ.Component
+	if l.Race != "" {
+		rv, _ := s.raceView(l.Race, nil, true)
+		raceWidget = views.RaceWidget(rv)
+		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
+	}
+	return render(c, code, views.LessonPage(m, raceWidget, quizPart))
 }
 
 func lessonHref(l *content.Lesson) string { return "/topics/" + l.Slug }

@@ -21,12 +21,15 @@ func (s *Server) routes() {
 	e.GET("/", s.handleHome)
 	e.GET("/topics/:slug", s.handleLesson)
 	e.POST("/topics/:slug/quiz/:question", s.handleAnswerForm)
+	e.GET("/race", s.handleRacePage)
 	e.GET("/progress", s.handleCarryPage)
 	e.POST("/progress/carry", s.handleCarry)
 	e.GET("/carry/:code", s.handleCarryLink)
 
 	e.GET("/api/topics/:slug/quiz", s.handleQuizAPI)
 	e.POST("/api/topics/:slug/quiz/:question", s.handleAnswerAPI)
+	e.GET("/api/race/scenarios", s.handleRaceScenarios)
+	e.GET("/api/race/:id", s.handleRaceAPI)
 
 	// Unknown API paths answer JSON, everything else the 404 page; the error
 	// handler decides which by the path.

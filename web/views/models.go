@@ -3,7 +3,10 @@
 // answer keys.
 package views
 
-import "html/template"
+import (
+	"html/template"
+	"strconv"
+)
 
 // Page is what every page's layout needs.
 type Page struct {
@@ -160,4 +163,77 @@ type Carry struct {
 	Entered string
 	Error   string
 	Done    bool
+}
+
+// Race is the race widget: a scenario's settings, its events and verdict.
+// The page shows the events as a transcript; race.js draws and plays them.
+type Race struct {
+	Compact     bool
+	Scenario    string
+	Title       string
+	Description string
+	Scenarios   []RaceScenario
+	Applies     map[string]bool
+
+	TTL, Pause, Work        int64
+	Fencing                 bool
+	Release                 string
+	ClockJump, RestartDelay int64
+	Seed                    uint64
+
+	Events  []RaceEvent
+	Verdict string
+	Summary string
+	// API is the JSON address of this exact run, for race.js.
+	API   string
+	Error string
+}
+
+// RaceScenario is one entry of the scenario picker.
+type RaceScenario struct {
+	ID, Title string
+}
+
+// RaceEvent is one line of the transcript.
+type RaceEvent struct {
+	TMS   int64
+	Actor string
+	Kind  string
+	Text  string
+}
+
+// RacePage is the full-page race at /race.
+type RacePage struct {
+	Page
+	Race Race
+}
+
+// Verdicts lists the possible verdicts with their labels, in the order
+// the "predict first" question offers them.
+func Verdicts() []VerdictOption {
+	return []VerdictOption{
+		{"safe", "Safe: one holder at a time"},
+		{"two-holders", "Two clients hold the lock at once"},
+		{"stale-write-accepted", "A stale write is accepted"},
+		{"stale-write-rejected", "A stale write is rejected"},
+		{"foreign-lock-deleted", "A client deletes another client's lock"},
+	}
+}
+
+// VerdictOption is one possible verdict of a race.
+type VerdictOption struct{ ID, Label string }
+
+// VerdictLabel is the label of a verdict id.
+func VerdictLabel(id string) string {
+	for _, v := range Verdicts() {
+		if v.ID == id {
+			return v.Label
+		}
+	}
+	return id
+}
+
+// Seconds formats milliseconds as seconds for the transcript: "12.5 s".
+func Seconds(ms int64) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
 }

@@ -1,0 +1,109 @@
+package race
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// Parameters change outcomes, not only numbers.
+func TestParamEffects(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		id   string
+		edit func(*Params)
+		want Verdict
+	}{
+		{name: "pause past TTL, no fencing", id: "gc-pause", edit: func(*Params) {}, want: VerdictStaleWriteAccepted},
+		{name: "pause past TTL, fencing", id: "gc-pause", edit: func(p *Params) { p.Fencing = true }, want: VerdictStaleWriteRejected},
+		{name: "pause shorter than TTL", id: "gc-pause", edit: func(p *Params) { p.Pause = 5 * time.Second }, want: VerdictSafe},
+		{name: "pause shorter than TTL, fencing", id: "gc-pause", edit: func(p *Params) { p.Pause = 5 * time.Second; p.Fencing = true }, want: VerdictSafe},
+		{name: "longer TTL outlasts the pause", id: "gc-pause", edit: func(p *Params) { p.TTL = 30 * time.Second }, want: VerdictSafe},
+		{name: "fencing turned off", id: "fencing", edit: func(p *Params) { p.Fencing = false }, want: VerdictStaleWriteAccepted},
+		{name: "fencing on", id: "fencing", edit: func(*Params) {}, want: VerdictStaleWriteRejected},
+		{name: "release by DEL", id: "release-del", edit: func(*Params) {}, want: VerdictOtherLockDeleted},
+		{name: "release by script", id: "release-del", edit: func(p *Params) { p.Release = ReleaseScript }, want: VerdictSafe},
+		{name: "DEL without a pause", id: "release-del", edit: func(p *Params) { p.Pause = 0 }, want: VerdictSafe},
+		{name: "work longer than TTL, no renewal", id: "normal", edit: func(p *Params) { p.TTL = time.Second }, want: VerdictTwoHolders},
+		{name: "renewal through a long pause", id: "renewal", edit: func(*Params) {}, want: VerdictSafe},
+		{name: "renewal without a pause", id: "renewal", edit: func(p *Params) { p.Pause = 0 }, want: VerdictSafe},
+		{name: "clock jump past the TTL", id: "redlock-clock-jump", edit: func(*Params) {}, want: VerdictTwoHolders},
+		{name: "small clock jump", id: "redlock-clock-jump", edit: func(p *Params) { p.ClockJump = 5 * time.Second }, want: VerdictSafe},
+		{name: "no clock jump", id: "redlock-clock-jump", edit: func(p *Params) { p.ClockJump = 0 }, want: VerdictSafe},
+		{name: "quick restart", id: "redlock-crash", edit: func(*Params) {}, want: VerdictTwoHolders},
+		{name: "immediate restart", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 0 }, want: VerdictTwoHolders},
+		{name: "restart after the TTL", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 11 * time.Second }, want: VerdictSafe},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := defaultsOf(t, tt.id)
+			tt.edit(&p)
+			tl := run(t, tt.id, p)
+			if tl.Verdict != tt.want {
+				t.Errorf("Run(%q, %+v).Verdict = %q; want %q (%s)", tt.id, p, tl.Verdict, tt.want, tl.Summary)
+			}
+		})
+	}
+}
+
+// kinds lists the kinds of events by actor, in order.
+func kinds(tl Timeline, actor string) []Kind {
+	var out []Kind
+	for _, e := range tl.Events {
+		if e.Actor == actor {
+			out = append(out, e.Kind)
+		}
+	}
+	return out
+}
+
+func TestFencingTokensAre33And34(t *testing.T) {
+	tl := run(t, "fencing", defaultsOf(t, "fencing"))
+	var fences []int64
+	for _, e := range tl.Events {
+		if e.Kind == KindAcquireOK {
+			fences = append(fences, e.Fence)
+		}
+	}
+	if want := []int64{33, 34}; !slices.Equal(fences, want) {
+		t.Errorf("fencing tokens granted = %v; want %v", fences, want)
+	}
+	last := tl.Events[len(tl.Events)-2]
+	if last.Kind != KindWriteRejected || last.Fence != 33 || last.HighestToken != 34 || !last.Stale {
+		t.Errorf("client 1's late write = %+v; want a stale write with token 33 rejected after 34", last)
+	}
+}
+
+func TestRenewalStopsTheClient(t *testing.T) {
+	tl := run(t, "renewal", defaultsOf(t, "renewal"))
+	got := kinds(tl, "client 1")
+	want := []Kind{KindAcquireOK, KindExtendOK, KindExtendOK, KindPauseStart, KindPauseEnd, KindExtendFail}
+	if !slices.Equal(got, want) {
+		t.Errorf("client 1 did %v; want %v", got, want)
+	}
+	for _, e := range tl.Events {
+		if e.Kind == KindWriteAccepted && e.Subject == "client 1" {
+			t.Errorf("client 1 wrote after losing its lock: %+v", e)
+		}
+	}
+}
+
+func TestNormalCaseSecondClientRetries(t *testing.T) {
+	tl := run(t, "normal", defaultsOf(t, "normal"))
+	got := kinds(tl, "client 2")
+	if len(got) < 2 || got[0] != KindAcquireFail || !slices.Contains(got, KindAcquireOK) {
+		t.Errorf("client 2 did %v; want a failed attempt first, then the lock", got)
+	}
+	if i, j := slices.Index(kinds(tl, "client 1"), KindReleaseOK), slices.Index(got, KindAcquireOK); i < 0 || j < 0 {
+		t.Errorf("client 1 released: %v; client 2 acquired: %v", i >= 0, j >= 0)
+	}
+}
+
+func TestReleaseDelDeletesSecondClientsLock(t *testing.T) {
+	tl := run(t, "release-del", defaultsOf(t, "release-del"))
+	for _, e := range tl.Events {
+		if e.Kind == KindDeleteOther && e.Actor == "client 1" && e.Subject == "client 2" {
+			return
+		}
+	}
+	t.Errorf("no event where client 1 deletes client 2's lock in %+v", tl.Events)
+}

@@ -1,0 +1,122 @@
+package race
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrBadParams is wrapped by every error about invalid parameters.
+var ErrBadParams = errors.New("bad scenario parameters")
+
+// ReleaseMode is how a client gives its lock back.
+type ReleaseMode string
+
+// The release modes.
+const (
+	// ReleaseScript is the compare-and-delete script: delete only our token.
+	ReleaseScript ReleaseMode = "script"
+	// ReleaseDel is a plain DEL, whoever holds the key.
+	ReleaseDel ReleaseMode = "del"
+)
+
+// The names of the parameters, as in JSON and in Info.Applies.
+const (
+	ParamTTL          = "ttl_ms"
+	ParamPause        = "pause_ms"
+	ParamWork         = "work_ms"
+	ParamFencing      = "fencing"
+	ParamRelease      = "release"
+	ParamClockJump    = "clock_jump_ms"
+	ParamRestartDelay = "restart_delay_ms"
+	ParamSeed         = "seed"
+)
+
+// The limits that Validate enforces.
+const (
+	MinTTL      = 100 * time.Millisecond
+	MaxTTL      = 120 * time.Second
+	MaxDuration = 10 * time.Minute // for pause, work, clock jump and restart delay
+)
+
+// Params are the knobs of a scenario. A scenario ignores the ones that do
+// not apply to it (see Info.Applies). In JSON, durations are whole
+// milliseconds under the names of the Param constants.
+type Params struct {
+	TTL          time.Duration // time to live of the lock
+	Pause        time.Duration // how long client 1 stops (a GC pause, say)
+	Work         time.Duration // how long a client works while holding the lock
+	Fencing      bool          // whether the storage rejects older fencing tokens
+	Release      ReleaseMode   // how clients release the lock
+	ClockJump    time.Duration // how far a Redlock node's clock jumps ahead
+	RestartDelay time.Duration // how long a crashed Redlock node stays down
+	Seed         uint64        // seeds tokens and retry delays
+}
+
+// Validate checks every field against its limits and returns an error
+// wrapping ErrBadParams that names the first bad one.
+func (p Params) Validate() error {
+	durations := []struct {
+		name     string
+		d        time.Duration
+		min, max time.Duration
+	}{
+		{ParamTTL, p.TTL, MinTTL, MaxTTL},
+		{ParamPause, p.Pause, 0, MaxDuration},
+		{ParamWork, p.Work, 0, MaxDuration},
+		{ParamClockJump, p.ClockJump, 0, MaxDuration},
+		{ParamRestartDelay, p.RestartDelay, 0, MaxDuration},
+	}
+	for _, f := range durations {
+		if f.d < f.min || f.d > f.max {
+			return fmt.Errorf("%s = %d: must be between %d and %d: %w",
+				f.name, f.d.Milliseconds(), f.min.Milliseconds(), f.max.Milliseconds(), ErrBadParams)
+		}
+		if f.d%time.Millisecond != 0 {
+			return fmt.Errorf("%s = %v: must be a whole number of milliseconds: %w", f.name, f.d, ErrBadParams)
+		}
+	}
+	if p.Release != ReleaseScript && p.Release != ReleaseDel {
+		return fmt.Errorf("%s = %q: must be %q or %q: %w", ParamRelease, p.Release, ReleaseScript, ReleaseDel, ErrBadParams)
+	}
+	return nil
+}
+
+// paramsJSON is the wire form of Params.
+type paramsJSON struct {
+	TTL          int64       `json:"ttl_ms"`
+	Pause        int64       `json:"pause_ms"`
+	Work         int64       `json:"work_ms"`
+	Fencing      bool        `json:"fencing"`
+	Release      ReleaseMode `json:"release"`
+	ClockJump    int64       `json:"clock_jump_ms"`
+	RestartDelay int64       `json:"restart_delay_ms"`
+	Seed         uint64      `json:"seed"`
+}
+
+// MarshalJSON writes durations as whole milliseconds.
+func (p Params) MarshalJSON() ([]byte, error) {
+	return json.Marshal(paramsJSON{
+		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
+		Fencing: p.Fencing, Release: p.Release,
+		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
+		Seed: p.Seed,
+	})
+}
+
+// UnmarshalJSON reads durations as milliseconds. It does not validate.
+func (p *Params) UnmarshalJSON(b []byte) error {
+	var j paramsJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("decode params: %w", err)
+	}
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	*p = Params{
+		TTL: ms(j.TTL), Pause: ms(j.Pause), Work: ms(j.Work),
+		Fencing: j.Fencing, Release: j.Release,
+		ClockJump: ms(j.ClockJump), RestartDelay: ms(j.RestartDelay),
+		Seed: j.Seed,
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package race
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"go/build"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+
+// run is Run for tests: it fails the test on error.
+func run(t *testing.T, id string, p Params) Timeline {
+	t.Helper()
+	tl, err := Run(id, p)
+	if err != nil {
+		t.Fatalf("Run(%q, %+v) error: %v", id, p, err)
+	}
+	return tl
+}
+
+// defaultsOf returns the default parameters of scenario id.
+func defaultsOf(t *testing.T, id string) Params {
+	t.Helper()
+	for _, in := range List() {
+		if in.ID == id {
+			return in.Defaults
+		}
+	}
+	t.Fatalf("no scenario %q", id)
+	return Params{}
+}
+
+func TestGolden(t *testing.T) {
+	for _, in := range List() {
+		t.Run(in.ID, func(t *testing.T) {
+			got, err := json.MarshalIndent(run(t, in.ID, in.Defaults), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", in.ID+".golden.json")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("Run(%q) timeline differs from %s; run go test -update and review the diff\ngot:\n%s", in.ID, path, got)
+			}
+		})
+	}
+}
+
+func TestSameInputsSameTimeline(t *testing.T) {
+	for _, in := range List() {
+		t.Run(in.ID, func(t *testing.T) {
+			a, b := run(t, in.ID, in.Defaults), run(t, in.ID, in.Defaults)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("Run(%q) twice gave different timelines:\n%+v\n%+v", in.ID, a, b)
+			}
+		})
+	}
+}
+
+func TestSeedChangesRetryTimes(t *testing.T) {
+	p := defaultsOf(t, "gc-pause")
+	a := run(t, "gc-pause", p)
+	p.Seed = 2
+	b := run(t, "gc-pause", p)
+	if reflect.DeepEqual(a.Events, b.Events) {
+		t.Errorf("Run(%q) with seeds 1 and 2 gave the same events; want different retry times", "gc-pause")
+	}
+}
+
+// The default verdict of each scenario must not hang on one lucky seed.
+func TestDefaultVerdictForManySeeds(t *testing.T) {
+	want := map[string]Verdict{
+		"normal":             VerdictSafe,
+		"gc-pause":           VerdictStaleWriteAccepted,
+		"fencing":            VerdictStaleWriteRejected,
+		"release-del":        VerdictOtherLockDeleted,
+		"renewal":            VerdictSafe,
+		"redlock-clock-jump": VerdictTwoHolders,
+		"redlock-crash":      VerdictTwoHolders,
+	}
+	for _, in := range List() {
+		for seed := range uint64(30) {
+			p := in.Defaults
+			p.Seed = seed
+			if got := run(t, in.ID, p).Verdict; got != want[in.ID] {
+				t.Errorf("Run(%q, seed %d).Verdict = %q; want %q", in.ID, seed, got, want[in.ID])
+			}
+		}
+	}
+}
+
+// Every timeline is in time order, and what it shows of the nodes is
+// within bounds.
+func TestTimelineInvariants(t *testing.T) {
+	for _, in := range List() {
+		tl := run(t, in.ID, in.Defaults)
+		var last int64
+		for i, e := range tl.Events {
+			if e.AtMS < last {
+				t.Errorf("%s: event %d at %d ms comes after one at %d ms", in.ID, i, e.AtMS, last)
+			}
+			last = e.AtMS
+			if e.Text == "" || e.Actor == "" || e.Kind == "" {
+				t.Errorf("%s: event %d = %+v; want actor, kind and text", in.ID, i, e)
+			}
+			for _, n := range e.Nodes {
+				if n.TTLMS < 0 || n.TTLMS > in.Defaults.TTL.Milliseconds() || (n.Holder == "") != (n.TTLMS == 0) {
+					t.Errorf("%s: event %d: node %+v; want a TTL in (0, TTL] exactly when there is a holder", in.ID, i, n)
+				}
+			}
+		}
+	}
+}
+
+// The race package is a domain package: it drives the lock package and
+// knows nothing of the web layer.
+func TestImports(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pkg.Imports, "github.com/locklab/locklab/lock") {
+		t.Errorf("race imports %v; want github.com/locklab/locklab/lock among them", pkg.Imports)
+	}
+	for _, imp := range pkg.Imports {
+		for _, bad := range []string{"github.com/locklab/locklab/web", "github.com/labstack/echo/v4", "github.com/a-h/templ"} {
+			if imp == bad {
+				t.Errorf("race imports %s; want no web, Echo or templ", imp)
+			}
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package race
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrUnknownScenario is wrapped by Run when no scenario has the given id.
+var ErrUnknownScenario = errors.New("unknown scenario")
+
+// Info describes a scenario for a menu.
+type Info struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Defaults    Params   `json:"defaults"`
+	Applies     []string `json:"applies"` // the Param names the scenario uses
+}
+
+// scenario is an Info and the code that sets up its clients and faults.
+type scenario struct {
+	Info
+	nodes int
+	setup func(s *sim)
+}
+
+// defaults returns the parameters most scenarios start from.
+func defaults() Params {
+	return Params{TTL: 10 * time.Second, Work: 2 * time.Second, Release: ReleaseScript, Seed: 1}
+}
+
+// scenarios returns every scenario, in teaching order.
+func scenarios() []scenario {
+	single := []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamSeed}
+	with := func(f func(*Params)) Params {
+		p := defaults()
+		f(&p)
+		return p
+	}
+	return []scenario{
+		{
+			Info: Info{
+				ID:          "normal",
+				Title:       "The normal case",
+				Description: "Client 1 takes the lock, works and releases it; client 2 gets nil, retries, and gets the lock next.",
+				Defaults:    defaults(),
+				Applies:     []string{ParamTTL, ParamWork, ParamSeed},
+			},
+			nodes: 1,
+			setup: func(s *sim) {
+				s.presetFence()
+				s.startJob(s.addClient(1), 0, job{work: s.p.Work})
+				s.startJob(s.addClient(2), s.p.TTL/20, job{work: s.p.Work})
+			},
+		},
+		{
+			Info: Info{
+				ID:          "gc-pause",
+				Title:       "A pause longer than the TTL",
+				Description: "Client 1 freezes past its TTL, client 2 takes the lock, and client 1 wakes up and writes anyway.",
+				Defaults:    with(func(p *Params) { p.Pause = 15 * time.Second }),
+				Applies:     single,
+			},
+			nodes: 1,
+			setup: setupPause,
+		},
+		{
+			Info: Info{
+				ID:          "fencing",
+				Title:       "The same pause, with fencing tokens",
+				Description: "Client 1 writes with token 33 after client 2 wrote with 34; the storage checks and rejects it.",
+				Defaults:    with(func(p *Params) { p.Pause = 15 * time.Second; p.Fencing = true }),
+				Applies:     single,
+			},
+			nodes: 1,
+			setup: setupPause,
+		},
+		{
+			Info: Info{
+				ID:          "release-del",
+				Title:       "Releasing with a plain DEL",
+				Description: "Client 1 stalls before releasing, its lock passes to client 2, and client 1's DEL deletes client 2's lock; client 3 walks in.",
+				Defaults: with(func(p *Params) {
+					p.Work, p.Pause, p.Release = 4*time.Second, 10*time.Second, ReleaseDel
+				}),
+				Applies: []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamRelease, ParamSeed},
+			},
+			nodes: 1,
+			setup: func(s *sim) {
+				s.presetFence()
+				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, where: pauseBeforeRelease})
+				s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.Work})
+				s.startJob(s.addClient(3), s.p.Work+s.p.Pause+s.p.TTL/100, job{work: s.p.Work})
+			},
+		},
+		{
+			Info: Info{
+				ID:          "renewal",
+				Title:       "Renewing the lock",
+				Description: "Clients extend their lock every third of the TTL; after a long pause client 1's extension fails and it stops.",
+				Defaults: with(func(p *Params) {
+					p.Work, p.Pause = 15*time.Second, 15*time.Second
+				}),
+				Applies: []string{ParamTTL, ParamPause, ParamWork, ParamSeed},
+			},
+			nodes: 1,
+			setup: func(s *sim) {
+				s.presetFence()
+				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, renew: true})
+				s.startJob(s.addClient(2), s.p.TTL, job{work: s.p.Work, renew: true})
+			},
+		},
+		{
+			Info: Info{
+				ID:          "redlock-clock-jump",
+				Title:       "Redlock: a node's clock jumps",
+				Description: "On five nodes, client 1 holds a majority; node 3's clock jumps ahead, its key expires, and client 2 gets a majority too.",
+				Defaults: with(func(p *Params) {
+					p.Work, p.ClockJump = 5*time.Second, 10*time.Second
+				}),
+				Applies: []string{ParamTTL, ParamWork, ParamClockJump, ParamSeed},
+			},
+			nodes: 5,
+			setup: func(s *sim) {
+				at := s.p.TTL / 10
+				s.startRedlockClients(at + s.p.TTL/20)
+				s.at(at, func() { s.clockJump(s.nodes[2], s.p.ClockJump) })
+			},
+		},
+		{
+			Info: Info{
+				ID:          "redlock-crash",
+				Title:       "Redlock: a node restarts without its data",
+				Description: "Node 3 crashes and restarts empty, and client 2 gets a majority while client 1 holds one; restarting only after a TTL is safe.",
+				Defaults: with(func(p *Params) {
+					p.Work, p.RestartDelay = 5*time.Second, time.Second
+				}),
+				Applies: []string{ParamTTL, ParamWork, ParamRestartDelay, ParamSeed},
+			},
+			nodes: 5,
+			setup: func(s *sim) {
+				at := s.p.TTL / 10
+				s.startRedlockClients(at + s.p.TTL/20)
+				s.at(at, func() { s.crash(s.nodes[2]) })
+				s.at(at+s.p.RestartDelay, func() { s.restart(s.nodes[2]) })
+			},
+		},
+	}
+}
+
+// setupPause is scenarios 2 and 3: client 1 freezes halfway through its
+// work; client 2 arrives halfway through the TTL.
+func setupPause(s *sim) {
+	s.presetFence()
+	s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause})
+	s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.Work})
+}
+
+// presetFence sets the fencing counter so that the first grants get tokens
+// 33 and 34, as in the usual drawing of this race.
+func (s *sim) presetFence() {
+	if err := s.nodes[0].m.Set(lockKey+":fence", "32"); err != nil {
+		s.fail(fmt.Errorf("preset fencing counter: %w", err))
+	}
+}
+
+// startRedlockClients sets up the network split of both Redlock scenarios:
+// client 1 reaches nodes 1-3 and client 2 nodes 3-5, so node 3 decides.
+func (s *sim) startRedlockClients(second time.Duration) {
+	s.startJob(s.addClient(1, 4, 5), 0, job{work: s.p.Work})
+	s.startJob(s.addClient(2, 1, 2), second, job{work: s.p.Work})
+}
+
+// List returns every scenario's description, in teaching order.
+func List() []Info {
+	all := scenarios()
+	out := make([]Info, len(all))
+	for i, sc := range all {
+		out[i] = sc.Info
+	}
+	return out
+}
+
+// Run plays scenario id with p and returns its timeline. The same id and
+// p, seed included, always give the same timeline. Errors wrap
+// ErrUnknownScenario or ErrBadParams.
+func Run(id string, p Params) (Timeline, error) {
+	var sc *scenario
+	for _, c := range scenarios() {
+		if c.ID == id {
+			sc = &c
+			break
+		}
+	}
+	if sc == nil {
+		return Timeline{}, fmt.Errorf("run %q: %w", id, ErrUnknownScenario)
+	}
+	if err := p.Validate(); err != nil {
+		return Timeline{}, fmt.Errorf("run %q: %w", id, err)
+	}
+	s := newSim(p, sc.nodes)
+	defer s.close()
+	sc.setup(s)
+	if err := s.run(); err != nil {
+		return Timeline{}, fmt.Errorf("run %q: %w", id, err)
+	}
+	v, summary := s.verdict()
+	return Timeline{Scenario: id, Params: p, Events: s.events, Verdict: v, Summary: summary}, nil
+}

@@ -1,0 +1,245 @@
+package race
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+const (
+	// lockKey is the key every scenario fights over.
+	lockKey = "lock:report"
+	// maxEvents stops runs whose parameters would make an unreadable
+	// timeline, such as a 100 ms TTL renewed for ten minutes.
+	maxEvents = 1000
+)
+
+// epoch is the virtual wall-clock time at which every run starts.
+func epoch() time.Time { return time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC) }
+
+// sim is one run: a virtual clock, the Redis nodes, the clients, the
+// storage, and a queue of actions ordered by virtual time. It runs on one
+// goroutine; only the lock package fans out to the nodes.
+type sim struct {
+	p       Params
+	ctx     context.Context
+	start   time.Time
+	now     time.Duration // virtual time since start
+	nodes   []*node
+	redlock bool // actors are "redis node N" rather than "redis"
+	clients []*client
+	names   map[string]string // lock token -> client name
+	store   storage
+	rng     *rand.Rand // retry delays
+	queue   []action
+	seq     int
+	events  []Event
+	err     error
+
+	lastGrant *client // the client most recently granted the lock
+	incidents
+}
+
+// incidents are what the verdict is made of.
+type incidents struct {
+	deleted       [2]string // deleter, victim of the first delete-other
+	staleAccepted [2]string // writer, newer holder of the first stale write accepted
+	staleRejected [2]string // the same for a rejected one
+}
+
+// action is something that happens at a virtual time; seq keeps actions at
+// the same time in the order they were scheduled.
+type action struct {
+	at  time.Duration
+	seq int
+	do  func()
+}
+
+func newSim(p Params, nodes int) *sim {
+	s := &sim{
+		p:       p,
+		ctx:     context.Background(),
+		start:   epoch(),
+		redlock: nodes > 1,
+		names:   map[string]string{},
+		store:   storage{fencing: p.Fencing},
+		rng:     rand.New(rand.NewPCG(p.Seed, 0x10c1ab)),
+	}
+	for i := range nodes {
+		s.nodes = append(s.nodes, newNode(i+1, s.start))
+	}
+	return s
+}
+
+func (s *sim) close() {
+	for _, n := range s.nodes {
+		n.close()
+	}
+}
+
+// at schedules f at virtual time t (or now, if t has passed).
+func (s *sim) at(t time.Duration, f func()) {
+	s.seq++
+	s.queue = append(s.queue, action{at: max(t, s.now), seq: s.seq, do: f})
+}
+
+// run executes the queued actions in time order until none are left.
+func (s *sim) run() error {
+	for len(s.queue) > 0 && s.err == nil {
+		i := 0
+		for j, a := range s.queue {
+			if a.at < s.queue[i].at || (a.at == s.queue[i].at && a.seq < s.queue[i].seq) {
+				i = j
+			}
+		}
+		a := s.queue[i]
+		s.queue = slices.Delete(s.queue, i, i+1)
+		s.advance(a.at)
+		a.do()
+		if len(s.events) > maxEvents {
+			return fmt.Errorf("more than %d events; use a longer TTL or a shorter work time: %w", maxEvents, ErrBadParams)
+		}
+	}
+	for _, c := range s.clients {
+		c.setActive(s.now, false)
+	}
+	return s.err
+}
+
+// fail stops the run with err.
+func (s *sim) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// setNow moves virtual time to t on every node's clock.
+func (s *sim) setNow(t time.Duration) {
+	s.now = t
+	for _, n := range s.nodes {
+		n.m.SetTime(s.start.Add(t + n.offset))
+	}
+}
+
+// advance moves virtual time to t, stopping at each moment a lock key
+// expires on some node to record it.
+func (s *sim) advance(t time.Duration) {
+	for {
+		next := t + 1
+		var due []*node
+		for _, n := range s.nodes {
+			if !n.up || !n.m.Exists(lockKey) {
+				continue
+			}
+			ttl := n.m.TTL(lockKey)
+			if ttl <= 0 {
+				continue
+			}
+			switch at := s.now + ttl; {
+			case at < next:
+				next, due = at, []*node{n}
+			case at == next:
+				due = append(due, n)
+			}
+		}
+		if len(due) == 0 {
+			break
+		}
+		holders := make([]string, len(due))
+		for i, n := range due {
+			holders[i] = s.holder(n)
+		}
+		s.setNow(next)
+		for i, n := range due {
+			s.expired(n, holders[i])
+		}
+	}
+	s.setNow(t)
+}
+
+// expired records that holder's key on n ran out.
+func (s *sim) expired(n *node, holder string) {
+	text := fmt.Sprintf("The TTL of %s's key runs out and Redis deletes it; %s is not told.", holder, holder)
+	if c := s.client(holder); c != nil && c.paused {
+		text = fmt.Sprintf("The TTL of %s's key runs out while %s is still paused; Redis deletes the key.", holder, holder)
+	}
+	if s.redlock {
+		text = fmt.Sprintf("On node %d, the TTL of %s's key runs out and the key is deleted.", n.id, holder)
+	}
+	s.emit(Event{Actor: s.nodeActor(n), Kind: KindExpire, Subject: holder, Text: text})
+}
+
+// retryDelay is how long a client waits after a failed attempt: random
+// around a tenth of the TTL, in whole milliseconds.
+func (s *sim) retryDelay() time.Duration {
+	base := s.p.TTL.Milliseconds() / 10
+	return time.Duration(base/2+s.rng.Int64N(base)) * time.Millisecond
+}
+
+// emit appends e, stamped with the time and the state after it.
+func (s *sim) emit(e Event) {
+	e.AtMS = s.now.Milliseconds()
+	e.Nodes = s.nodeStates()
+	e.HighestToken = s.store.highest
+	s.events = append(s.events, e)
+}
+
+func (s *sim) nodeStates() []NodeState {
+	out := make([]NodeState, len(s.nodes))
+	for i, n := range s.nodes {
+		out[i] = NodeState{Node: n.id, Up: n.up, Holder: s.holder(n)}
+		if out[i].Holder != "" {
+			out[i].TTLMS = n.m.TTL(lockKey).Milliseconds()
+		}
+	}
+	return out
+}
+
+// holder returns the name of the client whose token is in the lock key on
+// n, or "".
+func (s *sim) holder(n *node) string {
+	if !n.up {
+		return ""
+	}
+	v, err := n.m.Get(lockKey)
+	if err != nil {
+		return ""
+	}
+	if name, ok := s.names[v]; ok {
+		return name
+	}
+	return "someone else"
+}
+
+func (s *sim) nodeActor(n *node) string {
+	if s.redlock {
+		return fmt.Sprintf("redis node %d", n.id)
+	}
+	return "redis"
+}
+
+// client returns the client called name, or nil.
+func (s *sim) client(name string) *client {
+	for _, c := range s.clients {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// vtime converts a time on the clients' clock to virtual time.
+func (s *sim) vtime(t time.Time) time.Duration { return t.Sub(s.start) }
+
+// simClock is the clients' view of virtual time, handed to the lock package.
+type simClock struct{ s *sim }
+
+func (c simClock) Now() time.Time { return c.s.start.Add(c.s.now) }
+
+// Sleep is never called: clients try once per action and the simulation
+// schedules their retries.
+func (c simClock) Sleep(context.Context, time.Duration) error {
+	return fmt.Errorf("sleep: the simulation schedules retries itself")
+}

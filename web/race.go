@@ -1,0 +1,224 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/locklab/locklab/race"
+	"github.com/locklab/locklab/web/views"
+)
+
+// raceJSON is the answer of GET /api/race/{id}.
+type raceJSON struct {
+	ID      string          `json:"id"`
+	Title   string          `json:"title"`
+	Params  race.Params     `json:"params"`
+	Applies []string        `json:"applies"`
+	Nodes   int             `json:"nodes"`
+	Events  []raceEventJSON `json:"events"`
+	Verdict string          `json:"verdict"`
+	Summary string          `json:"summary"`
+}
+
+type raceEventJSON struct {
+	TMS          int64            `json:"t_ms"`
+	Actor        string           `json:"actor"`
+	Kind         race.Kind        `json:"kind"`
+	Text         string           `json:"text"`
+	Subject      string           `json:"subject,omitempty"`
+	Fence        int64            `json:"fence,omitempty"`
+	Stale        bool             `json:"stale,omitempty"`
+	Nodes        []race.NodeState `json:"nodes"`
+	HighestToken int64            `json:"highest_token"`
+}
+
+type scenarioJSON struct {
+	ID       string      `json:"id"`
+	Title    string      `json:"title"`
+	Summary  string      `json:"summary"`
+	Defaults race.Params `json:"defaults"`
+	Applies  []string    `json:"applies"`
+}
+
+// verdictName is the API's name for a verdict.
+func verdictName(v race.Verdict) string {
+	if v == race.VerdictOtherLockDeleted {
+		return "foreign-lock-deleted"
+	}
+	return string(v)
+}
+
+func (s *Server) handleRaceScenarios(c echo.Context) error {
+	out := []scenarioJSON{}
+	for _, in := range race.List() {
+		out = append(out, scenarioJSON{ID: in.ID, Title: in.Title, Summary: in.Description, Defaults: in.Defaults, Applies: in.Applies})
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) handleRaceAPI(c echo.Context) error {
+	info, tl, err := runRace(c.Param("id"), c.QueryParams())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, raceToJSON(info, tl))
+}
+
+func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
+	out := raceJSON{
+		ID: tl.Scenario, Title: info.Title, Params: tl.Params, Applies: info.Applies,
+		Verdict: verdictName(tl.Verdict), Summary: tl.Summary, Events: []raceEventJSON{},
+	}
+	for _, e := range tl.Events {
+		out.Nodes = max(out.Nodes, len(e.Nodes))
+		out.Events = append(out.Events, raceEventJSON{
+			TMS: e.AtMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Subject: e.Subject,
+			Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken,
+		})
+	}
+	return out
+}
+
+// runRace runs a scenario with its defaults, overridden by the query.
+func runRace(id string, q url.Values) (race.Info, race.Timeline, error) {
+	i := slices.IndexFunc(race.List(), func(in race.Info) bool { return in.ID == id })
+	if i < 0 {
+		return race.Info{}, race.Timeline{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no race scenario %q", id))
+	}
+	info := race.List()[i]
+	p, err := raceParams(info.Defaults, q)
+	if err != nil {
+		return info, race.Timeline{}, err
+	}
+	tl, err := race.Run(id, p)
+	if err != nil {
+		return info, race.Timeline{}, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	return info, tl, nil
+}
+
+// raceParams reads the scenario's knobs from a query, starting from p.
+func raceParams(p race.Params, q url.Values) (race.Params, error) {
+	ms := func(name string, d *time.Duration) error {
+		v := q.Get(name)
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s = %q: not a whole number of milliseconds", name, v))
+		}
+		if n < 0 || n > int64(race.MaxDuration/time.Millisecond) {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s = %d: out of range", name, n))
+		}
+		*d = time.Duration(n) * time.Millisecond
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		d    *time.Duration
+	}{
+		{race.ParamTTL, &p.TTL}, {race.ParamPause, &p.Pause}, {race.ParamWork, &p.Work},
+		{race.ParamClockJump, &p.ClockJump}, {race.ParamRestartDelay, &p.RestartDelay},
+	} {
+		if err := ms(f.name, f.d); err != nil {
+			return p, err
+		}
+	}
+	if v := q.Get(race.ParamFencing); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("fencing = %q: want true or false", v))
+		}
+		p.Fencing = b
+	} else if q.Has("run") {
+		// An HTML form sends no value for an unticked checkbox.
+		p.Fencing = false
+	}
+	if v := q.Get(race.ParamRelease); v != "" {
+		p.Release = race.ReleaseMode(v)
+	}
+	if v := q.Get(race.ParamSeed); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("seed = %q: not a whole number", v))
+		}
+		p.Seed = n
+	}
+	if err := p.Validate(); err != nil {
+		return p, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	return p, nil
+}
+
+// raceView builds the race widget for a scenario and query. A bad query is
+// shown as an error in the widget, over the scenario's defaults.
+func (s *Server) raceView(id string, q url.Values, compact bool) (views.Race, int) {
+	info, tl, err := runRace(id, q)
+	if err == nil {
+		return buildRaceView(info, tl, compact), http.StatusOK
+	}
+	code, msg := classify(err)
+	if code == http.StatusNotFound {
+		id = defaultScenario
+	}
+	info, tl, err = runRace(id, nil)
+	if err != nil {
+		return views.Race{Compact: compact, Error: capitalize(msg) + "."}, http.StatusInternalServerError
+	}
+	v := buildRaceView(info, tl, compact)
+	v.Error = capitalize(msg) + "."
+	return v, code
+}
+
+// defaultScenario is the one the lesson and /race open with.
+const defaultScenario = "gc-pause"
+
+func buildRaceView(info race.Info, tl race.Timeline, compact bool) views.Race {
+	p := tl.Params
+	v := views.Race{
+		Compact: compact, Scenario: info.ID, Title: info.Title, Description: info.Description,
+		Verdict: verdictName(tl.Verdict), Summary: tl.Summary,
+		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
+		Fencing: p.Fencing, Release: string(p.Release),
+		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
+		Seed: p.Seed, Applies: map[string]bool{},
+		API: "/api/race/" + url.PathEscape(info.ID) + "?" + raceQuery(p).Encode(),
+	}
+	for _, a := range info.Applies {
+		v.Applies[a] = true
+	}
+	for _, in := range race.List() {
+		v.Scenarios = append(v.Scenarios, views.RaceScenario{ID: in.ID, Title: in.Title})
+	}
+	for _, e := range tl.Events {
+		v.Events = append(v.Events, views.RaceEvent{TMS: e.AtMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text})
+	}
+	return v
+}
+
+func raceQuery(p race.Params) url.Values {
+	return url.Values{
+		race.ParamTTL: {strconv.FormatInt(p.TTL.Milliseconds(), 10)}, race.ParamPause: {strconv.FormatInt(p.Pause.Milliseconds(), 10)},
+		race.ParamWork: {strconv.FormatInt(p.Work.Milliseconds(), 10)}, race.ParamFencing: {strconv.FormatBool(p.Fencing)},
+		race.ParamRelease: {string(p.Release)}, race.ParamClockJump: {strconv.FormatInt(p.ClockJump.Milliseconds(), 10)},
+		race.ParamRestartDelay: {strconv.FormatInt(p.RestartDelay.Milliseconds(), 10)}, race.ParamSeed: {strconv.FormatUint(p.Seed, 10)},
+	}
+}
+
+func (s *Server) handleRacePage(c echo.Context) error {
+	id := c.QueryParam("scenario")
+	if id == "" {
+		id = defaultScenario
+	}
+	rv, code := s.raceView(id, c.QueryParams(), false)
+	m := views.RacePage{Page: s.page("The race, animated", "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
+	m.Page.Scripts = []string{s.assets.href("race.js")}
+	return render(c, code, views.RaceFullPage(m))
+}

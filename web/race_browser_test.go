@@ -1,0 +1,79 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/locklab/locklab/internal/browsertest"
+)
+
+// TestRaceInBrowser plays scenario 2 (a pause longer than the TTL) without
+// fencing and then with it, to the end, and checks the verdict the page
+// shows, and that a prediction is judged.
+func TestRaceInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping browser test in -short mode")
+	}
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.ColorScheme(t, ctx, "light")
+	for _, tt := range []struct {
+		name, query, predict, want string
+		width                      int64
+	}{
+		{"no-fencing", "scenario=gc-pause&fencing=false", "safe", "A stale write is accepted", 1280},
+		{"fencing", "scenario=gc-pause&fencing=true", "stale-write-rejected", "A stale write is rejected", 375},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			browsertest.Open(t, ctx, ts.URL+"/race?"+tt.query, tt.width, 900)
+			waitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+			verdictHidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-race-result]").hidden`))
+			if !verdictHidden {
+				t.Error("the verdict shows before the race is played")
+			}
+			err := chromedp.Do(ctx,
+				chromedp.Click(chromedp.CSS(`[data-race-predict] input[value="`+tt.predict+`"]`)),
+				chromedp.SetValue(chromedp.CSS(`[data-act=speed]`), "4"),
+				chromedp.Click(chromedp.CSS(`[data-act=play]`)),
+			)
+			if err != nil {
+				t.Fatal(err)
+			}
+			browsertest.Screenshot(t, ctx, fmt.Sprintf("race-%s-playing-%d", tt.name, tt.width))
+			waitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
+			verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-race-verdict]")))
+			if !strings.Contains(verdict, tt.want) {
+				t.Errorf("verdict = %q; want %q", verdict, tt.want)
+			}
+			right := tt.want == "A stale write is rejected"
+			if got := strings.Contains(verdict, "You predicted this"); got != right {
+				t.Errorf("prediction judged %v; want %v (verdict text %q)", got, right, verdict)
+			}
+			items, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("[data-race-transcript] li")].filter(li => !li.hidden).length`))
+			if items < 5 {
+				t.Errorf("%d transcript lines shown at the end; want all", items)
+			}
+			browsertest.Screenshot(t, ctx, fmt.Sprintf("race-%s-%d", tt.name, tt.width))
+			browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race "+tt.name)
+		})
+	}
+}
+
+// waitFor polls a JavaScript condition for up to 30 s.
+func waitFor(t *testing.T, ctx context.Context, js string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", js)
+}
