@@ -51,6 +51,9 @@ type Lesson struct {
 	GoDeeper  []Link
 	// Race is the id of the race scenario shown with the key points.
 	Race string
+	// Playground is set when the lesson has the redis-cli playground; using
+	// the playground counts as starting the topic.
+	Playground bool
 	// Section and Number place the lesson in the path; set by Load.
 	Section string
 	Number  int

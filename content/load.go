@@ -45,7 +45,9 @@ type lessonYAML struct {
 		Body  string `yaml:"body"`
 	} `yaml:"key_points"`
 	// Race names the race scenario shown beside the key points, if any.
-	Race     string `yaml:"race"`
+	Race string `yaml:"race"`
+	// Playground puts the redis-cli playground in the lesson.
+	Playground bool `yaml:"playground"`
 	GoDeeper []struct {
 		Title  string `yaml:"title"`
 		Source string `yaml:"source"`
@@ -175,7 +177,7 @@ func parseLesson(file string, raw []byte, md *markdown) (*Lesson, error) {
 		return nil, invalid(file, "front matter: race %q must be a scenario id such as gc-pause", ly.Race)
 	}
 	l := &Lesson{
-		Slug: ly.Slug, Title: strings.TrimSpace(ly.Title), File: file, Race: ly.Race,
+		Slug: ly.Slug, Title: strings.TrimSpace(ly.Title), File: file, Race: ly.Race, Playground: ly.Playground,
 		Summary: strings.TrimSpace(ly.Summary), Why: strings.TrimSpace(ly.Why),
 	}
 	for i, kp := range ly.KeyPoints {

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
@@ -68,6 +69,11 @@ func classify(err error) (int, string) {
 		return http.StatusServiceUnavailable, "your progress can't be saved right now; please try again in a moment"
 	case errors.Is(err, store.ErrBadLearner):
 		return http.StatusBadRequest, "your learner cookie is malformed; clear this site's cookies and try again"
+	case errors.Is(err, playground.ErrUnknownClient), errors.Is(err, playground.ErrBadAdvance),
+		errors.Is(err, playground.ErrNotAllowed), errors.Is(err, playground.ErrLimit):
+		return http.StatusBadRequest, unwrapMessage(err)
+	case errors.Is(err, playground.ErrClosed):
+		return http.StatusServiceUnavailable, "the playground is shutting down; please try again in a moment"
 	case errors.Is(err, content.ErrInvalid):
 		// Only an author's -content directory can be invalid after start-up;
 		// the author needs to see which file is broken.

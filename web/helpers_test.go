@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 )
@@ -27,8 +28,10 @@ func testConfig(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	pg := playground.NewManager(playground.Options{})
+	t.Cleanup(pg.Close)
 	return Config{
-		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st,
+		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st, Playground: pg,
 		Secret: func(context.Context) ([]byte, error) { return []byte("test-secret-0123456789"), nil },
 	}
 }

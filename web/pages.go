@@ -71,12 +71,19 @@ func (s *Server) status(topic string, tp store.TopicProgress) views.Status {
 }
 
 func (s *Server) handleLesson(c echo.Context) error {
-	return s.renderLesson(c, c.Param("slug"), http.StatusOK, nil)
+	return s.renderLessonWith(c, c.Param("slug"), http.StatusOK, lessonExtras{})
 }
 
-// renderLesson renders a lesson page, with feedback under the questions
-// just answered through the no-JavaScript form.
-func (s *Server) renderLesson(c echo.Context, slug string, code int, feedback map[string]feedbackFor) error {
+// lessonExtras is what a no-JavaScript form post adds to the lesson page:
+// feedback under the questions just answered, or the playground's
+// transcript.
+type lessonExtras struct {
+	feedback   map[string]feedbackFor
+	playground *pgState
+}
+
+// renderLessonWith renders a lesson page.
+func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lessonExtras) error {
 	course, err := s.content.Course()
 	if err != nil {
 		return err
@@ -107,7 +114,7 @@ func (s *Server) renderLesson(c echo.Context, slug string, code int, feedback ma
 	m.Status = s.status(slug, tp)
 	quizPart := views.QuizPlaceholder()
 	if q, err := s.quizzes.Quiz(slug); err == nil {
-		qv := quizView(q, tp, feedback)
+		qv := quizView(q, tp, x.feedback)
 		qv.Unavailable = unavailable
 		quizPart = views.QuizRegion(qv)
 		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("quiz.js"))
@@ -118,7 +125,12 @@ func (s *Server) renderLesson(c echo.Context, slug string, code int, feedback ma
 		raceWidget = views.RaceWidget(rv)
 		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
 	}
-	return render(c, code, views.LessonPage(m, raceWidget, quizPart))
+	var pg templ.Component
+	if l.Playground && s.playground != nil {
+		pg = views.PlaygroundWidget(s.playgroundView(c, x.playground, "lesson", l.Slug))
+		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("playground.js"))
+	}
+	return render(c, code, views.LessonPage(m, raceWidget, pg, quizPart))
 }
 
 func lessonHref(l *content.Lesson) string { return "/topics/" + l.Slug }

@@ -87,7 +87,7 @@ func (s *Server) handleAnswerForm(c echo.Context) error {
 		}
 		status, fb = code, &views.Feedback{Error: capitalize(msg) + "."}
 	}
-	return s.renderLesson(c, slug, status, map[string]feedbackFor{question: {fb: fb, choice: choice}})
+	return s.renderLessonWith(c, slug, status, lessonExtras{feedback: map[string]feedbackFor{question: {fb: fb, choice: choice}}})
 }
 
 // answer grades an answer and records it. Bad input changes nothing.

@@ -22,6 +22,14 @@ func (s *Server) routes() {
 	e.GET("/topics/:slug", s.handleLesson)
 	e.POST("/topics/:slug/quiz/:question", s.handleAnswerForm)
 	e.GET("/race", s.handleRacePage)
+	if s.playground != nil {
+		e.GET("/playground", s.handlePlaygroundPage)
+		e.POST("/playground/:action", s.handlePlaygroundForm)
+		e.POST("/api/playground/exec", s.handleExecAPI)
+		e.POST("/api/playground/reset", s.handleResetAPI)
+		e.POST("/api/playground/advance", s.handleAdvanceAPI)
+		e.GET("/api/playground/keys", s.handleKeysAPI)
+	}
 	e.GET("/progress", s.handleCarryPage)
 	e.POST("/progress/carry", s.handleCarry)
 	e.GET("/carry/:code", s.handleCarryLink)

@@ -42,6 +42,8 @@ type Config struct {
 	Content  CourseSource
 	Quizzes  QuizSource
 	Progress ProgressStore
+	// Playground runs learners' sandboxes; nil leaves it out.
+	Playground Playground
 	// Secret returns the key that signs the codes that carry progress to
 	// another device. It is asked again until it succeeds once (a shared
 	// store may be down when the server starts).
@@ -54,8 +56,10 @@ type Server struct {
 	echo     *echo.Echo
 	content  CourseSource
 	quizzes  QuizSource
-	progress ProgressStore
-	secret   *secret
+	progress   ProgressStore
+	playground Playground
+	started    *seenSet
+	secret     *secret
 	log      *slog.Logger
 	assets   *assets
 }
@@ -81,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
+		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a,
 	}
 	s.echo.HideBanner = true

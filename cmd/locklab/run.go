@@ -13,12 +13,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web"
@@ -31,6 +33,8 @@ type config struct {
 	dataDir    string
 	redisURL   string
 	secret     string
+	idle       time.Duration
+	sandboxes  int
 	logFormat  string
 }
 
@@ -68,8 +72,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer progress.Close()
+	sandboxes := playground.NewManager(playground.Options{IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes})
+	defer sandboxes.Close()
+	go sweep(ctx, sandboxes)
 	srv, err := web.New(web.Config{
-		Content: source, Quizzes: quizzes, Progress: progress,
+		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger,
 	})
 	if err != nil {
@@ -115,6 +122,16 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.StringVar(&cfg.dataDir, "data", envOr(getenv, "LOCKLAB_DATA", "data"), "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
 	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
 	cfg.secret = getenv("LOCKLAB_SECRET")
+	idle, err := time.ParseDuration(envOr(getenv, "LOCKLAB_SANDBOX_IDLE", "30m"))
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_SANDBOX_IDLE: %w", err)
+	}
+	fset.DurationVar(&cfg.idle, "sandbox-idle", idle, "drop a learner's playground sandbox after this long without commands (env LOCKLAB_SANDBOX_IDLE)")
+	maxBoxes, err := strconv.Atoi(envOr(getenv, "LOCKLAB_MAX_SANDBOXES", "10000"))
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
+	}
+	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
@@ -122,6 +139,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if err := fset.Parse(args[1:]); err != nil {
 		return config{}, err
+	}
+	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
+		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")
 	}
 	if cfg.secret != "" && len(cfg.secret) < 16 {
 		return config{}, fmt.Errorf("LOCKLAB_SECRET must be at least 16 characters long")
@@ -147,6 +167,20 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	default:
 		return nil, fmt.Errorf("-log-format %q: want text or json", format)
+	}
+}
+
+// sweep drops idle sandboxes once a minute until ctx ends.
+func sweep(ctx context.Context, m *playground.Manager) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			m.Sweep(now)
+		}
 	}
 }
 

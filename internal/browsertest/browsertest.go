@@ -86,6 +86,22 @@ func Screenshot(t *testing.T, ctx context.Context, name string) string {
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
+	return save(t, name, png)
+}
+
+// ElementScreenshot saves a PNG of the first element matching the CSS
+// selector, for a close look at one widget of a long page.
+func ElementScreenshot(t *testing.T, ctx context.Context, selector, name string) string {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(selector)))
+	if err != nil {
+		t.Fatalf("screenshot of %s: %v", selector, err)
+	}
+	return save(t, name, png)
+}
+
+func save(t *testing.T, name string, png []byte) string {
+	t.Helper()
 	dir := os.Getenv("LOCKLAB_SCREENSHOTS")
 	if dir == "" {
 		dir = t.TempDir()

@@ -237,3 +237,36 @@ func VerdictLabel(id string) string {
 func Seconds(ms int64) string {
 	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
 }
+
+// Playground is the redis-cli playground widget.
+type Playground struct {
+	// From says where the no-JavaScript forms return: "lesson" or "page".
+	From  string
+	Topic string
+	// Client is the client the input sends as: "A" or "B".
+	Client  string
+	Entries []PGEntry
+	// Transcript is Entries encoded for the forms' hidden field.
+	Transcript string
+	Keys       []PGKey
+	ClockMS    int64
+}
+
+// PGEntry is one command and its reply in the transcript, or a notice.
+type PGEntry struct {
+	Client string `json:"c,omitempty"`
+	Line   string `json:"l,omitempty"`
+	Output string `json:"o,omitempty"`
+	Notice string `json:"n,omitempty"`
+}
+
+// PGKey is one row of the key inspector.
+type PGKey struct {
+	Key, Type, Value, TTL string
+}
+
+// PlaygroundPage is the full-page playground at /playground.
+type PlaygroundPage struct {
+	Page
+	Playground Playground
+}

@@ -1,0 +1,16 @@
+// Package playground runs the per-learner Redis sandboxes of Lock Lab's
+// interactive course. A learner types redis-cli lines as client A or client
+// B; the playground splits them as redis-cli does (Tokenize), runs them
+// against an in-process miniredis with the playground's own Redis 7 style
+// EVAL (package script), and prints the reply as redis-cli --no-raw does in a
+// terminal (Format).
+//
+// A Manager keeps one sandbox per learner, created on first use, dropped
+// after an idle timeout or when the cap on live sandboxes is reached. The
+// Manager sees sandboxes through the Box interface, so that a later change
+// can run them in worker processes; Sandbox is the in-process Box, and its
+// Snapshot and Restore carry a sandbox's state across such a boundary.
+//
+// The package knows nothing of HTTP: the web layer calls the Manager and maps
+// the sentinel errors in errors.go to statuses.
+package playground

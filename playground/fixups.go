@@ -1,0 +1,47 @@
+package playground
+
+import (
+	"strings"
+
+	"github.com/locklab/locklab/playground/resp"
+)
+
+// override answers the commands where miniredis's reply differs from Redis
+// 7 in a way a learner would notice, instead of sending them to miniredis.
+func (s *Sandbox) override(name string, argv []string) (resp.Value, bool) {
+	switch name {
+	case "TTL", "EXPIRETIME", "PEXPIRETIME":
+		// Redis rounds to the nearest second (millisecond); miniredis
+		// truncates, so a fresh EX 100 would show 99.
+		k := argv[1]
+		s.tick()
+		if !s.m.Exists(k) {
+			return resp.Int(-2), true
+		}
+		ttl := s.m.TTL(k)
+		if ttl <= 0 {
+			return resp.Int(-1), true
+		}
+		ms := (ttl.Nanoseconds() + 500_000) / 1_000_000
+		if name != "TTL" {
+			ms = (s.clock().UnixNano() + ttl.Nanoseconds() + 500_000) / 1_000_000
+		}
+		if name == "PEXPIRETIME" {
+			return resp.Int(ms), true
+		}
+		return resp.Int((ms + 500) / 1000), true
+	}
+	return resp.Value{}, false
+}
+
+// fixReply rewords the miniredis errors that say the same as Redis 7 in
+// other words.
+func fixReply(name string, v resp.Value) resp.Value {
+	if v.Kind != resp.Error {
+		return v
+	}
+	if rest, ok := strings.CutPrefix(v.Str, "ERR invalid expire time in "); ok && !strings.Contains(rest, "'") {
+		v.Str = "ERR invalid expire time in '" + strings.ToLower(name) + "' command"
+	}
+	return v
+}

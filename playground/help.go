@@ -1,0 +1,32 @@
+package playground
+
+// helpText is what "help" prints: what the playground runs, and how it
+// differs from a real redis-cli session.
+const helpText = `Lock Lab playground: a Redis 7 sandbox of your own, driven by two clients, A and B.
+
+Commands you can use:
+  strings     SET GET GETDEL GETEX GETSET SETNX SETEX PSETEX MSET MSETNX MGET APPEND
+              STRLEN INCR INCRBY INCRBYFLOAT DECR DECRBY GETRANGE SETRANGE
+              GETBIT SETBIT BITCOUNT BITPOS
+  keys & TTL  DEL UNLINK EXISTS TYPE KEYS SCAN RENAME RENAMENX COPY TOUCH RANDOMKEY
+              EXPIRE PEXPIRE EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME PERSIST TTL PTTL
+              OBJECT IDLETIME
+  hashes      HSET HSETNX HMSET HGET HMGET HGETALL HDEL HEXISTS HINCRBY HINCRBYFLOAT
+              HKEYS HVALS HLEN HSTRLEN HRANDFIELD HSCAN
+  lists       LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LRANGE LINDEX LINSERT LLEN LMOVE
+              LMPOP LPOS LREM LSET LTRIM RPOPLPUSH
+  sets        SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD SPOP SRANDMEMBER SMOVE
+              SINTER SINTERCARD SINTERSTORE SUNION SUNIONSTORE SDIFF SDIFFSTORE SSCAN
+  sorted sets ZADD ZREM ZSCORE ZMSCORE ZINCRBY ZCARD ZCOUNT ZLEXCOUNT ZRANK ZREVRANK
+              ZRANGE ZRANGEBYSCORE ZRANGEBYLEX ZREVRANGE ZREVRANGEBYSCORE ZREVRANGEBYLEX
+              ZPOPMIN ZPOPMAX ZMPOP ZRANDMEMBER ZREMRANGEBYRANK ZREMRANGEBYSCORE
+              ZREMRANGEBYLEX ZUNION ZUNIONSTORE ZINTER ZINTERSTORE ZSCAN
+  scripting   EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT LOAD|EXISTS|FLUSH
+  transactions MULTI EXEC DISCARD WATCH UNWATCH
+  server      PING ECHO TIME DBSIZE FLUSHDB FLUSHALL
+
+Each client has its own connection: MULTI and WATCH belong to the client that sent them.
+TTLs run in real time on the sandbox clock; the clock buttons move it forward.
+Not available: pub/sub, blocking commands (BLPOP and friends), and commands that manage
+the server, switch the protocol or reach other servers.
+Limits: lines of 64 KiB, 1,000 arguments, values of 64 KiB, 1,000 keys, scripts of 1 second.`

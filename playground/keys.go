@@ -1,0 +1,125 @@
+package playground
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// KeyInfo describes one key for the key inspector.
+type KeyInfo struct {
+	Key  string `json:"key"`
+	Type string `json:"type"` // as TYPE names it: string, hash, list, set, zset
+	// Value is a short, readable rendering: "3f9a1c" for a string,
+	// {"f": "v"} for a hash, ["a", "b"] for a list, {"a", "b"} for a set,
+	// {"a": 1.5} for a sorted set, cut to valueWidth characters.
+	Value string `json:"value"`
+	// PTTLMS is the time to live left in milliseconds, -1 for none.
+	PTTLMS int64 `json:"pttl_ms"`
+}
+
+// valueWidth is how many characters of a value the inspector shows.
+const valueWidth = 60
+
+// Keys lists every key of the sandbox, sorted, as the key inspector shows
+// them.
+func (s *Sandbox) Keys() ([]KeyInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	s.tick()
+	keys := s.m.Keys()
+	out := make([]KeyInfo, 0, len(keys))
+	for _, k := range keys {
+		ki := KeyInfo{Key: k, Type: s.m.Type(k), PTTLMS: -1}
+		if ttl := s.m.TTL(k); ttl > 0 {
+			ki.PTTLMS = ttl.Milliseconds()
+		}
+		ki.Value = shorten(s.render(k, ki.Type), valueWidth)
+		out = append(out, ki)
+	}
+	return out, nil
+}
+
+// render writes a value as the inspector shows it, quoting strings as
+// redis-cli does so that unprintable bytes stay visible.
+func (s *Sandbox) render(k, typ string) string {
+	var b strings.Builder
+	list := func(open, close string, items []string) {
+		b.WriteString(open)
+		for i, it := range items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(Quote(it))
+			if b.Len() > valueWidth*2 {
+				break
+			}
+		}
+		b.WriteString(close)
+	}
+	switch typ {
+	case "string":
+		v, _ := s.m.Get(k)
+		return Quote(v)
+	case "list":
+		l, _ := s.m.List(k)
+		list("[", "]", l)
+	case "set":
+		m, _ := s.m.Members(k)
+		sort.Strings(m)
+		list("{", "}", m)
+	case "hash":
+		fields, _ := s.m.HKeys(k)
+		sort.Strings(fields)
+		b.WriteString("{")
+		for i, f := range fields {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s: %s", Quote(f), Quote(s.m.HGet(k, f)))
+			if b.Len() > valueWidth*2 {
+				break
+			}
+		}
+		b.WriteString("}")
+	case "zset":
+		z, _ := s.m.SortedSet(k)
+		members := make([]string, 0, len(z))
+		for m := range z {
+			members = append(members, m)
+		}
+		sort.Slice(members, func(i, j int) bool {
+			if z[members[i]] != z[members[j]] {
+				return z[members[i]] < z[members[j]]
+			}
+			return members[i] < members[j]
+		})
+		b.WriteString("{")
+		for i, m := range members {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s: %s", Quote(m), strconv.FormatFloat(z[m], 'g', -1, 64))
+			if b.Len() > valueWidth*2 {
+				break
+			}
+		}
+		b.WriteString("}")
+	default:
+		return "(" + typ + ")"
+	}
+	return b.String()
+}
+
+// shorten cuts s to width characters, ending with "…" when it cuts.
+func shorten(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	return string(r[:width-1]) + "…"
+}

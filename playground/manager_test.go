@@ -1,0 +1,227 @@
+package playground
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+func newTestManager(t *testing.T, opts Options) (*Manager, *fakeClock) {
+	t.Helper()
+	clock := newFakeClock()
+	opts.Now = clock.Now
+	m := NewManager(opts)
+	t.Cleanup(m.Close)
+	return m, clock
+}
+
+func mustExec(t *testing.T, m *Manager, learner string, client Client, line string) Result {
+	t.Helper()
+	res, err := m.Exec(context.Background(), learner, client, line)
+	if err != nil {
+		t.Fatalf("Exec(%q, %q, %q): %v", learner, client, line, err)
+	}
+	return res
+}
+
+func TestManagerSandboxPerLearner(t *testing.T) {
+	m, _ := newTestManager(t, Options{})
+	mustExec(t, m, "ada", ClientA, "SET k ada")
+	mustExec(t, m, "bob", ClientA, "SET k bob")
+	if res := mustExec(t, m, "ada", ClientB, "GET k"); res.Output != `"ada"` {
+		t.Errorf("ada's GET k = %q; want \"ada\"", res.Output)
+	}
+	if keys, _ := m.Keys("bob"); len(keys) != 1 || keys[0].Value != `"bob"` {
+		t.Errorf("Keys(bob) = %v; want bob's key", keys)
+	}
+	if keys, err := m.Keys("nobody"); err != nil || len(keys) != 0 {
+		t.Errorf("Keys(nobody) = %v, %v; want none", keys, err)
+	}
+	if m.Len() != 2 {
+		t.Errorf("Len() = %d; want 2 (Keys must not create a sandbox)", m.Len())
+	}
+	if _, err := m.Exec(context.Background(), "ada", "Z", "PING"); !errors.Is(err, ErrUnknownClient) {
+		t.Errorf("Exec as client Z error = %v; want ErrUnknownClient", err)
+	}
+}
+
+func TestManagerIdleTimeout(t *testing.T) {
+	m, clock := newTestManager(t, Options{IdleTimeout: 30 * time.Minute})
+	mustExec(t, m, "ada", ClientA, "SET k v")
+	clock.Add(29 * time.Minute)
+	if res := mustExec(t, m, "ada", ClientA, "GET k"); res.Output != `"v"` || res.Notice != "" {
+		t.Errorf("GET k after 29 minutes = %+v; want \"v\" and no notice", res)
+	}
+	// Lazily: the next command finds the sandbox too old.
+	clock.Add(30 * time.Minute)
+	res := mustExec(t, m, "ada", ClientA, "GET k")
+	if res.Output != "(nil)" || res.Notice != "Your sandbox was idle for 30 minutes and was reset." {
+		t.Errorf("GET k after 30 idle minutes = %+v; want (nil) and the idle notice", res)
+	}
+	if res := mustExec(t, m, "ada", ClientA, "PING"); res.Notice != "" {
+		t.Errorf("second command after the reset has notice %q; want it only once", res.Notice)
+	}
+	// By Sweep.
+	mustExec(t, m, "bob", ClientA, "SET k v")
+	clock.Add(31 * time.Minute)
+	if n := m.Sweep(clock.Now()); n != 2 {
+		t.Errorf("Sweep() = %d; want 2 sandboxes dropped", n)
+	}
+	if m.Len() != 0 {
+		t.Errorf("Len() = %d after Sweep; want 0", m.Len())
+	}
+	if res := mustExec(t, m, "bob", ClientB, "EXISTS k"); res.Output != "(integer) 0" || res.Notice == "" {
+		t.Errorf("bob's first command after Sweep = %+v; want a fresh sandbox and a notice", res)
+	}
+}
+
+func TestManagerCap(t *testing.T) {
+	m, clock := newTestManager(t, Options{MaxSandboxes: 2})
+	for _, learner := range []string{"ada", "bob"} {
+		mustExec(t, m, learner, ClientA, "SET k "+learner)
+		clock.Add(time.Minute)
+	}
+	mustExec(t, m, "ada", ClientA, "PING") // bob is now the longest idle
+	clock.Add(time.Minute)
+	mustExec(t, m, "cyd", ClientA, "SET k cyd")
+	if m.Len() != 2 {
+		t.Errorf("Len() = %d; want the cap of 2", m.Len())
+	}
+	if res := mustExec(t, m, "ada", ClientA, "GET k"); res.Output != `"ada"` {
+		t.Errorf("ada's GET k = %q; want her sandbox kept", res.Output)
+	}
+	res := mustExec(t, m, "bob", ClientA, "GET k")
+	if res.Output != "(nil)" || res.Notice == "" {
+		t.Errorf("bob's GET k = %+v; want a fresh sandbox with a notice", res)
+	}
+}
+
+func TestManagerResetAndAdvance(t *testing.T) {
+	m, clock := newTestManager(t, Options{})
+	mustExec(t, m, "ada", ClientA, "SET lock:invoice:7 3f9a1c PX 10000")
+	now, err := m.Advance("ada", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := clock.Now().Add(10 * time.Second); !now.Equal(want) {
+		t.Errorf("Advance = %v; want %v", now, want)
+	}
+	if c, _ := m.Clock("ada"); !c.Equal(now) {
+		t.Errorf("Clock(ada) = %v; want %v", c, now)
+	}
+	if res := mustExec(t, m, "ada", ClientA, "GET lock:invoice:7"); res.Output != "(nil)" || res.ClockMS != now.UnixMilli() {
+		t.Errorf("GET after Advance = %+v; want (nil) at %d", res, now.UnixMilli())
+	}
+	if _, err := m.Advance("ada", -time.Second); !errors.Is(err, ErrBadAdvance) {
+		t.Errorf("Advance(-1s) error = %v; want ErrBadAdvance", err)
+	}
+	mustExec(t, m, "ada", ClientA, "SET k v")
+	if err := m.Reset("ada"); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustExec(t, m, "ada", ClientA, "DBSIZE"); res.Output != "(integer) 0" || res.Notice != "" {
+		t.Errorf("DBSIZE after Reset = %+v; want 0 and no notice", res)
+	}
+	if c, _ := m.Clock("ada"); !c.Equal(clock.Now()) {
+		t.Errorf("Clock(ada) after Reset = %v; want the real clock %v", c, clock.Now())
+	}
+}
+
+func TestManagerSweepCompacts(t *testing.T) {
+	m, clock := newTestManager(t, Options{CompactAfter: time.Minute})
+	mustExec(t, m, "ada", ClientA, `SCRIPT LOAD "return 1"`)
+	mustExec(t, m, "ada", ClientA, lessonRelease)
+	clock.Add(2 * time.Minute)
+	if n := m.Sweep(clock.Now()); n != 0 {
+		t.Errorf("Sweep() = %d; want nothing dropped", n)
+	}
+	// A compacted sandbox still has its keys and scripts.
+	if res := mustExec(t, m, "ada", ClientA, "EVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0"); res.Output != "(integer) 1" {
+		t.Errorf("EVALSHA after compaction = %q; want (integer) 1", res.Output)
+	}
+}
+
+func TestManagerClosed(t *testing.T) {
+	m, _ := newTestManager(t, Options{})
+	mustExec(t, m, "ada", ClientA, "PING")
+	m.Close()
+	if _, err := m.Exec(context.Background(), "ada", ClientA, "PING"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Exec after Close error = %v; want ErrClosed", err)
+	}
+}
+
+// TestLearnersDoNotBlockEachOther runs a script that spins until its
+// deadline in one sandbox while other learners keep working.
+func TestLearnersDoNotBlockEachOther(t *testing.T) {
+	m := NewManager(Options{Limits: Limits{}}) // real clock; default 1s script deadline
+	defer m.Close()
+	ctx := context.Background()
+	started := make(chan struct{})
+	done := make(chan Result)
+	go func() {
+		close(started)
+		res, _ := m.Exec(ctx, "spinner", ClientA, `EVAL "while true do end" 0`)
+		done <- res
+	}()
+	<-started
+	time.Sleep(50 * time.Millisecond) // let the script start; this test is about wall time
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			learner := fmt.Sprintf("learner-%d", i)
+			for range 10 {
+				if res, err := m.Exec(ctx, learner, ClientA, "INCR n"); err != nil || res.Output == "" {
+					t.Errorf("INCR for %s = %+v, %v", learner, res, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("200 commands of other learners took %v while a script spun; want them unaffected", d)
+	}
+	if res := <-done; res.Output == "" {
+		t.Error("the spinning script returned no output")
+	}
+	// The spinner's own sandbox answers again after its script stopped.
+	if res, _ := m.Exec(ctx, "spinner", ClientB, "PING"); res.Output != "PONG" {
+		t.Errorf("PING after the script = %q; want PONG", res.Output)
+	}
+}
+
+// TestManagerConcurrent hammers one manager from many goroutines, with
+// Sweep running alongside; run it with -race.
+func TestManagerConcurrent(t *testing.T) {
+	m, clock := newTestManager(t, Options{MaxSandboxes: 8, IdleTimeout: time.Minute})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				learner := fmt.Sprintf("l%d", (g*7+i)%12)
+				client := []Client{ClientA, ClientB}[i%2]
+				for _, line := range []string{acquireLine, lessonRelease, "MULTI", "INCR n", "EXEC"} {
+					if _, err := m.Exec(context.Background(), learner, client, line); err != nil {
+						t.Errorf("Exec: %v", err)
+					}
+				}
+				m.Keys(learner)
+				if i%10 == 0 {
+					clock.Add(10 * time.Second)
+					m.Sweep(clock.Now())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if m.Len() > 8 {
+		t.Errorf("Len() = %d; want at most the cap of 8", m.Len())
+	}
+}

@@ -1,0 +1,203 @@
+package playground
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/locklab/locklab/playground/resp"
+)
+
+// run executes one command for connection c: the checks Redis makes before
+// it runs anything (unknown command, arity), the playground's refusals and
+// limits, MULTI/EXEC/DISCARD, and then the command itself.
+func (s *Sandbox) run(c *conn, argv []string) (resp.Value, *RefusedError) {
+	name := strings.ToUpper(argv[0])
+	cmd, errv, ref := s.check(argv)
+	if ref != nil || errv != nil {
+		if c.multi && name != "EXEC" && name != "DISCARD" {
+			c.dirty = true // Redis discards a transaction with a rejected command
+		}
+		if ref != nil {
+			return resp.Err(ref.Msg), ref
+		}
+		return *errv, nil
+	}
+	switch name {
+	case "MULTI":
+		if c.multi {
+			return resp.Err("ERR MULTI calls can not be nested"), nil
+		}
+		c.multi, c.dirty, c.queue = true, false, nil
+		return resp.OK, nil
+	case "EXEC":
+		if !c.multi {
+			return resp.Err("ERR EXEC without MULTI"), nil
+		}
+		return s.exec(c), nil
+	case "DISCARD":
+		if !c.multi {
+			return resp.Err("ERR DISCARD without MULTI"), nil
+		}
+		s.endTx(c)
+		return resp.OK, nil
+	case "WATCH":
+		if c.multi {
+			return resp.Err("ERR WATCH inside MULTI is not allowed"), nil
+		}
+	}
+	if c.multi {
+		if ref := s.guard(cmd, argv); ref != nil {
+			c.dirty = true
+			return resp.Err(ref.Msg), ref
+		}
+		c.queue = append(c.queue, argv)
+		return resp.StatusValue("QUEUED"), nil
+	}
+	return s.guarded(c, cmd, argv)
+}
+
+// guarded checks the limits of a command and runs it.
+func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *RefusedError) {
+	if ref := s.guard(cmd, argv); ref != nil {
+		return resp.Err(ref.Msg), ref
+	}
+	name := strings.ToUpper(argv[0])
+	v, ok := s.override(name, argv)
+	if !ok {
+		v = fixReply(name, s.dispatch(c, argv...))
+	}
+	s.account(cmd, argv)
+	return v, nil
+}
+
+// check makes Redis's own checks (unknown command, unknown subcommand,
+// arity) and the playground's refusals, in that order, as Redis rejects an
+// unknown command before anything else.
+func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
+	if len(argv) > s.limits.MaxArgs {
+		return command{}, nil, overLimit("ERR the playground takes at most %d arguments in a command", s.limits.MaxArgs)
+	}
+	for _, a := range argv {
+		if len(a) > s.limits.MaxValueBytes {
+			return command{}, nil, overLimit("ERR the playground takes values of at most %d bytes", s.limits.MaxValueBytes)
+		}
+	}
+	name := strings.ToUpper(argv[0])
+	cmd, ok := lookupCommand(name)
+	if !ok {
+		v := resp.Err(unknownCommand(argv))
+		return command{}, &v, nil
+	}
+	if !cmd.arityOK(len(argv)) {
+		v := resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.name))
+		return command{}, &v, nil
+	}
+	if !allowed(name) {
+		return command{}, nil, notAllowed("ERR the playground does not support %s: %s", name, refusal(name, cmd))
+	}
+	if name == "SCRIPT" || name == "OBJECT" {
+		sub, ok := lookupCommand(name + "|" + strings.ToUpper(argv[1]))
+		if !ok {
+			v := resp.Err(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", argv[1], name))
+			return command{}, &v, nil
+		}
+		if !sub.arityOK(len(argv)) {
+			v := resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", sub.name))
+			return command{}, &v, nil
+		}
+		switch full := strings.ToUpper(sub.name); full {
+		case "SCRIPT|LOAD", "SCRIPT|EXISTS", "SCRIPT|FLUSH", "SCRIPT|KILL", "OBJECT|IDLETIME":
+		default:
+			return command{}, nil, notAllowed("ERR the playground does not support %s %s: %s",
+				name, strings.ToUpper(argv[1]), subRefusal(full))
+		}
+	}
+	return cmd, nil, nil
+}
+
+func subRefusal(full string) string {
+	switch full {
+	case "OBJECT|ENCODING", "OBJECT|FREQ", "OBJECT|REFCOUNT":
+		return "a sandbox does not keep Redis's internal encodings and counters"
+	case "SCRIPT|DEBUG":
+		return "the Lua debugger needs its own connection mode"
+	}
+	return "type help to see what the playground supports"
+}
+
+// unknownCommand is Redis 7's error for a command it does not know; it
+// quotes the first arguments up to about 128 bytes.
+func unknownCommand(argv []string) string {
+	var args strings.Builder
+	for _, a := range argv[1:] {
+		if args.Len() >= 128 {
+			break
+		}
+		fmt.Fprintf(&args, "'%.*s' ", 128-args.Len(), a)
+	}
+	name := argv[0]
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", name, args.String())
+}
+
+// exec runs a queued transaction: atomically, since the sandbox runs one
+// command at a time, and only if no WATCHed key changed. miniredis checks
+// the WATCHes: an empty MULTI/EXEC on the client's own connection answers
+// nil when one changed, and forgets the WATCHes either way, as EXEC does.
+func (s *Sandbox) exec(c *conn) resp.Value {
+	queue, dirty := c.queue, c.dirty
+	c.multi, c.dirty, c.queue = false, false, nil
+	if dirty {
+		s.dispatch(c, "UNWATCH")
+		return resp.Err("EXECABORT Transaction discarded because of previous errors.")
+	}
+	s.dispatch(c, "MULTI")
+	if v := s.dispatch(c, "EXEC"); v.Kind == resp.Nil {
+		return resp.NilValue
+	}
+	out := make([]resp.Value, 0, len(queue))
+	for _, argv := range queue {
+		cmd, _ := lookupCommand(strings.ToUpper(argv[0]))
+		v, _ := s.guarded(c, cmd, argv)
+		out = append(out, v)
+	}
+	return resp.Arr(out...)
+}
+
+// endTx drops a transaction and its WATCHes, as DISCARD does.
+func (s *Sandbox) endTx(c *conn) {
+	c.multi, c.dirty, c.queue = false, false, nil
+	s.dispatch(c, "UNWATCH")
+}
+
+// scriptCaller runs the redis.call commands of scripts, with Redis's
+// refusals for commands scripts may not run and the playground's limits.
+type scriptCaller struct{ s *Sandbox }
+
+func (sc scriptCaller) Call(argv []string, readOnly bool) resp.Value {
+	s := sc.s
+	name := strings.ToUpper(argv[0])
+	cmd, ok := lookupCommand(name)
+	switch {
+	case !ok:
+		return resp.Err("ERR Unknown Redis command called from script")
+	case !cmd.arityOK(len(argv)):
+		return resp.Err("ERR Wrong number of args calling Redis command from script")
+	case cmd.flags&flagNoScript != 0:
+		return resp.Err("ERR This Redis command is not allowed from script")
+	case readOnly && cmd.flags&flagWrite != 0:
+		return resp.Err("ERR Write commands are not allowed from read-only scripts.")
+	}
+	if len(argv) > s.limits.MaxArgs {
+		return resp.Err(fmt.Sprintf("ERR the playground takes at most %d arguments in a command", s.limits.MaxArgs))
+	}
+	if _, errv, ref := s.check(argv); ref != nil {
+		return resp.Err(ref.Msg)
+	} else if errv != nil {
+		return *errv
+	}
+	v, _ := s.guarded(s.inner, cmd, argv)
+	return v
+}

@@ -1,0 +1,342 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/locklab/locklab/playground/resp"
+)
+
+// A Caller runs the commands a script sends with redis.call and
+// redis.pcall. It returns Redis's replies, and error replies with Redis's
+// script wording for commands a script may not run ("ERR This Redis command
+// is not allowed from script"). readOnly is set for EVAL_RO and EVALSHA_RO.
+type Caller interface {
+	Call(argv []string, readOnly bool) resp.Value
+}
+
+// Engine runs the scripting commands of one sandbox. It keeps the
+// sandbox's script cache (for EVALSHA) and, while scripts run, a Lua state.
+// An Engine is not safe for concurrent use; the sandbox serializes commands.
+type Engine struct {
+	opts   Options
+	cache  map[string]*Compiled // by SHA1
+	order  []string             // SHA1s, oldest first, for eviction
+	bytes  int                  // source bytes in cache
+	vm     *vm                  // nil until the first script runs, and after Release
+	shared *Cache
+	now    func() time.Time
+}
+
+// Options configure an Engine. Zero fields take their defaults.
+type Options struct {
+	Limits Limits
+	// MaxScripts and MaxScriptBytes bound the sandbox's script cache, by
+	// count (default 100) and by source bytes (default 1 MiB); when full,
+	// loading another script forgets the oldest, as Redis 7.4 does for
+	// EVAL scripts.
+	MaxScripts     int
+	MaxScriptBytes int
+	// Shared compiles and keeps scripts for every engine; default a cache
+	// of this engine's own.
+	Shared *Cache
+}
+
+// run is the state of the script being run.
+type run struct {
+	caller   Caller
+	readOnly bool
+	watchdog *watchdog
+	errLine  int    // where the error was raised, set by the error handler
+	errSrc   string // chunk name of that place
+}
+
+// NewEngine returns an engine with opts.
+func NewEngine(opts Options) *Engine {
+	opts.Limits = opts.Limits.withDefaults()
+	if opts.MaxScripts <= 0 {
+		opts.MaxScripts = 100
+	}
+	if opts.MaxScriptBytes <= 0 {
+		opts.MaxScriptBytes = 1 << 20
+	}
+	if opts.Shared == nil {
+		opts.Shared = NewCache(opts.MaxScripts)
+	}
+	return &Engine{opts: opts, cache: map[string]*Compiled{}, shared: opts.Shared, now: time.Now}
+}
+
+// Release drops the Lua state; the next script builds a new one. A
+// sandbox calls it when it goes idle, because a Lua state is much larger
+// than an idle sandbox. The script cache is kept.
+func (e *Engine) Release() {
+	if e.vm != nil {
+		e.vm.L.Close()
+		e.vm = nil
+	}
+}
+
+// Scripts returns the source of every cached script, oldest first, so that
+// a snapshot of the sandbox can restore them with Load.
+func (e *Engine) Scripts() []string {
+	out := make([]string, 0, len(e.order))
+	for _, sha := range e.order {
+		out = append(out, e.cache[sha].src)
+	}
+	return out
+}
+
+// Load compiles src and adds it to the cache, as SCRIPT LOAD does, and
+// returns its SHA1.
+func (e *Engine) Load(src string) (string, error) {
+	sha := sha1hex(src)
+	if _, err := e.lookupOrCompile(sha, src); err != nil {
+		return "", err
+	}
+	return sha, nil
+}
+
+// Do runs one scripting command: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO or
+// SCRIPT with a subcommand. argv[0] is the command name in any case; the
+// caller has checked the arity.
+func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
+	switch name := strings.ToUpper(argv[0]); name {
+	case "EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO":
+		if len(argv) < 3 {
+			return resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(name)))
+		}
+		keys, args, errv := splitKeys(argv[2], argv[3:])
+		if errv != nil {
+			return *errv
+		}
+		readOnly := strings.HasSuffix(name, "_RO")
+		var sha string
+		var sc *Compiled
+		if strings.HasPrefix(name, "EVALSHA") {
+			sha = strings.ToLower(argv[1])
+			sc = e.cache[sha]
+			if sc == nil {
+				return resp.Err("NOSCRIPT No matching script. Please use EVAL.")
+			}
+		} else {
+			sha = sha1hex(argv[1])
+			var err error
+			if sc, err = e.lookupOrCompile(sha, argv[1]); err != nil {
+				return resp.Err("ERR Error compiling script (new function): " + err.Error())
+			}
+		}
+		return e.run(ctx, c, sha, sc.proto, keys, args, readOnly)
+	case "SCRIPT":
+		return e.scriptCommand(argv)
+	default:
+		return resp.Err(fmt.Sprintf("ERR unknown command '%s'", argv[0]))
+	}
+}
+
+func (e *Engine) scriptCommand(argv []string) resp.Value {
+	if len(argv) < 2 {
+		return resp.Err("ERR wrong number of arguments for 'script' command")
+	}
+	switch sub := strings.ToUpper(argv[1]); sub {
+	case "LOAD":
+		if len(argv) != 3 {
+			return resp.Err("ERR wrong number of arguments for 'script|load' command")
+		}
+		sha, err := e.Load(argv[2])
+		if err != nil {
+			return resp.Err("ERR Error compiling script (new function): " + err.Error())
+		}
+		return resp.Str(sha)
+	case "EXISTS":
+		if len(argv) < 3 {
+			return resp.Err("ERR wrong number of arguments for 'script|exists' command")
+		}
+		out := make([]resp.Value, 0, len(argv)-2)
+		for _, sha := range argv[2:] {
+			_, ok := e.cache[strings.ToLower(sha)]
+			out = append(out, resp.Int(boolInt(ok)))
+		}
+		return resp.Arr(out...)
+	case "FLUSH":
+		if len(argv) > 3 || len(argv) == 3 && !strings.EqualFold(argv[2], "SYNC") && !strings.EqualFold(argv[2], "ASYNC") {
+			return resp.Err("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		}
+		e.cache = map[string]*Compiled{}
+		e.order, e.bytes = nil, 0
+		e.Release()
+		return resp.OK
+	case "KILL":
+		// Commands run one at a time, so no script is running now.
+		return resp.Err("NOTBUSY No scripts in execution right now.")
+	default:
+		return resp.Err(fmt.Sprintf("ERR unknown subcommand '%s'. Try SCRIPT HELP.", argv[1]))
+	}
+}
+
+// splitKeys reads EVAL's numkeys and splits the rest into KEYS and ARGV,
+// with Redis's errors.
+func splitKeys(numkeys string, rest []string) (keys, args []string, errv *resp.Value) {
+	n, ok := parseInt(numkeys)
+	switch {
+	case !ok:
+		v := resp.Err("ERR value is not an integer or out of range")
+		return nil, nil, &v
+	case n > int64(len(rest)):
+		v := resp.Err("ERR Number of keys can't be greater than number of args")
+		return nil, nil, &v
+	case n < 0:
+		v := resp.Err("ERR Number of keys can't be negative")
+		return nil, nil, &v
+	}
+	return rest[:n], rest[n:], nil
+}
+
+func (e *Engine) lookupOrCompile(sha, src string) (*Compiled, error) {
+	if sc := e.cache[sha]; sc != nil {
+		return sc, nil
+	}
+	sc, err := e.shared.compile(sha, src)
+	if err != nil {
+		return nil, err
+	}
+	for len(e.order) > 0 && (len(e.order) >= e.opts.MaxScripts || e.bytes+len(src) > e.opts.MaxScriptBytes) {
+		e.bytes -= len(e.cache[e.order[0]].src)
+		delete(e.cache, e.order[0])
+		e.order = e.order[1:]
+	}
+	e.cache[sha] = sc
+	e.order = append(e.order, sha)
+	e.bytes += len(src)
+	return sc, nil
+}
+
+// run calls the compiled script with KEYS and ARGV under the watchdog and
+// converts what it returns, or the error it raises, into a reply.
+func (e *Engine) run(ctx context.Context, c Caller, sha string, proto *lua.FunctionProto, keys, args []string, readOnly bool) resp.Value {
+	if e.vm == nil {
+		e.vm = newVM(e)
+	}
+	v := e.vm
+	L := v.L
+	v.globals.RawSetString("KEYS", stringTable(L, keys))
+	v.globals.RawSetString("ARGV", stringTable(L, args))
+	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits)}
+	v.run = r
+	defer func() {
+		v.run = nil
+		L.RemoveContext()
+		L.SetTop(0)
+	}()
+
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = v.env
+	L.SetContext(r.watchdog)
+	L.Push(fn)
+	err := L.PCall(0, 1, v.handler)
+	if werr := r.watchdog.err; werr != nil {
+		return e.stopped(werr, sha)
+	}
+	if err != nil {
+		var obj lua.LValue = lua.LString(err.Error())
+		var apiErr *lua.ApiError
+		if errors.As(err, &apiErr) {
+			obj = apiErr.Object
+		}
+		return scriptError(obj, sha, r)
+	}
+	return fromLua(L.Get(-1))
+}
+
+// stopped is the reply for a script the watchdog stopped.
+func (e *Engine) stopped(err error, sha string) resp.Value {
+	switch {
+	case errors.Is(err, errTimeout):
+		return resp.Err(fmt.Sprintf("ERR the playground stopped the script after %v: scripts must finish quickly, as Redis runs nothing else meanwhile script: %s", e.opts.Limits.Timeout, sha))
+	case errors.Is(err, errMemory):
+		return resp.Err(fmt.Sprintf("ERR the playground stopped the script: it allocated more than %d MiB script: %s", e.opts.Limits.MaxAllocBytes>>20, sha))
+	}
+	return resp.Err(fmt.Sprintf("ERR the script was cancelled: %v script: %s", err, sha))
+}
+
+// onError is the message handler of the script's pcall. Like Redis's
+// __redis__err__handler it notes where the error was raised: the innermost
+// Lua function (Go functions, such as error or redis.call, are skipped).
+func (v *vm) onError(L *lua.LState) int {
+	obj := L.Get(1)
+	if r := v.run; r != nil {
+		for level := 1; level < 64; level++ {
+			dbg, ok := L.GetStack(level)
+			if !ok {
+				break
+			}
+			if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+				break
+			}
+			if dbg.What != "G" && dbg.CurrentLine > 0 {
+				r.errLine, r.errSrc = dbg.CurrentLine, dbg.Source
+				break
+			}
+		}
+	}
+	L.Push(obj)
+	return 1
+}
+
+// scriptError builds Redis 7's reply for a script that raised obj: an
+// error table keeps its err text, anything else becomes "ERR <text>", and
+// both end with " script: <sha>, on @user_script:<line>.".
+func scriptError(obj lua.LValue, sha string, r *run) resp.Value {
+	var msg string
+	if t, ok := obj.(*lua.LTable); ok {
+		switch e := t.RawGetString("err").(type) {
+		case lua.LString:
+			msg = string(e)
+		case lua.LNumber:
+			msg = formatNumber(float64(e))
+		default:
+			msg = "ERR unknown error"
+		}
+	} else {
+		text := obj.String()
+		if n, ok := obj.(lua.LNumber); ok {
+			text = formatNumber(float64(n))
+		}
+		msg = "ERR " + text
+	}
+	msg = strings.TrimRight(msg, "\r\n")
+	if r.errLine > 0 {
+		msg += fmt.Sprintf(" script: %s, on @%s:%d.", sha, r.errSrc, r.errLine)
+	}
+	return resp.Err(msg)
+}
+
+func stringTable(L *lua.LState, ss []string) *lua.LTable {
+	t := L.CreateTable(len(ss), 0)
+	for i, s := range ss {
+		t.RawSetInt(i+1, lua.LString(s))
+	}
+	return t
+}
+
+// parseInt parses a number as Redis's string2ll does: an optional minus,
+// no plus sign, spaces or leading zeros.
+func parseInt(s string) (int64, bool) {
+	if s == "" || s[0] == '+' || len(s) > 1 && s[0] == '0' || strings.HasPrefix(s, "-0") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

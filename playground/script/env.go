@@ -1,0 +1,297 @@
+package script
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+const (
+	readonlyMsg  = "Attempt to modify a readonly table"
+	redisVersion = "7.0.15"
+	// redisVersionNum is 7.0.15 as Redis encodes it: 0x00MMmmpp.
+	redisVersionNum = 0x00070000f
+)
+
+// vm is a sandbox's Lua state, built on the first script and dropped by
+// Engine.Release when the sandbox goes idle.
+type vm struct {
+	L       *lua.LState
+	globals *lua.LTable // the real globals, reached by scripts only through env
+	env     *lua.LTable // the empty, read-only table scripts see as _G
+	// protected holds every table a script must not change: env, globals,
+	// the library tables and their read-only stand-ins.
+	protected map[*lua.LTable]bool
+	strProxy  *lua.LTable // what getmetatable("") returns
+	handler   *lua.LFunction
+	run       *run // the script being run, nil between runs
+}
+
+// newVM builds a Lua state with the base, table, string and math libraries
+// and the redis table, and makes every global read-only as Redis 7 does:
+// reading a missing global and writing any global are errors.
+func newVM(e *Engine) *vm {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:        true,
+		CallStackSize:       200,
+		MinimizeStackMemory: true,
+		RegistrySize:        256,
+		RegistryMaxSize:     256 * 1024,
+	})
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	v := &vm{L: L, globals: L.G.Global, protected: map[*lua.LTable]bool{}}
+	g := v.globals
+
+	// What Redis leaves out or gopher-lua adds: files, modules, printing,
+	// environments, the garbage collector and bytecode.
+	for _, name := range []string{"dofile", "loadfile", "print", "module", "require",
+		"newproxy", "getfenv", "setfenv", "_printregs", "_GOPHER_LUA_VERSION", "package"} {
+		g.RawSetString(name, lua.LNil)
+	}
+	str := g.RawGetString("string").(*lua.LTable)
+	str.RawSetString("dump", lua.LNil)
+	// collectgarbage would run Go's collector for the whole process.
+	g.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 }))
+	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 }))
+
+	v.installBase(e)
+	installLimitedLibs(L, v, e.opts.Limits)
+	g.RawSetString("redis", v.redisTable())
+
+	// Library tables become read-only stand-ins.
+	for _, name := range []string{"string", "table", "math", "redis"} {
+		real := g.RawGetString(name).(*lua.LTable)
+		proxy := v.readonly(real)
+		g.RawSetString(name, proxy)
+		if name == "string" {
+			v.strProxy = proxy
+		}
+	}
+
+	// Scripts see env: empty, so that every assignment reaches __newindex;
+	// reads fall through to the globals, whose own __index reports a missing
+	// global as Redis does.
+	gmt := L.CreateTable(0, 2)
+	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
+		return 0
+	}))
+	gmt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(g, gmt)
+	v.env = v.readonly(g)
+	g.RawSetString("_G", v.env)
+	v.protected[g] = true
+	L.Env = v.env // loadstring and friends give new functions this env
+
+	v.handler = L.NewFunction(v.onError)
+	return v
+}
+
+// readonly returns an empty table that reads through to t and refuses
+// writes, and marks both as protected.
+func (v *vm) readonly(t *lua.LTable) *lua.LTable {
+	L := v.L
+	proxy := L.CreateTable(0, 0)
+	mt := L.CreateTable(0, 3)
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(readonlyMsg)
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(proxy, mt)
+	v.protected[proxy] = true
+	v.protected[t] = true
+	return proxy
+}
+
+// installBase replaces the base functions whose gopher-lua behaviour differs
+// from what Redis 7 scripts see, or which could bypass the protection.
+func (v *vm) installBase(e *Engine) {
+	L, g := v.L, v.globals
+
+	// error: Lua 5.1's, which adds the position to numbers too and accepts
+	// no argument (error() raises nil).
+	g.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
+		obj := L.Get(1)
+		level := L.OptInt(2, 1)
+		if n, ok := obj.(lua.LNumber); ok {
+			obj = lua.LString(formatNumber(float64(n)))
+		}
+		L.Error(obj, level)
+		return 0
+	}))
+
+	// pcall: Redis 7's, which hands back the err field of an error table
+	// (what redis.call raises) as the message.
+	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() == 0 {
+			L.ArgError(1, "value expected")
+		}
+		err := L.PCall(L.GetTop()-1, lua.MultRet, nil)
+		if err == nil {
+			L.Insert(lua.LTrue, 1)
+			return L.GetTop()
+		}
+		if r := v.run; r != nil && r.watchdog.err != nil {
+			// The watchdog stopped the script: no pcall may catch that.
+			L.RaiseError("%v", r.watchdog.err)
+		}
+		var obj lua.LValue = lua.LString(err.Error())
+		if apiErr, ok := err.(*lua.ApiError); ok {
+			obj = apiErr.Object
+		}
+		if t, ok := obj.(*lua.LTable); ok {
+			if s, ok := t.RawGetString("err").(lua.LString); ok {
+				obj = s
+			}
+		}
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(obj)
+		return 2
+	}))
+
+	g.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if v.protected[t] {
+			L.Error(lua.LString(readonlyMsg), 0)
+		}
+		t.RawSet(L.CheckAny(2), L.CheckAny(3))
+		L.Push(t)
+		return 1
+	}))
+
+	setmt := g.RawGetString("setmetatable").(*lua.LFunction)
+	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok && v.protected[t] {
+			L.Error(lua.LString(readonlyMsg), 0)
+		}
+		L.Insert(setmt, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
+
+	g.RawSetString("getmetatable", L.NewFunction(func(L *lua.LState) int {
+		obj := L.CheckAny(1)
+		if _, ok := obj.(lua.LString); ok {
+			L.Push(v.strProxy)
+			return 1
+		}
+		mt := L.GetMetatable(obj)
+		if t, ok := mt.(*lua.LTable); ok {
+			if p := t.RawGetString("__metatable"); p != lua.LNil {
+				mt = p
+			}
+		}
+		L.Push(mt)
+		return 1
+	}))
+
+	// tostring: numbers as Lua 5.1 prints them ("%.14g").
+	tostr := g.RawGetString("tostring").(*lua.LFunction)
+	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(formatNumber(float64(n))))
+			return 1
+		}
+		L.Insert(tostr, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
+
+	// unpack: Lua 5.1 refuses more results than its C stack holds.
+	g.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		i := L.OptInt(2, 1)
+		j := L.OptInt(3, t.Len())
+		if i > j {
+			return 0
+		}
+		if j-i >= 8000 {
+			L.RaiseError("too many results to unpack")
+		}
+		for k := i; k <= j; k++ {
+			L.Push(t.RawGetInt(k))
+		}
+		return j - i + 1
+	}))
+
+	// loadstring and load compile through the same checked path as EVAL.
+	g.RawSetString("loadstring", L.NewFunction(func(L *lua.LState) int {
+		return v.load(L, L.CheckString(1), L.OptString(2, "=(load)"), e.opts.Limits)
+	}))
+	g.RawSetString("load", L.NewFunction(func(L *lua.LState) int {
+		fn := L.CheckFunction(1)
+		var b strings.Builder
+		for {
+			L.Push(fn)
+			L.Call(0, 1)
+			piece := L.Get(-1)
+			L.Pop(1)
+			s, ok := piece.(lua.LString)
+			if !ok || s == "" {
+				break
+			}
+			if b.Len()+len(s) > e.opts.Limits.MaxStringBytes {
+				L.RaiseError("chunk too large")
+			}
+			b.WriteString(string(s))
+		}
+		return v.load(L, b.String(), L.OptString(2, "=(load)"), e.opts.Limits)
+	}))
+
+	g.RawSetString(concatFunc, L.NewFunction(func(L *lua.LState) int {
+		return concat(L, e.opts.Limits.MaxStringBytes)
+	}))
+}
+
+func (v *vm) load(L *lua.LState, src, name string, _ Limits) int {
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "="), "@")
+	proto, err := compile(src, name)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = v.env
+	L.Push(fn)
+	return 1
+}
+
+// concat is the .. operator: strings and numbers, joined only if the result
+// stays under max bytes.
+func concat(L *lua.LState, max int) int {
+	n := L.GetTop()
+	total := 0
+	parts := make([]string, n)
+	for i := 1; i <= n; i++ {
+		switch x := L.Get(i).(type) {
+		case lua.LString:
+			parts[i-1] = string(x)
+		case lua.LNumber:
+			parts[i-1] = formatNumber(float64(x))
+		default:
+			L.RaiseError("attempt to concatenate a %s value", x.Type().String())
+		}
+		total += len(parts[i-1])
+		if total > max {
+			L.RaiseError("string too long: the playground allows %d bytes", max)
+		}
+	}
+	L.Push(lua.LString(strings.Join(parts, "")))
+	return 1
+}

@@ -1,0 +1,116 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"runtime/metrics"
+	"time"
+)
+
+// Limits bound one script run. A zero field takes its default.
+type Limits struct {
+	// Timeout is how long a script may run; default 1s. Redis would let it
+	// run on and answer BUSY to everyone else; a playground stops it.
+	Timeout time.Duration
+	// MaxAllocBytes is how many bytes a run may allocate; default 64 MiB.
+	// It is measured on the whole process every few thousand Lua
+	// instructions, so it is a safety net, not an exact account.
+	MaxAllocBytes uint64
+	// MaxStringBytes is the longest string a script may build with ..,
+	// string.rep, string.format, string.gsub or table.concat; default 256 KiB.
+	MaxStringBytes int
+	// MaxPatternSteps bounds the backtracking a Lua pattern may need,
+	// estimated before it runs; default 100 million.
+	MaxPatternSteps float64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = time.Second
+	}
+	if l.MaxAllocBytes == 0 {
+		l.MaxAllocBytes = 64 << 20
+	}
+	if l.MaxStringBytes <= 0 {
+		l.MaxStringBytes = 256 << 10
+	}
+	if l.MaxPatternSteps <= 0 {
+		l.MaxPatternSteps = 1e8
+	}
+	return l
+}
+
+var (
+	errTimeout = errors.New("timeout")
+	errMemory  = errors.New("memory")
+)
+
+// checkEvery is how many Lua instructions pass between two watchdog checks.
+const checkEvery = 1024
+
+// watchdog is the context a script runs with. gopher-lua calls Done before
+// every instruction; every checkEvery calls the watchdog looks at the clock,
+// the allocation counter and the caller's context, and closes done when one
+// of them says stop. No timer goroutine is needed.
+type watchdog struct {
+	parent   context.Context
+	deadline time.Time
+	maxAlloc uint64
+	start    uint64
+	sample   [1]metrics.Sample
+	done     chan struct{}
+	err      error // errTimeout, errMemory or the parent's error
+	n        uint32
+}
+
+func newWatchdog(parent context.Context, now time.Time, l Limits) *watchdog {
+	w := &watchdog{
+		parent:   parent,
+		deadline: now.Add(l.Timeout),
+		maxAlloc: l.MaxAllocBytes,
+		done:     make(chan struct{}),
+	}
+	w.sample[0].Name = "/gc/heap/allocs:bytes"
+	w.start = w.allocs()
+	return w
+}
+
+func (w *watchdog) allocs() uint64 {
+	metrics.Read(w.sample[:])
+	if w.sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return w.sample[0].Value.Uint64()
+}
+
+// check looks at the limits now; the Go functions of the library call it
+// too before work that takes long.
+func (w *watchdog) check() {
+	if w.err != nil {
+		return
+	}
+	switch {
+	case w.parent.Err() != nil:
+		w.err = w.parent.Err()
+	case !time.Now().Before(w.deadline):
+		w.err = errTimeout
+	case w.allocs()-w.start > w.maxAlloc:
+		w.err = errMemory
+	default:
+		return
+	}
+	close(w.done)
+}
+
+func (w *watchdog) Deadline() (time.Time, bool) { return w.deadline, true }
+func (w *watchdog) Value(key any) any           { return w.parent.Value(key) }
+func (w *watchdog) Err() error                  { return w.err }
+
+// Done is called by the Lua VM before each instruction.
+func (w *watchdog) Done() <-chan struct{} {
+	w.n++
+	if w.n%checkEvery == 0 {
+		w.check()
+	}
+	return w.done
+}

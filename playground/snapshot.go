@@ -1,0 +1,131 @@
+package playground
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Snapshot is the state of a sandbox that survives a move between
+// processes: its keys with values and TTLs, its clock offset and its cached
+// scripts. Connection state (MULTI, WATCH) is not kept; a client in a
+// transaction loses it, as after a reconnect. It encodes as JSON.
+type Snapshot struct {
+	// Offset is how far the learner moved the clock ahead of real time.
+	Offset  time.Duration `json:"offset"`
+	Keys    []KeyDump     `json:"keys"`
+	Scripts []string      `json:"scripts,omitempty"`
+}
+
+// KeyDump is one key of a Snapshot. Exactly one of the value fields is set,
+// by Type.
+type KeyDump struct {
+	Key    string             `json:"key"`
+	Type   string             `json:"type"`
+	PTTLMS int64              `json:"pttl_ms"` // -1 for no TTL
+	String string             `json:"string,omitempty"`
+	Hash   map[string]string  `json:"hash,omitempty"`
+	List   []string           `json:"list,omitempty"`
+	Set    []string           `json:"set,omitempty"`
+	ZSet   map[string]float64 `json:"zset,omitempty"`
+}
+
+// Snapshot returns the sandbox's state.
+func (s *Sandbox) Snapshot() (Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Snapshot{}, ErrClosed
+	}
+	s.tick()
+	snap := Snapshot{Offset: s.offset, Scripts: s.engine.Scripts()}
+	for _, k := range s.m.Keys() {
+		d := KeyDump{Key: k, Type: s.m.Type(k), PTTLMS: -1}
+		if ttl := s.m.TTL(k); ttl > 0 {
+			d.PTTLMS = ttl.Milliseconds()
+		}
+		var err error
+		switch d.Type {
+		case "string":
+			d.String, err = s.m.Get(k)
+		case "hash":
+			var fields []string
+			fields, err = s.m.HKeys(k)
+			d.Hash = make(map[string]string, len(fields))
+			for _, f := range fields {
+				d.Hash[f] = s.m.HGet(k, f)
+			}
+		case "list":
+			d.List, err = s.m.List(k)
+		case "set":
+			d.Set, err = s.m.Members(k)
+			sort.Strings(d.Set)
+		case "zset":
+			d.ZSet, err = s.m.SortedSet(k)
+		default:
+			err = fmt.Errorf("type %q cannot be saved", d.Type)
+		}
+		if err != nil {
+			return Snapshot{}, fmt.Errorf("snapshot key %q: %w", k, err)
+		}
+		snap.Keys = append(snap.Keys, d)
+	}
+	return snap, nil
+}
+
+// RestoreSandbox starts a sandbox with the state of snap.
+func RestoreSandbox(snap Snapshot, opts SandboxOptions) (*Sandbox, error) {
+	s, err := NewSandbox(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.restore(snap); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Sandbox) restore(snap Snapshot) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offset = snap.Offset
+	s.tick()
+	for _, d := range snap.Keys {
+		var err error
+		switch d.Type {
+		case "string":
+			err = s.m.Set(d.Key, d.String)
+		case "hash":
+			for f, v := range d.Hash {
+				s.m.HSet(d.Key, f, v)
+			}
+		case "list":
+			_, err = s.m.Push(d.Key, d.List...)
+		case "set":
+			_, err = s.m.SetAdd(d.Key, d.Set...)
+		case "zset":
+			for m, score := range d.ZSet {
+				if _, err = s.m.ZAdd(d.Key, score, m); err != nil {
+					break
+				}
+			}
+		default:
+			err = fmt.Errorf("unknown type %q", d.Type)
+		}
+		if err != nil {
+			return fmt.Errorf("restore key %q: %w", d.Key, err)
+		}
+		if d.PTTLMS > 0 {
+			s.m.SetTTL(d.Key, time.Duration(d.PTTLMS)*time.Millisecond)
+		}
+	}
+	for _, src := range snap.Scripts {
+		if _, err := s.engine.Load(src); err != nil {
+			return fmt.Errorf("restore script: %w", err)
+		}
+	}
+	s.keysBound = len(snap.Keys)
+	s.sizeBound = s.dataSize()
+	return nil
+}

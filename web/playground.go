@@ -1,0 +1,307 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/web/views"
+)
+
+// Playground runs learners' sandboxes.
+type Playground interface {
+	Exec(ctx context.Context, learner string, client playground.Client, line string) (playground.Result, error)
+	Reset(learner string) error
+	Advance(learner string, d time.Duration) (time.Time, error)
+	Keys(learner string) ([]playground.KeyInfo, error)
+	Clock(learner string) (time.Time, error)
+}
+
+type execRequest struct {
+	Line   string `json:"line"`
+	Client string `json:"client"`
+}
+
+type advanceRequest struct {
+	MS int64 `json:"ms"`
+}
+
+// maxAdvance bounds one clock jump; a day is far beyond any lesson TTL.
+const maxAdvance = 24 * time.Hour
+
+func parseClient(s string) (playground.Client, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "A", "":
+		return playground.ClientA, nil
+	case "B":
+		return playground.ClientB, nil
+	}
+	return "", echo.NewHTTPError(http.StatusBadRequest, `client must be "A" or "B"`)
+}
+
+func (s *Server) handleExecAPI(c echo.Context) error {
+	var req execRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Client == "" {
+		return echo.NewHTTPError(http.StatusBadRequest, `client must be "A" or "B"`)
+	}
+	client, err := parseClient(req.Client)
+	if err != nil {
+		return err
+	}
+	res, err := s.exec(c, client, req.Line)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// exec runs one line for the learner and notes that they have started the
+// topics that have a playground.
+func (s *Server) exec(c echo.Context, client playground.Client, line string) (playground.Result, error) {
+	id := ensureLearner(c)
+	res, err := s.playground.Exec(c.Request().Context(), id, client, line)
+	// A refused line (not allowed, over a limit) is still a reply: the
+	// terminal shows it as an (error) line, as redis-cli would.
+	refused := errors.Is(err, playground.ErrNotAllowed) || errors.Is(err, playground.ErrLimit)
+	if err != nil && !(refused && res.Output != "") {
+		return res, err
+	}
+	s.markStarted(c.Request().Context(), id)
+	return res, nil
+}
+
+func (s *Server) handleResetAPI(c echo.Context) error {
+	id := ensureLearner(c)
+	if err := s.playground.Reset(id); err != nil {
+		return err
+	}
+	now, err := s.playground.Clock(id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "clock_ms": now.UnixMilli()})
+}
+
+func (s *Server) handleAdvanceAPI(c echo.Context) error {
+	var req advanceRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	d, err := advanceBy(req.MS)
+	if err != nil {
+		return err
+	}
+	now, err := s.playground.Advance(ensureLearner(c), d)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"clock_ms": now.UnixMilli()})
+}
+
+func advanceBy(ms int64) (time.Duration, error) {
+	d := time.Duration(ms) * time.Millisecond
+	if ms <= 0 || d > maxAdvance {
+		return 0, echo.NewHTTPError(http.StatusBadRequest, "ms must be between 1 and 86400000 (a day)")
+	}
+	return d, nil
+}
+
+func (s *Server) handleKeysAPI(c echo.Context) error {
+	id := learnerID(c)
+	if id == "" {
+		return c.JSON(http.StatusOK, []playground.KeyInfo{})
+	}
+	keys, err := s.playground.Keys(id)
+	if err != nil {
+		return err
+	}
+	if keys == nil {
+		keys = []playground.KeyInfo{}
+	}
+	return c.JSON(http.StatusOK, keys)
+}
+
+// markStarted records, once per learner and process, that the learner has
+// begun the topics that carry a playground. A store that is down must not
+// break the playground, so errors only go to the log.
+func (s *Server) markStarted(ctx context.Context, learner string) {
+	if !s.started.add(learner) {
+		return
+	}
+	course, err := s.content.Course()
+	if err != nil {
+		return
+	}
+	for _, l := range course.Lessons() {
+		if !l.Playground {
+			continue
+		}
+		if err := s.progress.MarkStarted(ctx, learner, l.Slug); err != nil {
+			s.log.Warn("mark topic started", "error", err)
+			s.started.remove(learner)
+		}
+	}
+}
+
+// seenSet remembers up to a bound of ids; when full it starts over, which
+// costs at most one more store write per learner.
+type seenSet struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+	max int
+}
+
+func (s *seenSet) add(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.ids[id]; ok {
+		return false
+	}
+	if s.ids == nil || len(s.ids) >= s.max {
+		s.ids = map[string]struct{}{}
+	}
+	s.ids[id] = struct{}{}
+	return true
+}
+
+func (s *seenSet) remove(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ids, id)
+}
+
+// Transcripts for the no-JavaScript forms travel with the page, in a
+// hidden field, so the server keeps no per-learner screen state.
+const (
+	maxTranscriptEntries = 30
+	maxTranscriptBytes   = 24 << 10
+)
+
+func decodeTranscript(raw string) []views.PGEntry {
+	var entries []views.PGEntry
+	if raw == "" || len(raw) > 4*maxTranscriptBytes || json.Unmarshal([]byte(raw), &entries) != nil {
+		return nil
+	}
+	return trimTranscript(entries)
+}
+
+func trimTranscript(entries []views.PGEntry) []views.PGEntry {
+	if len(entries) > maxTranscriptEntries {
+		entries = entries[len(entries)-maxTranscriptEntries:]
+	}
+	for {
+		b, _ := json.Marshal(entries)
+		if len(b) <= maxTranscriptBytes || len(entries) <= 1 {
+			return entries
+		}
+		entries = entries[1:]
+	}
+}
+
+func encodeTranscript(entries []views.PGEntry) string {
+	b, _ := json.Marshal(trimTranscript(entries))
+	return string(b)
+}
+
+// handlePlaygroundForm is the playground without JavaScript: the forms post
+// here and get the page back, with the transcript so far.
+func (s *Server) handlePlaygroundForm(c echo.Context) error {
+	entries := decodeTranscript(c.FormValue("transcript"))
+	id := ensureLearner(c)
+	client, err := parseClient(c.FormValue("client"))
+	if err != nil {
+		return err
+	}
+	switch action := c.Param("action"); action {
+	case "exec":
+		line := c.FormValue("line")
+		res, err := s.exec(c, client, line)
+		if err != nil {
+			return err
+		}
+		if res.Clear {
+			entries = nil
+		} else {
+			entries = append(entries, views.PGEntry{Client: string(client), Line: line, Output: res.Output, Notice: res.Notice})
+		}
+	case "advance":
+		ms, _ := strconv.ParseInt(c.FormValue("ms"), 10, 64)
+		d, err := advanceBy(ms)
+		if err != nil {
+			return err
+		}
+		if _, err := s.playground.Advance(id, d); err != nil {
+			return err
+		}
+		entries = append(entries, views.PGEntry{Notice: "The sandbox clock moved forward " + views.Seconds(ms) + "."})
+	case "reset":
+		if err := s.playground.Reset(id); err != nil {
+			return err
+		}
+		entries = []views.PGEntry{{Notice: "The sandbox was reset: no keys, no scripts."}}
+	default:
+		return echo.ErrNotFound
+	}
+	st := pgState{entries: entries, client: string(client)}
+	if c.FormValue("from") == "lesson" {
+		return s.renderLessonWith(c, c.FormValue("topic"), http.StatusOK, lessonExtras{playground: &st})
+	}
+	return s.renderPlaygroundPage(c, st)
+}
+
+// pgState is what the playground view shows after a form post.
+type pgState struct {
+	entries []views.PGEntry
+	client  string
+}
+
+// playgroundView builds the playground widget for the learner.
+func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string) views.Playground {
+	v := views.Playground{From: from, Topic: topic, Client: "A"}
+	if st != nil {
+		v.Entries, v.Client = st.entries, st.client
+		v.Transcript = encodeTranscript(st.entries)
+	}
+	if id := learnerID(c); id != "" {
+		if keys, err := s.playground.Keys(id); err == nil {
+			for _, k := range keys {
+				v.Keys = append(v.Keys, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS)})
+			}
+		}
+		if now, err := s.playground.Clock(id); err == nil {
+			v.ClockMS = now.UnixMilli()
+		}
+	}
+	return v
+}
+
+func ttlText(ms int64) string {
+	if ms < 0 {
+		return "no TTL"
+	}
+	return views.Seconds(ms - ms%100)
+}
+
+func (s *Server) handlePlaygroundPage(c echo.Context) error {
+	return s.renderPlaygroundPage(c, pgState{})
+}
+
+func (s *Server) renderPlaygroundPage(c echo.Context, st pgState) error {
+	m := views.PlaygroundPage{
+		Page:       s.page("Playground", "A private Redis sandbox: type redis-cli commands as client A or B.", "playground"),
+		Playground: s.playgroundView(c, &st, "page", ""),
+	}
+	m.Page.Scripts = []string{s.assets.href("playground.js")}
+	return render(c, http.StatusOK, views.PlaygroundFullPage(m))
+}

@@ -1,0 +1,89 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/locklab/locklab/internal/browsertest"
+)
+
+// TestPlaygroundInBrowser types the lesson's three commands as A and B,
+// clicks a Run button on an example, moves the clock and watches the lock
+// key leave the inspector, at phone and laptop widths.
+func TestPlaygroundInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping browser test in -short mode")
+	}
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.ColorScheme(t, ctx, "light")
+	for _, width := range []int64{1280, 375} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			browsertest.Open(t, ctx, ts.URL+"/topics/distributed-locks#playground", width, 900)
+			waitFor(t, ctx, `document.querySelectorAll(".cli-run").length >= 3`)
+			input := chromedp.CSS(`[data-playground] input[name=line]`)
+			lastOutput := func(want string) {
+				t.Helper()
+				waitFor(t, ctx, fmt.Sprintf(`(() => { const o = [...document.querySelectorAll("[data-pg-transcript] .pg-out")]; return o.length > 0 && o[o.length-1].textContent === %q })()`, want))
+			}
+			typeAs := func(client, line, want string) {
+				t.Helper()
+				err := chromedp.Do(ctx,
+					chromedp.Click(chromedp.CSS(`[data-playground] input[type=radio][name=client][value=`+client+`]`)),
+					chromedp.Click(input),
+					chromedp.SendKeys(input, line+kb.Enter),
+				)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lastOutput(want)
+			}
+			if width == 375 {
+				// A fresh sandbox for the second pass.
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-pg-reset] button`))); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, ctx, `document.querySelector("[data-pg-keys] tbody").children.length === 0`)
+			}
+			typeAs("A", "SET lock:invoice:7 3f9a1c NX PX 30000", "OK")
+			typeAs("B", "SET lock:invoice:7 other NX PX 30000", "(nil)")
+			typeAs("A", releaseLine, "(integer) 1")
+			// History: Up recalls the last line.
+			if err := chromedp.Do(ctx, chromedp.Click(input), chromedp.KeyEvent(kb.ArrowUp)); err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := chromedp.Run(ctx, chromedp.Value(input)); v != releaseLine {
+				t.Errorf("Up recalled %q", v)
+			}
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.querySelector("[data-playground] input[name=line]").value = "") === ""`)); err != nil {
+				t.Fatal(err)
+			}
+			// The Run button on the first example takes the lock again.
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.cli-run`))); err != nil {
+				t.Fatal(err)
+			}
+			lastOutput("OK")
+			waitFor(t, ctx, `[...document.querySelectorAll("[data-pg-keys] td")].some(td => td.textContent === "lock:invoice:7")`)
+			browsertest.Screenshot(t, ctx, fmt.Sprintf("playground-%d", width))
+			browsertest.ElementScreenshot(t, ctx, "[data-playground]", fmt.Sprintf("playground-widget-%d", width))
+			browsertest.ElementScreenshot(t, ctx, "[data-redis-cli]", fmt.Sprintf("playground-example-%d", width))
+			browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), fmt.Sprintf("lesson with playground at %d px", width))
+			// +30 s: the TTL runs out and the key leaves the inspector.
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-pg-advance] button[value="30000"]`))); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, `![...document.querySelectorAll("[data-pg-keys] td")].some(td => td.textContent === "lock:invoice:7")`)
+			notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-pg-transcript] li:last-child`)))
+			if !strings.Contains(notice, "moved forward 30 s") {
+				t.Errorf("last transcript line = %q", notice)
+			}
+		})
+	}
+	browsertest.Open(t, ctx, ts.URL+"/playground", 1280, 900)
+	browsertest.Screenshot(t, ctx, "playground-page-1280")
+	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/playground")
+}
