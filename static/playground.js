@@ -21,6 +21,8 @@
   function api(path, body) {
     var opts = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: { "Accept": "application/json" } };
     if (body !== undefined) {
+      var meta = document.querySelector("meta[name=csrf-token]");
+      if (meta) opts.headers["X-CSRF-Token"] = meta.getAttribute("content");
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
     }

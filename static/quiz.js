@@ -26,7 +26,7 @@
     fetch(url, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfToken() },
       body: JSON.stringify({ choice: chosen.value })
     }).then(function (resp) {
       return resp.json().catch(function () { return {}; }).then(function (data) {
@@ -71,6 +71,11 @@
   function sentence(s) {
     s = String(s);
     return s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?]$/.test(s) ? "" : ".");
+  }
+
+  function csrfToken() {
+    var m = document.querySelector("meta[name=csrf-token]");
+    return m ? m.getAttribute("content") : "";
   }
 
   function word(n) { return words[n] || String(n); }

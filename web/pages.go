@@ -135,9 +135,11 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 
 func lessonHref(l *content.Lesson) string { return "/topics/" + l.Slug }
 
-// render writes a templ component as an HTML response.
+// render writes a templ component as an HTML response. Its forms get the
+// request's CSRF token.
 func render(c echo.Context, code int, comp templ.Component) error {
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 	c.Response().WriteHeader(code)
-	return comp.Render(c.Request().Context(), c.Response())
+	token, _ := c.Get(csrfContextKey).(string)
+	return comp.Render(views.WithCSRF(c.Request().Context(), token), c.Response())
 }

@@ -37,6 +37,9 @@ func (l *learnerClient) do(method, path, ctype, body string) (int, string) {
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
+	if method != http.MethodGet {
+		req.Header.Set("X-CSRF-Token", l.csrfToken())
+	}
 	resp, err := l.http.Do(req)
 	if err != nil {
 		l.t.Fatalf("%s %s: %v", method, path, err)
@@ -44,6 +47,30 @@ func (l *learnerClient) do(method, path, ctype, body string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// csrfToken returns the learner's _csrf cookie, asking the server for one
+// first if the jar has none: what a non-browser client does.
+func (l *learnerClient) csrfToken() string {
+	l.t.Helper()
+	u, _ := url.Parse(l.base)
+	find := func() string {
+		for _, c := range l.http.Jar.Cookies(u) {
+			if c.Name == "_csrf" {
+				return c.Value
+			}
+		}
+		return ""
+	}
+	if tok := find(); tok != "" {
+		return tok
+	}
+	resp, err := l.http.Get(l.base + "/healthz")
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return find()
 }
 
 func (l *learnerClient) answer(question, choice string) (int, answerJSON, string) {

@@ -13,6 +13,7 @@ func (s *Server) routes() {
 	e.Use(s.recoverPanics())
 	e.Use(s.logRequests())
 	e.Use(securityHeaders())
+	e.Use(csrf())
 	e.Use(compress())
 
 	e.GET("/healthz", handleHealthz)

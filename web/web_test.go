@@ -26,6 +26,8 @@ func get(t *testing.T, base, path string) (*http.Response, string) {
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 	req.Header.Set("Accept-Encoding", "identity")
+	// A fixed CSRF token keeps rendered pages (and golden files) stable.
+	req.AddCookie(&http.Cookie{Name: "_csrf", Value: "golden-csrf-token"})
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
@@ -296,5 +298,45 @@ func TestReloaderSeesEdits(t *testing.T) {
 	resp, body := get(t, srv, "/topics/distributed-locks")
 	if resp.StatusCode != 500 || !strings.Contains(body, "lessons/distributed-locks.md") {
 		t.Errorf("broken content: status %d, body %.300q; want 500 naming the file", resp.StatusCode, body)
+	}
+}
+
+// TestCSRF checks the cross-site request rules on a state-changing API.
+func TestCSRF(t *testing.T) {
+	ts := newTestServer(t)
+	post := func(headers map[string]string, cookie string) (int, string) {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/topics/distributed-locks/quiz/gc-pause", strings.NewReader(`{"choice":"fencing"}`))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		if cookie != "" {
+			req.AddCookie(&http.Cookie{Name: "_csrf", Value: cookie})
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, tt := range []struct {
+		name    string
+		headers map[string]string
+		cookie  string
+		status  int
+		want    string
+	}{
+		{"no token", nil, "", 400, "missing csrf token"},
+		{"wrong token", map[string]string{"X-CSRF-Token": "nope"}, "right", 403, "invalid csrf token"},
+		{"double submit", map[string]string{"X-CSRF-Token": "right"}, "right", 200, `"correct":true`},
+		{"browser, same origin", map[string]string{"Sec-Fetch-Site": "same-origin"}, "", 200, `"correct":true`},
+		{"browser, other site", map[string]string{"Sec-Fetch-Site": "cross-site", "X-CSRF-Token": "right"}, "right", 403, "cross-site request blocked"},
+	} {
+		code, body := post(tt.headers, tt.cookie)
+		if code != tt.status || !strings.Contains(body, tt.want) {
+			t.Errorf("%s: %d %s; want %d with %q", tt.name, code, body, tt.status, tt.want)
+		}
 	}
 }

@@ -33,6 +33,9 @@ func answerAs(t *testing.T, base, learner, question, choice string) (int, string
 	t.Helper()
 	req, _ := http.NewRequest("POST", base+"/api/topics/distributed-locks/quiz/"+question, strings.NewReader(`{"choice":"`+choice+`"}`))
 	req.Header.Set("Content-Type", "application/json")
+	// The double-submit CSRF check: the same value in cookie and header.
+	req.AddCookie(&http.Cookie{Name: "_csrf", Value: "test-token"})
+	req.Header.Set("X-CSRF-Token", "test-token")
 	if learner != "" {
 		req.AddCookie(&http.Cookie{Name: "locklab_learner", Value: learner})
 	}
