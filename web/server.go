@@ -53,15 +53,15 @@ type Config struct {
 
 // Server is the Lock Lab HTTP handler.
 type Server struct {
-	echo     *echo.Echo
-	content  CourseSource
-	quizzes  QuizSource
+	echo       *echo.Echo
+	content    CourseSource
+	quizzes    QuizSource
 	progress   ProgressStore
 	playground Playground
 	started    *seenSet
 	secret     *secret
-	log      *slog.Logger
-	assets   *assets
+	log        *slog.Logger
+	assets     *assets
 }
 
 // New builds the server and its routes.
