@@ -109,3 +109,17 @@ func idleSandboxBytes(tb testing.TB, n int) float64 {
 	runtime.ReadMemStats(&after)
 	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
 }
+
+// TestIdleSandboxMemory checks the memory budget: 10,000 idle sandboxes
+// must fit in 300 MB of heap. It measures 2,000 and scales up;
+// BenchmarkIdleSandboxes measures all 10,000.
+func TestIdleSandboxMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures 2,000 sandboxes")
+	}
+	per := idleSandboxBytes(t, 2000)
+	t.Logf("%.0f bytes per idle sandbox, %.0f MB for 10,000", per, per*10_000/1e6)
+	if per*10_000 > 300e6 {
+		t.Errorf("10,000 idle sandboxes would take %.0f MB; want under 300 MB", per*10_000/1e6)
+	}
+}

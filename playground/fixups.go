@@ -34,6 +34,18 @@ func (s *Sandbox) override(name string, argv []string) (resp.Value, bool) {
 	return resp.Value{}, false
 }
 
+// afterDispatch repairs what miniredis leaves behind differently from
+// Redis. A *STORE command with an empty result leaves an empty set in
+// miniredis, which later commands trip over; Redis deletes the destination.
+func (s *Sandbox) afterDispatch(name string, argv []string, v resp.Value) {
+	switch name {
+	case "SUNIONSTORE", "SINTERSTORE", "SDIFFSTORE", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE":
+		if v.Kind == resp.Integer && v.Int == 0 {
+			s.m.Del(argv[1])
+		}
+	}
+}
+
 // fixReply rewords the miniredis errors that say the same as Redis 7 in
 // other words.
 func fixReply(name string, v resp.Value) resp.Value {

@@ -20,19 +20,19 @@ func TestFormat(t *testing.T) {
 		v    resp.Value
 		want string
 	}{
-		{"status", resp.OK, "OK\n"},
+		{"status", resp.OK(), "OK\n"},
 		{"error", resp.Err("ERR syntax error"), "(error) ERR syntax error\n"},
 		{"integer", resp.Int(-7), "(integer) -7\n"},
 		{"bulk", resp.Str("3f9a1c"), "\"3f9a1c\"\n"},
 		{"empty bulk", resp.Str(""), "\"\"\n"},
 		{"bulk escapes", resp.Str("a\"b\\c\n\r\t\a\b\x00\x7f\xc3\xa9"), `"a\"b\\c\n\r\t\a\b\x00\x7f\xc3\xa9"` + "\n"},
-		{"nil", resp.NilValue, "(nil)\n"},
+		{"nil", resp.Null(), "(nil)\n"},
 		{"double", resp.Value{Kind: resp.Double, Str: "1.5"}, "(double) 1.5\n"},
 		{"true", resp.Value{Kind: resp.Bool, Int: 1}, "(true)\n"},
 		{"empty array", resp.Arr(), "(empty array)\n"},
 		{"empty map", resp.Value{Kind: resp.Map}, "(empty hash)\n"},
 		{"empty set", resp.Value{Kind: resp.Set}, "(empty set)\n"},
-		{"array", resp.Arr(resp.Str("a"), resp.NilValue, resp.Int(3)), "1) \"a\"\n2) (nil)\n3) (integer) 3\n"},
+		{"array", resp.Arr(resp.Str("a"), resp.Null(), resp.Int(3)), "1) \"a\"\n2) (nil)\n3) (integer) 3\n"},
 		{
 			"nested",
 			resp.Arr(resp.Int(1), resp.Arr(resp.Int(3), resp.Str("x"), resp.Err("bad")), resp.Arr()),

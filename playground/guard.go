@@ -37,6 +37,22 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 			}
 		}
 	}
+	// miniredis slices with a negative cursor and panics.
+	switch name {
+	case "SCAN", "HSCAN", "SSCAN", "ZSCAN":
+		cur := argv[1]
+		if name != "SCAN" && len(argv) > 2 {
+			cur = argv[2]
+		}
+		if n, ok := atoi(cur); ok && n < 0 {
+			return notAllowed("ERR invalid cursor")
+		}
+	}
+	for _, p := range patternArgs(name, argv) {
+		if !patternOK(p) {
+			return notAllowed("ERR the playground cannot match with the pattern %s: use UTF-8 text and character classes such as [a-z]", Quote(p))
+		}
+	}
 	if cmd.flags&flagWrite == 0 {
 		return nil
 	}

@@ -9,16 +9,17 @@ import (
 // Limits bound what one sandbox accepts, so that no learner can take more
 // than a fair share of the server. A zero field takes its default.
 type Limits struct {
-	MaxLineBytes   int // bytes in one typed line; default 64 KiB
-	MaxArgs        int // arguments in one command; default 1,000
-	MaxValueBytes  int // bytes in one argument or string value; default 64 KiB
-	MaxKeys        int // keys in a sandbox; default 1,000
-	MaxDataBytes   int // bytes of keys and values in a sandbox; default 4 MiB
-	MaxCount       int // counts of SRANDMEMBER, SPOP, LPOS, ...; default 1,000
-	MaxReplyLines  int // lines of a reply shown; default 500
-	MaxReplyBytes  int // bytes of a reply shown; default 32 KiB
-	MaxRepeat      int // redis-cli's "N command" repeat prefix; default 100
-	MaxAdvance     time.Duration
+	MaxLineBytes     int           // bytes in one typed line; default 64 KiB
+	MaxArgs          int           // arguments in one command; default 1,000
+	MaxValueBytes    int           // bytes in one argument or string value; default 64 KiB
+	MaxKeys          int           // keys in a sandbox; default 1,000
+	MaxDataBytes     int           // bytes of keys and values in a sandbox; default 4 MiB
+	MaxCount         int           // counts of SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP; default 1,000
+	MaxReplyLines    int           // lines of a reply shown; default 500
+	MaxReplyBytes    int           // bytes of a reply shown; default 32 KiB
+	MaxRepeat        int           // redis-cli's "N command" repeat prefix; default 100
+	MaxQueued        int           // commands queued in one MULTI; default 1,000
+	MaxAdvance       time.Duration // one clock advance; default 24 hours
 	Script           script.Limits
 	ScriptCacheLen   int // scripts kept for EVALSHA per sandbox; default 100
 	ScriptCacheBytes int // source bytes of those scripts; default 1 MiB
@@ -39,6 +40,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxReplyLines, 500)
 	def(&l.MaxReplyBytes, 32<<10)
 	def(&l.MaxRepeat, 100)
+	def(&l.MaxQueued, 1000)
 	def(&l.ScriptCacheLen, 100)
 	def(&l.ScriptCacheBytes, 1<<20)
 	if l.MaxAdvance <= 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 )
 
 // lessonRelease is the lesson's release script, typed as the lesson shows it.
@@ -18,8 +17,6 @@ type parityCase struct {
 	line    string
 	differs string
 }
-
-var _ = time.Second
 
 // parityCases run in order, on one real server and one sandbox. Every
 // output is deterministic: no TIME, no random members, no PTTL, hashes and

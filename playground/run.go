@@ -28,7 +28,7 @@ func (s *Sandbox) run(c *conn, argv []string) (resp.Value, *RefusedError) {
 			return resp.Err("ERR MULTI calls can not be nested"), nil
 		}
 		c.multi, c.dirty, c.queue = true, false, nil
-		return resp.OK, nil
+		return resp.OK(), nil
 	case "EXEC":
 		if !c.multi {
 			return resp.Err("ERR EXEC without MULTI"), nil
@@ -39,13 +39,18 @@ func (s *Sandbox) run(c *conn, argv []string) (resp.Value, *RefusedError) {
 			return resp.Err("ERR DISCARD without MULTI"), nil
 		}
 		s.endTx(c)
-		return resp.OK, nil
+		return resp.OK(), nil
 	case "WATCH":
 		if c.multi {
 			return resp.Err("ERR WATCH inside MULTI is not allowed"), nil
 		}
 	}
 	if c.multi {
+		if len(c.queue) >= s.limits.MaxQueued {
+			c.dirty = true
+			ref := overLimit("ERR the playground queues at most %d commands in a transaction", s.limits.MaxQueued)
+			return resp.Err(ref.Msg), ref
+		}
 		if ref := s.guard(cmd, argv); ref != nil {
 			c.dirty = true
 			return resp.Err(ref.Msg), ref
@@ -65,6 +70,7 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 	v, ok := s.override(name, argv)
 	if !ok {
 		v = fixReply(name, s.dispatch(c, argv...))
+		s.afterDispatch(name, argv, v)
 	}
 	s.account(cmd, argv)
 	return v, nil
@@ -155,7 +161,7 @@ func (s *Sandbox) exec(c *conn) resp.Value {
 	}
 	s.dispatch(c, "MULTI")
 	if v := s.dispatch(c, "EXEC"); v.Kind == resp.Nil {
-		return resp.NilValue
+		return resp.Null()
 	}
 	out := make([]resp.Value, 0, len(queue))
 	for _, argv := range queue {
@@ -176,9 +182,25 @@ func (s *Sandbox) endTx(c *conn) {
 // refusals for commands scripts may not run and the playground's limits.
 type scriptCaller struct{ s *Sandbox }
 
-func (sc scriptCaller) Call(argv []string, readOnly bool) resp.Value {
+func (sc scriptCaller) Call(argv []string, readOnly bool) (v resp.Value) {
 	s := sc.s
 	name := strings.ToUpper(argv[0])
+	if s.broken != "" {
+		return resp.Err("ERR the playground stopped this script: " + s.broken)
+	}
+	// gopher-lua would turn a panic into a Lua error and carry on, with
+	// miniredis's lock perhaps still held; note it for runSafely instead.
+	defer func() {
+		if r := recover(); r != nil {
+			if s.m.TryLock() {
+				s.m.Unlock()
+				v = resp.Err(fmt.Sprintf("ERR the playground failed to run %s (internal error: %v)", name, r))
+				return
+			}
+			s.broken = fmt.Sprintf("it failed to run %s (internal error: %v)", name, r)
+			v = resp.Err("ERR the playground stopped this script: " + s.broken)
+		}
+	}()
 	cmd, ok := lookupCommand(name)
 	switch {
 	case !ok:
@@ -190,14 +212,11 @@ func (sc scriptCaller) Call(argv []string, readOnly bool) resp.Value {
 	case readOnly && cmd.flags&flagWrite != 0:
 		return resp.Err("ERR Write commands are not allowed from read-only scripts.")
 	}
-	if len(argv) > s.limits.MaxArgs {
-		return resp.Err(fmt.Sprintf("ERR the playground takes at most %d arguments in a command", s.limits.MaxArgs))
-	}
 	if _, errv, ref := s.check(argv); ref != nil {
 		return resp.Err(ref.Msg)
 	} else if errv != nil {
 		return *errv
 	}
-	v, _ := s.guarded(s.inner, cmd, argv)
+	v, _ = s.guarded(s.inner, cmd, argv)
 	return v
 }

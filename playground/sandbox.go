@@ -66,6 +66,9 @@ type Sandbox struct {
 	limits Limits
 	ctx    context.Context // of the command being run, for scripts
 	closed bool
+	// broken says why miniredis cannot be used any more, after a panic in
+	// a script's command left its lock held; runSafely replaces it.
+	broken string
 
 	// Upper bounds of the keys and data bytes in the sandbox, and what the
 	// command being run may add to them; see guard.go.
@@ -98,18 +101,7 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 		opts.Now = time.Now
 	}
 	limits := opts.Limits.withDefaults()
-	m := miniredis.NewMiniRedis()
-	// Dial starts miniredis without a listener; the pipe is not needed, as
-	// commands are dispatched directly to the server.
-	pipe, err := m.Dial()
-	if err != nil {
-		return nil, fmt.Errorf("start sandbox: %w", err)
-	}
-	pipe.Close()
 	s := &Sandbox{
-		m:      m,
-		srv:    m.Server(),
-		inner:  newConn(),
 		engine: script.NewEngine(script.Options{
 			Limits:         limits.Script,
 			MaxScripts:     limits.ScriptCacheLen,
@@ -119,10 +111,9 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 		now:    opts.Now,
 		limits: limits,
 	}
-	s.conns[0], s.conns[1] = newConn(), newConn()
-	m.SetTime(s.clock())
-	m.ClockTTL(true)
-	s.srv.SetPreHook(s.hook)
+	if err := s.startServer(); err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
 	return s, nil
 }
 
@@ -198,128 +189,30 @@ func (s *Sandbox) Close() {
 	s.m.Close()
 }
 
-// Exec runs one line typed by client, as redis-cli would send it, and
-// returns what redis-cli would print. When the playground refuses the line
-// (ErrNotAllowed, ErrLimit), the error is a *RefusedError and Result.Output
-// still holds the (error) line to show. ErrUnknownClient and ErrClosed
-// come with an empty Result.
-func (s *Sandbox) Exec(ctx context.Context, client Client, line string) (res Result, err error) {
-	c, err := s.connOf(client)
+// replaceServer gives the sandbox a fresh miniredis, abandoning a broken
+// one, and new connections. Scripts and the clock are kept.
+func (s *Sandbox) replaceServer() {
+	_ = s.startServer() // Dial of a fresh miniredis does not fail
+}
+
+// startServer starts an empty miniredis for the sandbox, with its clock,
+// the scripting hook and new connections.
+func (s *Sandbox) startServer() error {
+	m := miniredis.NewMiniRedis()
+	// Dial starts miniredis without a listener; the pipe is not needed, as
+	// commands are dispatched directly to the server.
+	pipe, err := m.Dial()
 	if err != nil {
-		return Result{}, err
+		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return Result{}, ErrClosed
-	}
-	res.Client = client
-	defer func() { res.ClockMS = s.clock().UnixMilli() }()
-	if len(line) > s.limits.MaxLineBytes {
-		ref := overLimit("ERR the playground takes lines of at most %d bytes", s.limits.MaxLineBytes)
-		res.Output = "(error) " + ref.Msg
-		return res, ref
-	}
-	argv, err := Tokenize(line)
-	if err != nil {
-		res.Output = "Invalid argument(s)"
-		return res, nil
-	}
-	if len(argv) == 0 {
-		return res, nil
-	}
-	repeat, argv, ok := splitRepeat(argv)
-	if !ok {
-		res.Output = "Invalid redis-cli repeat command option value."
-		return res, nil
-	}
-	if out, clear, local := s.cliLocal(argv); local {
-		res.Output, res.Clear = out, clear
-		return res, nil
-	}
-	if repeat > s.limits.MaxRepeat {
-		ref := overLimit("ERR the playground repeats a command at most %d times", s.limits.MaxRepeat)
-		res.Output = "(error) " + ref.Msg
-		return res, ref
-	}
-	s.ctx = ctx
-	defer func() { s.ctx = nil }()
-	var out strings.Builder
-	for range repeat {
-		v, ref := s.runSafely(c, argv)
-		out.WriteString(Format(v))
-		if ref != nil {
-			err = ref
-			break
-		}
-	}
-	res.Output = strings.TrimSuffix(truncateOutput(out.String(), s.limits.MaxReplyLines, s.limits.MaxReplyBytes), "\n")
-	return res, err
-}
-
-func (s *Sandbox) connOf(client Client) (*conn, error) {
-	i, err := clientIndex(client)
-	if err != nil {
-		return nil, err
-	}
-	return s.conns[i], nil
-}
-
-// clientIndex maps "A" and "B", in either case, to 0 and 1.
-func clientIndex(client Client) (int, error) {
-	switch Client(strings.ToUpper(string(client))) {
-	case ClientA:
-		return 0, nil
-	case ClientB:
-		return 1, nil
-	}
-	return 0, fmt.Errorf("sandbox exec as %q: %w", client, ErrUnknownClient)
-}
-
-// splitRepeat handles redis-cli's repeat prefix: "3 INCR n" runs INCR n three
-// times. Like redis-cli, a first argument that is wholly a number (strtol)
-// is a repeat count when more arguments follow, and one below 1 is refused.
-func splitRepeat(argv []string) (int, []string, bool) {
-	if len(argv) < 2 {
-		return 1, argv, true
-	}
-	n, isNum := strtol(argv[0])
-	if !isNum {
-		return 1, argv, true
-	}
-	if n <= 0 {
-		return 0, nil, false
-	}
-	return int(min(n, 1<<30)), argv[1:], true
-}
-
-// cliLocal answers the lines redis-cli handles itself instead of sending
-// them to Redis.
-func (s *Sandbox) cliLocal(argv []string) (out string, clear, local bool) {
-	name := strings.ToLower(argv[0])
-	switch {
-	case name == "help" || name == "?":
-		return helpText, false, true
-	case name == "quit" || name == "exit":
-		return "(the playground keeps your session: there is nothing to quit)", false, true
-	case name == "clear" && len(argv) == 1:
-		return "", true, true
-	case strings.HasPrefix(name, ":"), name == "restart", name == "connect" && len(argv) == 3:
-		return "(redis-cli's " + argv[0] + " is not available in the playground)", false, true
-	}
-	return "", false, false
-}
-
-// runSafely runs one command for client c and turns a panic into an error
-// reply, so that no input can take the process down.
-func (s *Sandbox) runSafely(c *conn, argv []string) (v resp.Value, ref *RefusedError) {
-	defer func() {
-		if r := recover(); r != nil {
-			v = resp.Err(fmt.Sprintf("ERR the playground failed to run %s (internal error: %v)", strings.ToUpper(argv[0]), r))
-			ref = nil
-		}
-	}()
-	return s.run(c, argv)
+	pipe.Close()
+	s.m, s.srv = m, m.Server()
+	s.conns[0], s.conns[1], s.inner = newConn(), newConn(), newConn()
+	m.SetTime(s.clock())
+	m.ClockTTL(true)
+	s.srv.SetPreHook(s.hook)
+	s.keysBound, s.sizeBound = 0, 0
+	return nil
 }
 
 // dispatch hands argv to miniredis on connection c and reads the reply.

@@ -131,7 +131,9 @@ func TestTTLRounding(t *testing.T) {
 	})
 }
 
-func itoa(n int64) string { return strings.TrimSpace(strings.Replace(Format(intValue(n)), "(integer) ", "", 1)) }
+func itoa(n int64) string {
+	return strings.TrimSpace(strings.Replace(Format(intValue(n)), "(integer) ", "", 1))
+}
 
 func TestKeys(t *testing.T) {
 	clock := newFakeClock()
@@ -213,7 +215,7 @@ func TestRefusals(t *testing.T) {
 // TestLimits checks that each limit gives a clear error and leaves the
 // sandbox as it was.
 func TestLimits(t *testing.T) {
-	limits := Limits{MaxLineBytes: 200, MaxArgs: 10, MaxValueBytes: 100, MaxKeys: 3, MaxDataBytes: 1000, MaxCount: 5, MaxReplyLines: 4, MaxRepeat: 3}
+	limits := Limits{MaxLineBytes: 200, MaxArgs: 10, MaxValueBytes: 100, MaxKeys: 3, MaxDataBytes: 1000, MaxCount: 5, MaxReplyLines: 4, MaxRepeat: 3, MaxQueued: 2}
 	for _, tt := range []struct {
 		name  string
 		setup []string
@@ -236,6 +238,7 @@ func TestLimits(t *testing.T) {
 		{"ZRANDMEMBER count", []string{"ZADD z 1 a"}, "ZRANDMEMBER z -9223372036854775808", "(error) ERR the playground limits the count of ZRANDMEMBER to 5"},
 		{"SPOP count", []string{"SADD s a"}, "SPOP s 6", "(error) ERR the playground limits the count of SPOP to 5"},
 		{"repeat", nil, "4 PING", "(error) ERR the playground repeats a command at most 3 times"},
+		{"queued", []string{"MULTI", "SET a 1", "SET b 2"}, "SET c 3", "(error) ERR the playground queues at most 2 commands in a transaction"},
 		{"reply lines", []string{"RPUSH l a b c d e f"}, "LRANGE l 0 -1", "1) \"a\"\n2) \"b\"\n3) \"c\"\n4) \"d\"\n... (reply cut by the playground: 2 more lines, 14 more bytes)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,7 +342,7 @@ func TestCLILines(t *testing.T) {
 	if _, err := s.Exec(context.Background(), "C", "PING"); !errors.Is(err, ErrUnknownClient) {
 		t.Errorf("Exec as client C error = %v; want ErrUnknownClient", err)
 	}
-	if res, err := s.Exec(context.Background(), "b", "PING"); err != nil || res.Output != "PONG" || res.Client != "b" {
+	if res, err := s.Exec(context.Background(), "b", "PING"); err != nil || res.Output != "PONG" || res.Client != ClientB {
 		t.Errorf("Exec as client b = %+v, %v; want PONG", res, err)
 	}
 }

@@ -217,8 +217,8 @@ func (s *sim) redlockReleaseText(c *client, before []string, ok bool) string {
 func (s *sim) releaseDel(c *client) {
 	n := s.nodes[0]
 	holder := s.holder(n)
-	if err := n.rdb.Del(s.ctx, lockKey).Err(); err != nil {
-		s.fail(fmt.Errorf("%s DEL: %w", c.name, err))
+	if v := n.do(s.ctx, "DEL", lockKey); v.IsError() {
+		s.fail(fmt.Errorf("%s DEL: %s", c.name, v.Str))
 		return
 	}
 	e := Event{Actor: c.name, Kind: KindReleaseOK}

@@ -27,6 +27,7 @@ func (s *sim) crash(n *node) {
 	holder := s.holder(n)
 	n.up = false
 	n.m.FlushAll()
+	n.forgetScripts()
 	text := fmt.Sprintf("Node %d crashes; it kept its data only in memory.", n.id)
 	if holder != "" {
 		text = fmt.Sprintf("Node %d crashes and, with no persistence, loses %s's key.", n.id, holder)

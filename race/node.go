@@ -1,48 +1,157 @@
 package race
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
-	"net"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/playground/script"
 )
 
-// node is one simulated Redis: a miniredis on the virtual clock, reached
-// in memory (no sockets), plus the faults a scenario can inject.
+// node is one simulated Redis: a miniredis on the virtual clock. The lock
+// package reaches it through link, a redis.Scripter that hands each
+// command straight to the miniredis server in process: no sockets and no
+// goroutine hand-offs, so a whole scenario runs in a few milliseconds.
+// Scripts run on the project's own Lua engine (the playground's), shared by
+// the nodes of a run so that one Lua state serves them all; each node still
+// has its own script cache (known), so a restarted node answers NOSCRIPT.
 type node struct {
 	id     int
 	m      *miniredis.Miniredis
-	rdb    *redis.Client
 	offset time.Duration // how far its clock is ahead of virtual time
 	up     bool
+
+	mu      sync.Mutex // one command at a time, as on a real server
+	peer    *server.Peer
+	out     *bytes.Buffer
+	w       *bufio.Writer
+	scripts *scriptHost
+	known   map[string]bool // SHA1s of the scripts this node has seen
+}
+
+// scriptHost is the Lua engine the nodes of one run share.
+type scriptHost struct {
+	mu     sync.Mutex
+	engine *script.Engine
+}
+
+func newScriptHost() *scriptHost {
+	return &scriptHost{engine: script.NewEngine(script.Options{})}
 }
 
 // newNode starts a node whose clock reads start. With ClockTTL, keys
 // expire as SetTime moves its clock, and only then.
-func newNode(id int, start time.Time) *node {
+func newNode(id int, start time.Time, scripts *scriptHost) *node {
 	m := miniredis.NewMiniRedis()
+	// Dial starts miniredis without a listener; commands are dispatched
+	// to its server directly.
+	if c, err := m.Dial(); err == nil {
+		c.Close()
+	}
 	m.SetTime(start)
 	m.ClockTTL(true)
-	rdb := redis.NewClient(&redis.Options{
-		// The address is never dialled (Dialer connects in memory); an IP
-		// literal keeps go-redis from resolving it, and with maintenance
-		// notifications off it does not try to classify the endpoint.
-		Addr:                     "127.0.0.1:0",
-		Dialer:                   func(context.Context, string, string) (net.Conn, error) { return m.Dial() },
-		MaxRetries:               -1,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
-	})
-	return &node{id: id, m: m, rdb: rdb, up: true}
+	n := &node{id: id, m: m, up: true, out: new(bytes.Buffer), scripts: scripts, known: map[string]bool{}}
+	n.w = bufio.NewWriterSize(n.out, 512)
+	n.peer = server.NewPeer(n.w)
+	return n
 }
 
-func (n *node) close() {
-	_ = n.rdb.Close()
-	n.m.Close()
+func (n *node) close() { n.m.Close() }
+
+// forgetScripts empties the script cache, as a restarted Redis has.
+func (n *node) forgetScripts() { clear(n.known) }
+
+// dispatch runs one command on the miniredis server and reads its reply.
+// The caller holds n.mu.
+func (n *node) dispatch(argv []string) resp.Value {
+	n.out.Reset()
+	n.m.Server().Dispatch(n.peer, argv)
+	_ = n.w.Flush()
+	v, _, err := resp.Parse(n.out.Bytes())
+	if err != nil {
+		return resp.Err(fmt.Sprintf("ERR node %d: unreadable reply: %v", n.id, err))
+	}
+	return v
 }
+
+// do runs a command, sending scripting commands to the Lua engine.
+func (n *node) do(ctx context.Context, argv ...string) resp.Value {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch argv[0] {
+	case "EVAL", "EVAL_RO":
+		n.known[sha1hex(argv[1])] = true
+	case "EVALSHA", "EVALSHA_RO":
+		if !n.known[strings.ToLower(argv[1])] {
+			return resp.Err("NOSCRIPT No matching script. Please use EVAL.")
+		}
+	case "SCRIPT":
+		return n.scriptCommand(argv)
+	default:
+		return n.dispatch(argv)
+	}
+	n.scripts.mu.Lock()
+	defer n.scripts.mu.Unlock()
+	return n.scripts.engine.Do(ctx, caller{n}, argv)
+}
+
+// scriptCommand answers SCRIPT LOAD and EXISTS from the node's own cache.
+func (n *node) scriptCommand(argv []string) resp.Value {
+	sub := ""
+	if len(argv) > 1 {
+		sub = strings.ToUpper(argv[1])
+	}
+	switch {
+	case sub == "LOAD" && len(argv) == 3:
+		n.scripts.mu.Lock()
+		sha, err := n.scripts.engine.Load(argv[2])
+		n.scripts.mu.Unlock()
+		if err != nil {
+			return resp.Err("ERR Error compiling script (new function): " + err.Error())
+		}
+		n.known[sha] = true
+		return resp.Str(sha)
+	case sub == "EXISTS":
+		out := make([]resp.Value, 0, len(argv)-2)
+		for _, sha := range argv[2:] {
+			out = append(out, resp.Int(boolInt(n.known[strings.ToLower(sha)])))
+		}
+		return resp.Arr(out...)
+	case sub == "FLUSH":
+		clear(n.known)
+		return resp.OK()
+	}
+	return resp.Err("ERR unknown subcommand or wrong number of arguments for 'script' command")
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sha1hex(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// caller runs a script's redis.call commands on the node.
+type caller struct{ n *node }
+
+func (c caller) Call(argv []string, _ bool) resp.Value { return c.n.dispatch(argv) }
 
 // link is one client's way to a node: it fails when the node is down or cut
 // off from that client by the network.
@@ -62,54 +171,101 @@ func (l link) check() error {
 	return nil
 }
 
-func (l link) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+func (l link) eval(ctx context.Context, name, scriptOrSHA string, keys []string, args []any) *redis.Cmd {
+	cmd := redis.NewCmd(ctx)
 	if err := l.check(); err != nil {
-		return failedCmd(ctx, err)
+		cmd.SetErr(err)
+		return cmd
 	}
-	return l.n.rdb.Eval(ctx, script, keys, args...)
+	argv := append([]string{name, scriptOrSHA, strconv.Itoa(len(keys))}, keys...)
+	for _, a := range args {
+		argv = append(argv, fmt.Sprint(a))
+	}
+	val, err := goValue(l.n.do(ctx, argv...))
+	cmd.SetVal(val)
+	cmd.SetErr(err)
+	return cmd
+}
+
+func (l link) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return l.eval(ctx, "EVAL", script, keys, args)
 }
 
 func (l link) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
-	if err := l.check(); err != nil {
-		return failedCmd(ctx, err)
-	}
-	return l.n.rdb.EvalSha(ctx, sha1, keys, args...)
+	return l.eval(ctx, "EVALSHA", sha1, keys, args)
 }
 
 func (l link) EvalRO(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
-	if err := l.check(); err != nil {
-		return failedCmd(ctx, err)
-	}
-	return l.n.rdb.EvalRO(ctx, script, keys, args...)
+	return l.eval(ctx, "EVAL_RO", script, keys, args)
 }
 
 func (l link) EvalShaRO(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
-	if err := l.check(); err != nil {
-		return failedCmd(ctx, err)
-	}
-	return l.n.rdb.EvalShaRO(ctx, sha1, keys, args...)
+	return l.eval(ctx, "EVALSHA_RO", sha1, keys, args)
 }
 
 func (l link) ScriptExists(ctx context.Context, hashes ...string) *redis.BoolSliceCmd {
+	cmd := redis.NewBoolSliceCmd(ctx)
 	if err := l.check(); err != nil {
-		c := redis.NewBoolSliceCmd(ctx)
-		c.SetErr(err)
-		return c
+		cmd.SetErr(err)
+		return cmd
 	}
-	return l.n.rdb.ScriptExists(ctx, hashes...)
+	v := l.n.do(ctx, append([]string{"SCRIPT", "EXISTS"}, hashes...)...)
+	if v.IsError() {
+		cmd.SetErr(replyError(v.Str))
+		return cmd
+	}
+	out := make([]bool, len(v.Elems))
+	for i, e := range v.Elems {
+		out[i] = e.Int == 1
+	}
+	cmd.SetVal(out)
+	return cmd
 }
 
-func (l link) ScriptLoad(ctx context.Context, script string) *redis.StringCmd {
+func (l link) ScriptLoad(ctx context.Context, src string) *redis.StringCmd {
+	cmd := redis.NewStringCmd(ctx)
 	if err := l.check(); err != nil {
-		c := redis.NewStringCmd(ctx)
-		c.SetErr(err)
-		return c
+		cmd.SetErr(err)
+		return cmd
 	}
-	return l.n.rdb.ScriptLoad(ctx, script)
+	v := l.n.do(ctx, "SCRIPT", "LOAD", src)
+	if v.IsError() {
+		cmd.SetErr(replyError(v.Str))
+		return cmd
+	}
+	cmd.SetVal(v.Str)
+	return cmd
 }
 
-func failedCmd(ctx context.Context, err error) *redis.Cmd {
-	c := redis.NewCmd(ctx)
-	c.SetErr(err)
-	return c
+// replyError is an error reply from a node, recognised by go-redis as a
+// Redis error (so "NOSCRIPT" makes a script fall back to EVAL).
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// RedisError marks replyError as a redis.Error.
+func (replyError) RedisError() {}
+
+// goValue converts a reply into what go-redis's Cmd would hold.
+func goValue(v resp.Value) (any, error) {
+	switch v.Kind {
+	case resp.Error:
+		return nil, replyError(v.Str)
+	case resp.Nil:
+		return nil, redis.Nil
+	case resp.Integer, resp.Bool:
+		return v.Int, nil
+	case resp.Status, resp.Bulk, resp.Double:
+		return v.Str, nil
+	default:
+		out := make([]any, len(v.Elems))
+		for i, e := range v.Elems {
+			x, err := goValue(e)
+			if err != nil && err != redis.Nil {
+				x = err
+			}
+			out[i] = x
+		}
+		return out, nil
+	}
 }

@@ -67,8 +67,9 @@ func newSim(p Params, nodes int) *sim {
 		store:   storage{fencing: p.Fencing},
 		rng:     rand.New(rand.NewPCG(p.Seed, 0x10c1ab)),
 	}
+	scripts := newScriptHost()
 	for i := range nodes {
-		s.nodes = append(s.nodes, newNode(i+1, s.start))
+		s.nodes = append(s.nodes, newNode(i+1, s.start, scripts))
 	}
 	return s
 }

@@ -48,14 +48,14 @@ func parse(b []byte, depth int) (Value, []byte, error) {
 	case '#':
 		return Value{Kind: Bool, Int: boolInt(body == "t")}, rest, nil
 	case '_':
-		return NilValue, rest, nil
+		return Null(), rest, nil
 	case '$':
 		n, err := strconv.Atoi(body)
 		if err != nil || n < -1 {
 			return Value{}, nil, fmt.Errorf("%w: bad bulk length %q", ErrProtocol, body)
 		}
 		if n == -1 {
-			return NilValue, rest, nil
+			return Null(), rest, nil
 		}
 		if len(rest) < n+2 || rest[n] != '\r' || rest[n+1] != '\n' {
 			return Value{}, nil, fmt.Errorf("%w: short bulk string", ErrProtocol)
@@ -67,7 +67,7 @@ func parse(b []byte, depth int) (Value, []byte, error) {
 			return Value{}, nil, fmt.Errorf("%w: bad aggregate length %q", ErrProtocol, body)
 		}
 		if n == -1 {
-			return NilValue, rest, nil
+			return Null(), rest, nil
 		}
 		kind := Array
 		switch line[0] {

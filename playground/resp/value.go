@@ -32,11 +32,11 @@ type Value struct {
 	Elems []Value // Array, Map, Set
 }
 
-// OK is the +OK status reply.
-var OK = Value{Kind: Status, Str: "OK"}
+// OK returns the +OK status reply.
+func OK() Value { return Value{Kind: Status, Str: "OK"} }
 
-// NilValue is the nil reply.
-var NilValue = Value{Kind: Nil}
+// Null returns the nil reply.
+func Null() Value { return Value{Kind: Nil} }
 
 // Err returns an error reply with the message msg (with its code, as in
 // "ERR syntax error").

@@ -66,7 +66,7 @@ func fromLuaDepth(v lua.LValue, depth int, n *int) resp.Value {
 		if v {
 			return resp.Int(1)
 		}
-		return resp.NilValue
+		return resp.Null()
 	case *lua.LTable:
 		if depth >= maxReplyDepth {
 			return resp.Err("ERR reached lua stack limit")
@@ -90,5 +90,5 @@ func fromLuaDepth(v lua.LValue, depth int, n *int) resp.Value {
 		}
 		return resp.Arr(elems...)
 	}
-	return resp.NilValue
+	return resp.Null()
 }

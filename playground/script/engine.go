@@ -170,7 +170,7 @@ func (e *Engine) scriptCommand(argv []string) resp.Value {
 		e.cache = map[string]*Compiled{}
 		e.order, e.bytes = nil, 0
 		e.Release()
-		return resp.OK
+		return resp.OK()
 	case "KILL":
 		// Commands run one at a time, so no script is running now.
 		return resp.Err("NOTBUSY No scripts in execution right now.")

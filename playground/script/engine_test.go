@@ -25,13 +25,13 @@ func (c *mapCaller) Call(argv []string, readOnly bool) resp.Value {
 		if v, ok := c.data[argv[1]]; ok {
 			return resp.Str(v)
 		}
-		return resp.NilValue
+		return resp.Null()
 	case "SET":
 		if readOnly {
 			return resp.Err("ERR Write commands are not allowed from read-only scripts.")
 		}
 		c.data[argv[1]] = argv[2]
-		return resp.OK
+		return resp.OK()
 	case "DEL":
 		_, ok := c.data[argv[1]]
 		delete(c.data, argv[1])
@@ -41,7 +41,7 @@ func (c *mapCaller) Call(argv []string, readOnly bool) resp.Value {
 	case "PING":
 		return resp.StatusValue("PONG")
 	case "LIST":
-		return resp.Arr(resp.Str("a"), resp.NilValue, resp.Int(3), resp.Arr())
+		return resp.Arr(resp.Str("a"), resp.Null(), resp.Int(3), resp.Arr())
 	}
 	return resp.Err("ERR Unknown Redis command called from script")
 }
@@ -71,11 +71,11 @@ func TestEvalReplies(t *testing.T) {
 		{"huge number", "return 1e20", nil, resp.Int(-9223372036854775808)},
 		{"NaN", "return 0/0", nil, resp.Int(-9223372036854775808)},
 		{"true", "return true", nil, resp.Int(1)},
-		{"false", "return false", nil, resp.NilValue},
-		{"nil", "return nil", nil, resp.NilValue},
+		{"false", "return false", nil, resp.Null()},
+		{"nil", "return nil", nil, resp.Null()},
 		{"function", "return print", nil, resp.Err("ERR user_script:1: Script attempted to access nonexistent global variable 'print' script: 5edd98b5ac4d3f5e1c9a53bd9e0a3d1b9a5b3bd1, on @user_script:1.")},
 		{"array up to the first nil", "return {1, 'two', nil, 4}", nil, resp.Arr(resp.Int(1), resp.Str("two"))},
-		{"nested", "return {1, {2, false}, {}}", nil, resp.Arr(resp.Int(1), resp.Arr(resp.Int(2), resp.NilValue), resp.Arr())},
+		{"nested", "return {1, {2, false}, {}}", nil, resp.Arr(resp.Int(1), resp.Arr(resp.Int(2), resp.Null()), resp.Arr())},
 		{"error table", "return {err='bad thing'}", nil, resp.Err("bad thing")},
 		{"status table", "return {ok='FINE'}", nil, resp.StatusValue("FINE")},
 		{"err must be a string", "return {err=1}", nil, resp.Arr()},
@@ -89,10 +89,10 @@ func TestEvalReplies(t *testing.T) {
 		{"status from call", "return redis.call('PING')", nil, resp.StatusValue("PONG")},
 		{"status as table", "return redis.call('PING').ok", nil, resp.Str("PONG")},
 		{"nil from call is false", "return type(redis.call('GET', 'nokey'))", nil, resp.Str("boolean")},
-		{"array from call", "return redis.call('LIST')", nil, resp.Arr(resp.Str("a"), resp.NilValue, resp.Int(3), resp.Arr())},
+		{"array from call", "return redis.call('LIST')", nil, resp.Arr(resp.Str("a"), resp.Null(), resp.Int(3), resp.Arr())},
 		{"pcall returns the error table", "return redis.pcall('INCR', 'k')", nil, resp.Err("WRONGTYPE Operation against a key holding the wrong kind of value")},
 		{"pcall error field", "return redis.pcall('INCR', 'k').err", nil, resp.Str("WRONGTYPE Operation against a key holding the wrong kind of value")},
-		{"Lua pcall hands back err", "return {pcall(redis.call, 'nosuch')}", nil, resp.Arr(resp.NilValue, resp.Str("ERR Unknown Redis command called from script"))},
+		{"Lua pcall hands back err", "return {pcall(redis.call, 'nosuch')}", nil, resp.Arr(resp.Null(), resp.Str("ERR Unknown Redis command called from script"))},
 		{"Lua pcall of error table", "local ok, e = pcall(error, {err='boo'}) return e", nil, resp.Str("boo")},
 		{"KEYS and ARGV", "return {KEYS[1], KEYS[2], ARGV[1], #ARGV}", []string{"2", "k1", "k2", "a1", "a2"}, resp.Arr(resp.Str("k1"), resp.Str("k2"), resp.Str("a1"), resp.Int(2))},
 		{"numbers to call as %.17g", "redis.call('SET', 'f', 0.1) return redis.call('GET', 'f')", nil, resp.Str("0.10000000000000001")},
