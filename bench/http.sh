@@ -12,7 +12,8 @@ bin=$(mktemp -d)/locklab
 go build -o "$bin" ./cmd/locklab
 port=18181
 data=$(mktemp -d)
-"$bin" -addr 127.0.0.1:$port -data "$data" -log-format json 2>/dev/null &
+# The per-learner rate limit is policy, not capacity: off for this measure.
+"$bin" -addr 127.0.0.1:$port -data "$data" -log-format json -rate-limit 0 2>/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$data" "$(dirname "$bin")"' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done

@@ -78,6 +78,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 		return res, err
 	}
 	s.markStarted(c.Request().Context(), id)
+	s.metrics.execs.WithLabelValues(string(client)).Inc()
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -154,4 +155,33 @@ func hiddenValue(t *testing.T, page, name string) string {
 	v := rest[:strings.Index(rest, `"`)]
 	r := strings.NewReplacer("&#34;", `"`, "&amp;", "&", "&lt;", "<", "&gt;", ">", "&#39;", "'")
 	return r.Replace(v)
+}
+
+// TestRateLimit checks that one learner flooding the playground gets 429s
+// while another learner is unaffected.
+func TestRateLimit(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.WritesPerSecond = 5
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := newServerFor(t, s)
+	flood, calm := newLearner(t, base), newLearner(t, base)
+	limited := 0
+	for range 40 {
+		if code, _, _ := flood.exec("A", "PING"); code == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	if limited == 0 {
+		t.Error("40 commands at once were never rate-limited")
+	}
+	if code, r, body := calm.exec("A", "PING"); code != 200 || r.Output != "PONG" {
+		t.Errorf("another learner got %d %s while the first was limited", code, body)
+	}
+	_, metrics := get(t, base, "/metrics")
+	if !strings.Contains(metrics, `locklab_rate_limited_requests_total{limit="writes"}`) {
+		t.Error("/metrics does not count rate-limited requests")
+	}
 }

@@ -108,6 +108,7 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (quiz.Res
 	}
 	id := ensureLearner(c)
 	tp, err := s.progress.RecordAnswer(c.Request().Context(), id, q.Topic, question, res.Correct)
+	s.metrics.answers.WithLabelValues(q.Topic, map[bool]string{true: "right", false: "wrong"}[res.Correct]).Inc()
 	if err != nil {
 		return quiz.Result{}, quiz.Progress{}, err
 	}

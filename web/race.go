@@ -67,6 +67,7 @@ func (s *Server) handleRaceAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.metrics.races.WithLabelValues(info.ID).Inc()
 	return c.JSON(http.StatusOK, raceToJSON(info, tl))
 }
 

@@ -12,11 +12,14 @@ func (s *Server) routes() {
 	e.Pre(stripTrailingSlash())
 	e.Use(s.recoverPanics())
 	e.Use(s.logRequests())
+	e.Use(s.metrics.observe())
 	e.Use(securityHeaders())
 	e.Use(csrf())
+	e.Use(s.limitWrites(s.writeRate))
 	e.Use(compress())
 
 	e.GET("/healthz", handleHealthz)
+	e.GET("/metrics", s.metrics.handler())
 	e.GET("/static/*", s.assets.handle)
 
 	e.GET("/", s.handleHome)

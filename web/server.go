@@ -48,6 +48,9 @@ type Config struct {
 	// another device. It is asked again until it succeeds once (a shared
 	// store may be down when the server starts).
 	Secret func(context.Context) ([]byte, error)
+	// WritesPerSecond caps each learner's state-changing requests (answers,
+	// playground commands); 0 turns the limit off.
+	WritesPerSecond float64
 	Logger *slog.Logger
 }
 
@@ -60,6 +63,8 @@ type Server struct {
 	playground Playground
 	started    *seenSet
 	secret     *secret
+	metrics    *metrics
+	writeRate  float64
 	log        *slog.Logger
 	assets     *assets
 }
@@ -86,7 +91,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
-		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a,
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), writeRate: cfg.WritesPerSecond,
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

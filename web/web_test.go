@@ -340,3 +340,31 @@ func TestCSRF(t *testing.T) {
 		}
 	}
 }
+
+func TestMetrics(t *testing.T) {
+	ts := newTestServer(t)
+	l := newLearner(t, ts.URL)
+	l.answer("gc-pause", "fencing")
+	l.exec("A", "PING")
+	get(t, ts.URL, "/no/such/page/12345")
+	resp, body := get(t, ts.URL, "/metrics")
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics = %d", resp.StatusCode)
+	}
+	for _, want := range []string{
+		`locklab_http_requests_total{method="POST",route="/api/topics/:slug/quiz/:question",status="200"} 1`,
+		`locklab_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`locklab_http_request_duration_seconds_bucket{method="POST",route="/api/playground/exec"`,
+		`locklab_quiz_answers_total{result="right",topic="distributed-locks"} 1`,
+		`locklab_playground_commands_total{client="A"} 1`,
+		`locklab_sandboxes_live 1`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "12345") {
+		t.Error("/metrics has a raw path as a label")
+	}
+}

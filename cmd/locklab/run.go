@@ -35,6 +35,7 @@ type config struct {
 	secret     string
 	idle       time.Duration
 	sandboxes  int
+	writeRate  float64
 	logFormat  string
 }
 
@@ -77,7 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go sweep(ctx, sandboxes)
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
-		Secret: secretSource(cfg.secret, progress), Logger: logger,
+		Secret: secretSource(cfg.secret, progress), Logger: logger, WritesPerSecond: cfg.writeRate,
 	})
 	if err != nil {
 		return err
@@ -131,6 +132,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
 	}
+	writeRate, err := strconv.ParseFloat(envOr(getenv, "LOCKLAB_RATE_LIMIT", "20"), 64)
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_RATE_LIMIT: %w", err)
+	}
+	fset.Float64Var(&cfg.writeRate, "rate-limit", writeRate, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns it off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	fset.Usage = func() {
@@ -139,6 +145,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if err := fset.Parse(args[1:]); err != nil {
 		return config{}, err
+	}
+	if cfg.writeRate < 0 {
+		return config{}, fmt.Errorf("-rate-limit must be 0 (off) or more")
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
 		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")

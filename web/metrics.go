@@ -1,0 +1,87 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of its own
+// (not the library's global one), served at /metrics.
+type metrics struct {
+	reg         *prometheus.Registry
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	answers     *prometheus.CounterVec
+	rateLimited *prometheus.CounterVec
+	execs       *prometheus.CounterVec
+	races       *prometheus.CounterVec
+}
+
+// sandboxCounter is what the metrics need from the playground, if there
+// is one: how many sandboxes are alive.
+type sandboxCounter interface{ Len() int }
+
+func newMetrics(pg Playground) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_http_requests_total", Help: "HTTP requests by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "locklab_http_request_duration_seconds", Help: "Time to answer HTTP requests, by route pattern and method.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"route", "method"}),
+		answers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_quiz_answers_total", Help: "Quiz answers graded, by topic and result.",
+		}, []string{"topic", "result"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_rate_limited_requests_total", Help: "Requests refused with 429 by the rate limiter, by limit.",
+		}, []string{"limit"}),
+		execs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_playground_commands_total", Help: "Playground command lines run, by client.",
+		}, []string{"client"}),
+		races: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_race_runs_total", Help: "Race scenarios computed, by scenario.",
+		}, []string{"scenario"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.answers, m.rateLimited, m.execs, m.races,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if sc, ok := pg.(sandboxCounter); ok {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "locklab_sandboxes_live", Help: "Playground sandboxes alive now.",
+		}, func() float64 { return float64(sc.Len()) }))
+	}
+	return m
+}
+
+// observe counts every request by its route pattern (never the raw path,
+// which would let anyone create unbounded label values).
+func (m *metrics) observe() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err) // let the error handler set the status first
+			}
+			route := c.Path()
+			if route == "" || c.Response().Status == http.StatusNotFound && route == "/*" {
+				route = "unmatched"
+			}
+			method := c.Request().Method
+			m.requests.WithLabelValues(route, method, strconv.Itoa(c.Response().Status)).Inc()
+			m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+			return err
+		}
+	}
+}
+
+func (m *metrics) handler() echo.HandlerFunc {
+	return echo.WrapHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+}
