@@ -51,7 +51,7 @@ type Config struct {
 	// WritesPerSecond caps each learner's state-changing requests (answers,
 	// playground commands); 0 turns the limit off.
 	WritesPerSecond float64
-	Logger *slog.Logger
+	Logger          *slog.Logger
 }
 
 // Server is the Lock Lab HTTP handler.
