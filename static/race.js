@@ -275,7 +275,8 @@
     // readable on a phone instead of being scaled down.
     var W = Math.max(300, Math.round(stage.clientWidth) || 1000);
     var narrow = W < 560;
-    var left = narrow ? 74 : 132, right = 14, top = 28, laneH = narrow ? 36 : 40;
+    var present = document.documentElement.classList.contains("present");
+    var left = narrow ? 74 : present ? 190 : 132, right = 14, top = present ? 40 : 28, laneH = narrow ? 36 : present ? 60 : 40;
     var H = top + lanes.length * laneH + 10;
     var x = function (t) { return left + (W - left - right) * Math.min(t, T) / T; };
     var y = function (lane) { return top + lanes.indexOf(lane) * laneH + laneH / 2; };

@@ -213,6 +213,18 @@ func raceQuery(p race.Params) url.Values {
 	}
 }
 
+// handleRacePresent is the presenter view of the race, for workshops.
+func (s *Server) handleRacePresent(c echo.Context) error {
+	id := c.QueryParam("scenario")
+	if id == "" {
+		id = defaultScenario
+	}
+	rv, code := s.raceView(id, c.QueryParams(), false)
+	m := views.RacePage{Page: s.page("The race, presented", "", "race"), Race: rv}
+	m.Page.Scripts = []string{s.assets.href("race.js")}
+	return render(c, code, views.RacePresentPage(m))
+}
+
 func (s *Server) handleRacePage(c echo.Context) error {
 	id := c.QueryParam("scenario")
 	if id == "" {

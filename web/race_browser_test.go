@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/locklab/locklab/internal/browsertest"
 )
@@ -62,6 +63,35 @@ func TestRaceInBrowser(t *testing.T) {
 			browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race "+tt.name)
 		})
 	}
+}
+
+// TestRacePresenterView opens the projector view, plays it from the
+// keyboard alone, and checks it for accessibility problems.
+func TestRacePresenterView(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping browser test in -short mode")
+	}
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.ColorScheme(t, ctx, "dark")
+	browsertest.Open(t, ctx, ts.URL+"/race/present?scenario=fencing", 1920, 1080)
+	waitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+	// Keyboard only: focus the widget, then step to the end with the arrow key.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-race]").focus(), true`)); err != nil {
+		t.Fatal(err)
+	}
+	for range 40 {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
+	verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-race-verdict]")))
+	if !strings.Contains(verdict, "A stale write is rejected") {
+		t.Errorf("presenter verdict = %q", verdict)
+	}
+	browsertest.Screenshot(t, ctx, "race-present-1920-dark")
+	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race/present")
 }
 
 // waitFor polls a JavaScript condition for up to 30 s.

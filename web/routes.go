@@ -26,6 +26,7 @@ func (s *Server) routes() {
 	e.GET("/topics/:slug", s.handleLesson)
 	e.POST("/topics/:slug/quiz/:question", s.handleAnswerForm)
 	e.GET("/race", s.handleRacePage)
+	e.GET("/race/present", s.handleRacePresent)
 	if s.playground != nil {
 		e.GET("/playground", s.handlePlaygroundPage)
 		e.POST("/playground/:action", s.handlePlaygroundForm)
