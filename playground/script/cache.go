@@ -6,8 +6,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Compiled is a compiled script. It is immutable, so engines share it.
-type Compiled struct {
+// compiled is a compiled script. It is immutable, so engines share it.
+type compiled struct {
 	src   string
 	proto *lua.FunctionProto
 }
@@ -20,7 +20,7 @@ type Compiled struct {
 type Cache struct {
 	mu    sync.Mutex
 	max   int
-	m     map[string]*Compiled
+	m     map[string]*compiled
 	order []string
 }
 
@@ -29,13 +29,13 @@ func NewCache(max int) *Cache {
 	if max <= 0 {
 		max = 1000
 	}
-	return &Cache{max: max, m: map[string]*Compiled{}}
+	return &Cache{max: max, m: map[string]*compiled{}}
 }
 
 // compile returns the compiled script for src, whose SHA1 is sha, compiling
 // it if no engine has yet. Compiling happens outside the lock, so one
 // learner's large script does not hold up the others.
-func (c *Cache) compile(sha, src string) (*Compiled, error) {
+func (c *Cache) compile(sha, src string) (*compiled, error) {
 	c.mu.Lock()
 	sc := c.m[sha]
 	c.mu.Unlock()
@@ -46,7 +46,7 @@ func (c *Cache) compile(sha, src string) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc = &Compiled{src: src, proto: trim(proto)}
+	sc = &compiled{src: src, proto: trim(proto)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.m[sha]; old != nil {

@@ -26,7 +26,7 @@ type Caller interface {
 // An Engine is not safe for concurrent use; the sandbox serializes commands.
 type Engine struct {
 	opts   Options
-	cache  map[string]*Compiled // by SHA1
+	cache  map[string]*compiled // by SHA1
 	order  []string             // SHA1s, oldest first, for eviction
 	bytes  int                  // source bytes in cache
 	vm     *vm                  // nil until the first script runs, and after Release
@@ -69,7 +69,7 @@ func NewEngine(opts Options) *Engine {
 	if opts.Shared == nil {
 		opts.Shared = NewCache(opts.MaxScripts)
 	}
-	return &Engine{opts: opts, cache: map[string]*Compiled{}, shared: opts.Shared, now: time.Now}
+	return &Engine{opts: opts, cache: map[string]*compiled{}, shared: opts.Shared, now: time.Now}
 }
 
 // Release drops the Lua state; the next script builds a new one. A
@@ -117,7 +117,7 @@ func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
 		}
 		readOnly := strings.HasSuffix(name, "_RO")
 		var sha string
-		var sc *Compiled
+		var sc *compiled
 		if strings.HasPrefix(name, "EVALSHA") {
 			sha = strings.ToLower(argv[1])
 			sc = e.cache[sha]
@@ -167,7 +167,7 @@ func (e *Engine) scriptCommand(argv []string) resp.Value {
 		if len(argv) > 3 || len(argv) == 3 && !strings.EqualFold(argv[2], "SYNC") && !strings.EqualFold(argv[2], "ASYNC") {
 			return resp.Err("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		}
-		e.cache = map[string]*Compiled{}
+		e.cache = map[string]*compiled{}
 		e.order, e.bytes = nil, 0
 		e.Release()
 		return resp.OK()
@@ -197,7 +197,7 @@ func splitKeys(numkeys string, rest []string) (keys, args []string, errv *resp.V
 	return rest[:n], rest[n:], nil
 }
 
-func (e *Engine) lookupOrCompile(sha, src string) (*Compiled, error) {
+func (e *Engine) lookupOrCompile(sha, src string) (*compiled, error) {
 	if sc := e.cache[sha]; sc != nil {
 		return sc, nil
 	}
