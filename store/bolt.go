@@ -31,7 +31,7 @@ func OpenBolt(dir string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{learnersBucket, metaBucket} {
+		for _, b := range [][]byte{learnersBucket, metaBucket, []byte(workshopsBucket), []byte(workshopIndexBucket)} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -32,12 +32,13 @@ type TopicProgress struct {
 type Learner map[string]TopicProgress
 
 // backend is the little a storage engine must do: remember a set of flags
-// per learner, and keep one signing secret.
+// per learner, keep one signing secret, and keep workshops.
 type backend interface {
 	add(ctx context.Context, learner string, flags ...string) error
 	list(ctx context.Context, learner string) ([]string, error)
 	secret(ctx context.Context, fresh []byte) ([]byte, error)
 	close() error
+	workshopBackend
 }
 
 // Store is a progress store over one back end.

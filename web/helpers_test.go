@@ -31,7 +31,7 @@ func testConfig(t *testing.T) Config {
 	pg := playground.NewManager(playground.Options{})
 	t.Cleanup(pg.Close)
 	return Config{
-		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st, Playground: pg,
+		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st, Playground: pg, Workshops: st,
 		Secret: func(context.Context) ([]byte, error) { return []byte("test-secret-0123456789"), nil },
 	}
 }

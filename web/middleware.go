@@ -82,7 +82,11 @@ func csrf() echo.MiddlewareFunc {
 
 // compress gzips text responses; the lesson page shrinks to a fraction.
 func compress() echo.MiddlewareFunc {
-	return middleware.GzipWithConfig(middleware.GzipConfig{Level: 5, MinLength: 1024})
+	return middleware.GzipWithConfig(middleware.GzipConfig{
+		Level: 5, MinLength: 1024,
+		// Server-sent events must reach the browser as they are written.
+		Skipper: func(c echo.Context) bool { return strings.HasSuffix(c.Request().URL.Path, "/events") },
+	})
 }
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
 )
 
@@ -79,6 +80,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	}
 	s.markStarted(c.Request().Context(), id)
 	s.metrics.execs.WithLabelValues(string(client)).Inc()
+	s.workshopEvent(c, store.WorkshopEvent{Kind: store.EventCommand})
 	return res, nil
 }
 

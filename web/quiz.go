@@ -112,7 +112,9 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (quiz.Res
 	if err != nil {
 		return quiz.Result{}, quiz.Progress{}, err
 	}
-	return res, q.Progress(tp.Started, tp.Right), nil
+	p := q.Progress(tp.Started, tp.Right)
+	s.answered(c, q.Topic, question, choice, res.Correct, p)
+	return res, p, nil
 }
 
 // topicProgress reads the learner's progress on a topic; a learner without

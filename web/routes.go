@@ -43,6 +43,22 @@ func (s *Server) routes() {
 	e.POST("/api/topics/:slug/quiz/:question", s.handleAnswerAPI)
 	e.GET("/api/race/scenarios", s.handleRaceScenarios)
 	e.GET("/api/race/:id", s.handleRaceAPI)
+	e.POST("/api/race/done", s.handleRaceDone)
+
+	if s.workshops != nil {
+		e.GET("/join", s.handleJoinForm)
+		e.GET("/join/:code", s.handleJoinForm)
+		e.POST("/join", s.handleJoin)
+		e.GET("/admin", s.handleAdminHome)
+		e.POST("/admin/login", s.handleAdminLogin)
+		e.POST("/admin/logout", s.handleAdminLogout)
+		admin := e.Group("/admin/workshops", s.requireAdmin)
+		admin.POST("", s.handleStartWorkshop)
+		admin.GET("/:code", s.handleWorkshopDashboard)
+		admin.GET("/:code/events", s.handleWorkshopEvents)
+		admin.GET("/:code/export.csv", s.handleWorkshopCSV)
+		admin.POST("/:code/end", s.handleEndWorkshop)
+	}
 
 	// Unknown API paths answer JSON, everything else the 404 page; the error
 	// handler decides which by the path.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -48,6 +49,10 @@ type Config struct {
 	// another device. It is asked again until it succeeds once (a shared
 	// store may be down when the server starts).
 	Secret func(context.Context) ([]byte, error)
+	// Workshops keeps instructor-led workshops; nil turns them off.
+	Workshops WorkshopStore
+	// AdminToken lets an instructor sign in; empty turns workshop admin off.
+	AdminToken string
 	// WritesPerSecond caps each learner's state-changing requests (answers,
 	// playground commands); 0 turns the limit off.
 	WritesPerSecond float64
@@ -65,6 +70,9 @@ type Server struct {
 	secret     *secret
 	metrics    *metrics
 	writeRate  float64
+	workshops  WorkshopStore
+	adminToken string
+	sseEvery   time.Duration
 	log        *slog.Logger
 	assets     *assets
 }
@@ -92,6 +100,7 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), writeRate: cfg.WritesPerSecond,
+		workshops: cfg.Workshops, adminToken: cfg.AdminToken, sseEvery: 2 * time.Second,
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -36,6 +36,7 @@ type config struct {
 	idle       time.Duration
 	sandboxes  int
 	writeRate  float64
+	adminToken string
 	logFormat  string
 }
 
@@ -79,6 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, WritesPerSecond: cfg.writeRate,
+		Workshops: progress, AdminToken: cfg.adminToken,
 	})
 	if err != nil {
 		return err
@@ -123,6 +125,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.StringVar(&cfg.dataDir, "data", envOr(getenv, "LOCKLAB_DATA", "data"), "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
 	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
 	cfg.secret = getenv("LOCKLAB_SECRET")
+	cfg.adminToken = getenv("LOCKLAB_ADMIN_TOKEN")
 	idle, err := time.ParseDuration(envOr(getenv, "LOCKLAB_SANDBOX_IDLE", "30m"))
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_SANDBOX_IDLE: %w", err)
@@ -151,6 +154,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
 		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")
+	}
+	if cfg.adminToken != "" && len(cfg.adminToken) < 12 {
+		return config{}, fmt.Errorf("LOCKLAB_ADMIN_TOKEN must be at least 12 characters long")
 	}
 	if cfg.secret != "" && len(cfg.secret) < 16 {
 		return config{}, fmt.Errorf("LOCKLAB_SECRET must be at least 16 characters long")

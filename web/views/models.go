@@ -270,3 +270,56 @@ type PlaygroundPage struct {
 	Page
 	Playground Playground
 }
+
+// AdminLogin is the instructor's sign-in page.
+type AdminLogin struct {
+	Page
+	Error string
+}
+
+// AdminHome lists the workshops.
+type AdminHome struct {
+	Page
+	Workshops []WorkshopRow
+}
+
+// WorkshopRow is one workshop in the list.
+type WorkshopRow struct {
+	Code, Title, Started, Ended string
+	Running                     bool
+}
+
+// Dashboard is a workshop's live dashboard.
+type Dashboard struct {
+	Page
+	Code, Title, JoinLink string
+	Running               bool
+	Tiles                 []Tile
+	Questions             []QuestionStat
+}
+
+// Tile is one number on the dashboard; Of, when set, is its total.
+type Tile struct {
+	Key, Label string
+	Value, Of  int
+}
+
+// QuestionStat is how a workshop answered one question.
+type QuestionStat struct {
+	ID, Prompt                      string
+	FirstTries, FirstRight, Answers int
+	Choices                         []ChoiceStat
+}
+
+// ChoiceStat is how many answers chose one option.
+type ChoiceStat struct {
+	ID, Text string
+	Count    int
+	Right    bool
+}
+
+// Join is the learner's page for joining a workshop.
+type Join struct {
+	Page
+	Code, Title, Nickname, Error string
+}

@@ -1,0 +1,360 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// workshopTTL drops a workshop this long after its last write. Every write
+// refreshes the TTL of all the workshop's keys together, so no part of a
+// workshop outlives the rest.
+const workshopTTL = 400 * 24 * time.Hour
+
+// A workshop lives in these keys, under <prefix>ws:<code>; the scripts
+// below refer to them by position in wsKeys.
+//
+//	ws:<code>            hash: title, started, ended (Unix ms; ended only once ended)
+//	ws:<code>:members    hash: learner -> joined (Unix ms)
+//	ws:<code>:nicks      hash: learner -> nickname
+//	ws:<code>:seen       hash: learner -> last active (Unix ms)
+//	ws:<code>:counts     hash: counter -> count
+//	ws:<code>:pcounts    hash: <learner>/<counter> -> count
+//	ws:<code>:first      set: <learner>/<question> answered
+//	ws:<code>:completed  set: <learner>/<topic> completed
+//
+// <prefix>workshops is a sorted set of codes by start time, for
+// Workshops; codes of expired workshops are dropped from it as they are
+// found.
+func (r *redisBackend) wsKeys(code string) []string {
+	k := r.prefix + "ws:" + code
+	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + gateFirst, k + ":" + gateCompleted}
+}
+
+func (r *redisBackend) wsIndex() string { return r.prefix + "workshops" }
+
+// Positions in wsKeys, for Go; the scripts use them plus one.
+const (
+	wsKeyMeta = iota
+	wsKeyMembers
+	wsKeyNicks
+	wsKeySeen
+	wsKeyCounts
+	wsKeyPcounts
+	wsKeyFirst
+	wsKeyCompleted
+)
+
+// Scripts return these; each runs atomically, so a check (does the
+// workshop exist, has it ended, has the learner joined) and the writes it
+// allows cannot be split by another replica's write.
+const (
+	scriptOK       = 1
+	scriptIgnored  = 0
+	scriptNotFound = -1
+	scriptExists   = -2
+	scriptEnded    = -3
+)
+
+// createScript: KEYS = wsKeys + index; ARGV = title, started, ttl ms, code.
+const createScript = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return -2 end
+for i = 2, 8 do redis.call('DEL', KEYS[i]) end
+redis.call('HSET', KEYS[1], 'title', ARGV[1], 'started', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[9], ARGV[2], ARGV[4])
+return 1
+`
+
+// endScript: KEYS = wsKeys; ARGV = ended, ttl ms.
+const endScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+redis.call('HSETNX', KEYS[1], 'ended', ARGV[1])
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return 1
+`
+
+// joinScript: KEYS = wsKeys; ARGV = learner, nickname, at, ttl ms.
+const joinScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
+redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3])
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[2]) end
+local last = redis.call('HGET', KEYS[4], ARGV[1])
+if not last or tonumber(last) < tonumber(ARGV[3]) then
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
+return 1
+`
+
+// eventScript: KEYS = wsKeys; ARGV = learner, at, ttl ms, gate key
+// position (0 for none), gate member, then four lists, each a length and
+// its items: counters, participant counters, and the same two to add to
+// only if the gate member is new.
+const eventScript = `
+local function bump(key, i)
+  local n = tonumber(ARGV[i])
+  for j = 1, n do redis.call('HINCRBY', key, ARGV[i + j], 1) end
+  return i + n + 1
+end
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return 0 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return 0 end
+local last = redis.call('HGET', KEYS[4], ARGV[1])
+if not last or tonumber(last) < tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
+end
+local i = bump(KEYS[5], 6)
+i = bump(KEYS[6], i)
+local gate = tonumber(ARGV[4])
+if gate > 0 and redis.call('SADD', KEYS[gate], ARGV[5]) == 1 then
+  i = bump(KEYS[5], i)
+  bump(KEYS[6], i)
+end
+for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], ARGV[3]) end
+return 1
+`
+
+// run runs a script and turns its result into an error.
+func (r *redisBackend) run(ctx context.Context, src string, keys []string, args ...any) error {
+	n, err := redis.NewScript(src).Run(ctx, r.rdb, keys, args...).Int()
+	if err != nil {
+		return unavailable(err)
+	}
+	switch n {
+	case scriptOK, scriptIgnored:
+		return nil
+	case scriptNotFound:
+		return ErrNotFound
+	case scriptExists:
+		return ErrExists
+	case scriptEnded:
+		return ErrEnded
+	}
+	return fmt.Errorf("workshop script returned %d", n)
+}
+
+func ttlMillis() int64 { return workshopTTL.Milliseconds() }
+
+func (r *redisBackend) createWorkshop(ctx context.Context, w Workshop) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	keys := append(r.wsKeys(w.Code), r.wsIndex())
+	return r.run(ctx, createScript, keys, w.Title, toMillis(w.StartedAt), ttlMillis(), w.Code)
+}
+
+// getMeta reads a workshop's hash for parseMeta.
+func getMeta(ctx context.Context, c redis.Cmdable, key string) *redis.SliceCmd {
+	return c.HMGet(ctx, key, "title", "started", "ended")
+}
+
+// parseMeta reads what getMeta got; ok is false if the workshop does not
+// exist.
+func parseMeta(code string, vals []any) (w Workshop, ok bool, err error) {
+	if len(vals) != 3 || vals[1] == nil {
+		return Workshop{}, false, nil
+	}
+	w.Code = code
+	w.Title, _ = vals[0].(string)
+	started, err := strconv.ParseInt(fmt.Sprint(vals[1]), 10, 64)
+	if err != nil {
+		return Workshop{}, false, fmt.Errorf("workshop %s start: %w", code, err)
+	}
+	w.StartedAt = fromMillis(started)
+	if vals[2] != nil {
+		ended, err := strconv.ParseInt(fmt.Sprint(vals[2]), 10, 64)
+		if err != nil {
+			return Workshop{}, false, fmt.Errorf("workshop %s end: %w", code, err)
+		}
+		w.EndedAt = fromMillis(ended)
+	}
+	return w, true, nil
+}
+
+func (r *redisBackend) workshop(ctx context.Context, code string) (Workshop, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	vals, err := getMeta(ctx, r.rdb, r.wsKeys(code)[wsKeyMeta]).Result()
+	if err != nil {
+		return Workshop{}, unavailable(err)
+	}
+	w, ok, err := parseMeta(code, vals)
+	if err == nil && !ok {
+		err = ErrNotFound
+	}
+	return w, err
+}
+
+func (r *redisBackend) workshops(ctx context.Context, limit int) ([]Workshop, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	var (
+		out  []Workshop
+		gone []string
+		seen = map[string]bool{}
+	)
+	// Page through the index, newest first, skipping codes whose workshop
+	// has expired, until limit workshops are found.
+	for start := int64(0); len(out) < limit; start += int64(limit) {
+		codes, err := r.rdb.ZRevRange(ctx, r.wsIndex(), start, start+int64(limit)-1).Result()
+		if err != nil {
+			return nil, unavailable(err)
+		}
+		cmds := make([]*redis.SliceCmd, len(codes))
+		_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, code := range codes {
+				cmds[i] = getMeta(ctx, p, r.wsKeys(code)[wsKeyMeta])
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, unavailable(err)
+		}
+		for i, code := range codes {
+			w, ok, err := parseMeta(code, cmds[i].Val())
+			switch {
+			case err != nil:
+				return nil, err
+			case !ok:
+				gone = append(gone, code)
+			case !seen[code] && len(out) < limit:
+				// A workshop created while we page moves the others
+				// down one place, and one may show up twice.
+				seen[code] = true
+				out = append(out, w)
+			}
+		}
+		if len(codes) < limit {
+			break
+		}
+	}
+	if len(gone) > 0 {
+		keys, codes := []string{r.wsIndex()}, make([]any, 0, len(gone))
+		for _, code := range gone {
+			keys = append(keys, r.wsKeys(code)[wsKeyMeta])
+			codes = append(codes, code)
+		}
+		// Tidying the index is not what the caller asked for: if it
+		// fails, the list is still right and the next call tries again.
+		_ = r.run(ctx, pruneScript, keys, codes...)
+	}
+	return out, nil
+}
+
+// pruneScript drops codes from the index whose workshop has expired. It
+// checks again that each is gone, in case another replica has just created
+// a workshop with the same code. KEYS = index, then each code's workshop
+// key; ARGV = the codes.
+const pruneScript = `
+for i = 1, #ARGV do
+  if redis.call('EXISTS', KEYS[i + 1]) == 0 then redis.call('ZREM', KEYS[1], ARGV[i]) end
+end
+return 1
+`
+
+func (r *redisBackend) endWorkshop(ctx context.Context, code string, at int64) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	return r.run(ctx, endScript, r.wsKeys(code), at, ttlMillis())
+}
+
+func (r *redisBackend) joinWorkshop(ctx context.Context, code, learner, nickname string, at int64) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	return r.run(ctx, joinScript, r.wsKeys(code), learner, nickname, at, ttlMillis())
+}
+
+func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p eventPlan) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	gate := 0
+	switch p.gate {
+	case gateFirst:
+		gate = wsKeyFirst + 1
+	case gateCompleted:
+		gate = wsKeyCompleted + 1
+	}
+	args := []any{learner, at, ttlMillis(), gate, p.gateMember}
+	list := func(names []string, prefix string) {
+		args = append(args, len(names))
+		for _, n := range names {
+			args = append(args, prefix+n)
+		}
+	}
+	pprefix := learner + learnerFieldSep
+	list(p.counts, "")
+	list(p.pcounts, pprefix)
+	list(p.gateCounts, "")
+	list(p.gatePcounts, pprefix)
+	return r.run(ctx, eventScript, r.wsKeys(code), args...)
+}
+
+func (r *redisBackend) workshopData(ctx context.Context, code string) (workshopData, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	keys := r.wsKeys(code)
+	var (
+		meta                                  *redis.SliceCmd
+		members, nicks, seen, counts, pcounts *redis.MapStringStringCmd
+	)
+	// One MULTI/EXEC, so the parts are read at the same instant.
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		meta = getMeta(ctx, p, keys[wsKeyMeta])
+		members = p.HGetAll(ctx, keys[wsKeyMembers])
+		nicks = p.HGetAll(ctx, keys[wsKeyNicks])
+		seen = p.HGetAll(ctx, keys[wsKeySeen])
+		counts = p.HGetAll(ctx, keys[wsKeyCounts])
+		pcounts = p.HGetAll(ctx, keys[wsKeyPcounts])
+		return nil
+	})
+	if err != nil {
+		return workshopData{}, unavailable(err)
+	}
+	w, ok, err := parseMeta(code, meta.Val())
+	if err != nil {
+		return workshopData{}, err
+	}
+	if !ok {
+		return workshopData{}, ErrNotFound
+	}
+	d := workshopData{workshop: w, counts: map[string]int{}}
+	for name, v := range counts.Val() {
+		if d.counts[name], err = strconv.Atoi(v); err != nil {
+			return workshopData{}, fmt.Errorf("workshop %s counter %s: %w", code, name, err)
+		}
+	}
+	perLearner := map[string]map[string]int{}
+	for field, v := range pcounts.Val() {
+		learner, name, ok := strings.Cut(field, learnerFieldSep)
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return workshopData{}, fmt.Errorf("workshop %s counter %s: %w", code, field, err)
+		}
+		if perLearner[learner] == nil {
+			perLearner[learner] = map[string]int{}
+		}
+		perLearner[learner][name] = n
+	}
+	for learner, v := range members.Val() {
+		joined, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return workshopData{}, fmt.Errorf("workshop %s participant %s: %w", code, learner, err)
+		}
+		last := joined
+		if v, ok := seen.Val()[learner]; ok {
+			if last, err = strconv.ParseInt(v, 10, 64); err != nil {
+				return workshopData{}, fmt.Errorf("workshop %s participant %s: %w", code, learner, err)
+			}
+		}
+		d.participants = append(d.participants, newParticipant(learner, nicks.Val()[learner], joined, last, perLearner[learner]))
+	}
+	return d, nil
+}
