@@ -36,6 +36,10 @@ func OpenRedis(url string) (*Store, error) {
 	opt.WriteTimeout = 300 * time.Millisecond
 	opt.PoolTimeout = 300 * time.Millisecond
 	opt.MaxRetries = 1
+	// A Redis that refuses connections should fail a call in milliseconds,
+	// not after go-redis's default five dial attempts.
+	opt.DialerRetries = 2
+	opt.DialerRetryTimeout = 50 * time.Millisecond
 	rdb := redis.NewClient(opt)
 	return &Store{b: &redisBackend{rdb: rdb, prefix: "locklab:"}, name: "redis " + opt.Addr}, nil
 }

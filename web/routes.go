@@ -15,7 +15,7 @@ func (s *Server) routes() {
 	e.Use(s.metrics.observe())
 	e.Use(securityHeaders())
 	e.Use(csrf())
-	e.Use(s.limitWrites(s.writeRate))
+	e.Use(s.limitWrites())
 	e.Use(compress())
 
 	e.GET("/healthz", handleHealthz)

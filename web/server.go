@@ -53,9 +53,9 @@ type Config struct {
 	Workshops WorkshopStore
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
 	AdminToken string
-	// WritesPerSecond caps each learner's state-changing requests (answers,
-	// playground commands); 0 turns the limit off.
-	WritesPerSecond float64
+	// Limiter caps each learner's state-changing requests (answers,
+	// playground commands); nil turns the limit off.
+	Limiter RateLimiter
 	Logger          *slog.Logger
 }
 
@@ -69,7 +69,7 @@ type Server struct {
 	started    *seenSet
 	secret     *secret
 	metrics    *metrics
-	writeRate  float64
+	limiter    RateLimiter
 	workshops  WorkshopStore
 	adminToken string
 	sseEvery   time.Duration
@@ -99,7 +99,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
-		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), writeRate: cfg.WritesPerSecond,
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limiter: cfg.Limiter,
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, sseEvery: 2 * time.Second,
 	}
 	s.echo.HideBanner = true

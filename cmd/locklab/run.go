@@ -35,7 +35,7 @@ type config struct {
 	secret     string
 	idle       time.Duration
 	sandboxes  int
-	writeRate  float64
+	writeRate  int
 	adminToken string
 	logFormat  string
 }
@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go sweep(ctx, sandboxes)
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
-		Secret: secretSource(cfg.secret, progress), Logger: logger, WritesPerSecond: cfg.writeRate,
+		Secret: secretSource(cfg.secret, progress), Logger: logger, Limiter: limiter(progress, cfg.writeRate),
 		Workshops: progress, AdminToken: cfg.adminToken,
 	})
 	if err != nil {
@@ -135,11 +135,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
 	}
-	writeRate, err := strconv.ParseFloat(envOr(getenv, "LOCKLAB_RATE_LIMIT", "20"), 64)
+	writeRate, err := strconv.Atoi(envOr(getenv, "LOCKLAB_RATE_LIMIT", "20"))
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_RATE_LIMIT: %w", err)
 	}
-	fset.Float64Var(&cfg.writeRate, "rate-limit", writeRate, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns it off (env LOCKLAB_RATE_LIMIT)")
+	fset.IntVar(&cfg.writeRate, "rate-limit", writeRate, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns it off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	fset.Usage = func() {
@@ -183,6 +183,15 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("-log-format %q: want text or json", format)
 	}
+}
+
+// limiter is the per-learner limit on writes: shared through Redis when the
+// store is Redis, else in this process; nil when perSecond is 0.
+func limiter(st *store.Store, perSecond int) web.RateLimiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return st.Limiter(perSecond, 2*perSecond)
 }
 
 // sweep drops idle sandboxes once a minute until ctx ends.

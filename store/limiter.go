@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"golang.org/x/time/rate"
+)
+
+// Limiter lets at most a set number of events per second through for each
+// key (a learner, an address), with short bursts.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (bool, error)
+}
+
+// Limiter returns a rate limiter of perSecond events per key with bursts
+// of burst. With Redis it is shared by every replica (GCRA in Redis, via
+// redis_rate); with the file store it lives in this process.
+func (s *Store) Limiter(perSecond, burst int) Limiter {
+	if r, ok := s.b.(*redisBackend); ok {
+		return &redisLimiter{l: redis_rate.NewLimiter(r.rdb), limit: redis_rate.Limit{Rate: perSecond, Burst: burst, Period: time.Second}, prefix: r.prefix + "rate:"}
+	}
+	return NewMemoryLimiter(perSecond, burst)
+}
+
+type redisLimiter struct {
+	l      *redis_rate.Limiter
+	limit  redis_rate.Limit
+	prefix string
+
+	mu        sync.Mutex
+	downUntil time.Time // after a failure, do not wait on Redis again for a while
+}
+
+// limiterTimeout is short: a limiter must never be what makes a request slow.
+const (
+	limiterTimeout = 200 * time.Millisecond
+	limiterBackoff = 2 * time.Second
+)
+
+func (r *redisLimiter) Allow(ctx context.Context, key string) (bool, error) {
+	r.mu.Lock()
+	down := time.Now().Before(r.downUntil)
+	r.mu.Unlock()
+	if down {
+		return false, fmt.Errorf("store: rate limit: %w: recently unreachable", ErrUnavailable)
+	}
+	ctx, cancel := context.WithTimeout(ctx, limiterTimeout)
+	defer cancel()
+	res, err := r.l.Allow(ctx, r.prefix+key, r.limit)
+	if err != nil {
+		r.mu.Lock()
+		r.downUntil = time.Now().Add(limiterBackoff)
+		r.mu.Unlock()
+		return false, fmt.Errorf("store: rate limit: %w", unavailable(err))
+	}
+	return res.Allowed > 0, nil
+}
+
+// memoryLimiter keeps a token bucket per key and forgets keys idle for a
+// few minutes, so it stays small however many keys pass through.
+type memoryLimiter struct {
+	mu      sync.Mutex
+	perSec  rate.Limit
+	burst   int
+	buckets map[string]*bucket
+	calls   int
+}
+
+type bucket struct {
+	l    *rate.Limiter
+	seen time.Time
+}
+
+// NewMemoryLimiter returns a Limiter kept in this process.
+func NewMemoryLimiter(perSecond, burst int) Limiter {
+	return &memoryLimiter{perSec: rate.Limit(perSecond), burst: burst, buckets: map[string]*bucket{}}
+}
+
+const idleBucket = 5 * time.Minute
+
+func (m *memoryLimiter) Allow(_ context.Context, key string) (bool, error) {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.calls++; m.calls%1024 == 0 {
+		for k, b := range m.buckets {
+			if now.Sub(b.seen) > idleBucket {
+				delete(m.buckets, k)
+			}
+		}
+	}
+	b, ok := m.buckets[key]
+	if !ok {
+		b = &bucket{l: rate.NewLimiter(m.perSec, m.burst)}
+		m.buckets[key] = b
+	}
+	b.seen = now
+	return b.l.AllowN(now, 1), nil
+}
