@@ -56,7 +56,7 @@ type Config struct {
 	// Limiter caps each learner's state-changing requests (answers,
 	// playground commands); nil turns the limit off.
 	Limiter RateLimiter
-	Logger          *slog.Logger
+	Logger  *slog.Logger
 }
 
 // Server is the Lock Lab HTTP handler.
