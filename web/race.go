@@ -213,25 +213,26 @@ func raceQuery(p race.Params) url.Values {
 	}
 }
 
-// handleRacePresent is the presenter view of the race, for workshops.
-func (s *Server) handleRacePresent(c echo.Context) error {
+// racePage is the model of /race and /race/present: the scenario and
+// settings from the query, over the scenario's defaults.
+func (s *Server) racePage(c echo.Context, title string) (views.RacePage, int) {
 	id := c.QueryParam("scenario")
 	if id == "" {
 		id = defaultScenario
 	}
 	rv, code := s.raceView(id, c.QueryParams(), false)
-	m := views.RacePage{Page: s.page("The race, presented", "", "race"), Race: rv}
+	m := views.RacePage{Page: s.page(title, "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
 	m.Page.Scripts = []string{s.assets.href("race.js")}
-	return render(c, code, views.RacePresentPage(m))
+	return m, code
 }
 
 func (s *Server) handleRacePage(c echo.Context) error {
-	id := c.QueryParam("scenario")
-	if id == "" {
-		id = defaultScenario
-	}
-	rv, code := s.raceView(id, c.QueryParams(), false)
-	m := views.RacePage{Page: s.page("The race, animated", "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
-	m.Page.Scripts = []string{s.assets.href("race.js")}
+	m, code := s.racePage(c, "The race, animated")
 	return render(c, code, views.RaceFullPage(m))
+}
+
+// handleRacePresent is the presenter view of the race, for workshops.
+func (s *Server) handleRacePresent(c echo.Context) error {
+	m, code := s.racePage(c, "The race, presented")
+	return render(c, code, views.RacePresentPage(m))
 }

@@ -57,6 +57,17 @@ func start(t testing.TB, bin string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	srv, err := launch(t, bin, port)
+	if err != nil {
+		return "", err
+	}
+	return srv.Addr, nil
+}
+
+// launch runs redis-server on port, waits for PING and registers its
+// shutdown with the test.
+func launch(t testing.TB, bin string, port int) (*Server, error) {
+	t.Helper()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cmd := exec.Command(bin,
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
@@ -66,31 +77,31 @@ func start(t testing.TB, bin string) (string, error) {
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start %s: %w", bin, err)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	exited := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
 		close(exited)
 	}()
-	stop := func() {
+	s := &Server{Addr: addr, Port: port, stop: func() {
 		_ = cmd.Process.Kill()
 		<-exited
-	}
+	}}
 	deadline := time.Now().Add(startTimeout)
 	for {
 		if err := ping(addr); err == nil {
-			t.Cleanup(stop)
-			return addr, nil
+			t.Cleanup(s.Stop)
+			return s, nil
 		}
 		select {
 		case <-exited:
-			return "", fmt.Errorf("redis-server on %s exited: %s", addr, out.String())
+			return nil, fmt.Errorf("redis-server on %s exited: %s", addr, out.String())
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			stop()
-			return "", fmt.Errorf("redis-server on %s: no PONG after %v: %s", addr, startTimeout, out.String())
+			s.Stop()
+			return nil, fmt.Errorf("redis-server on %s: no PONG after %v: %s", addr, startTimeout, out.String())
 		}
 	}
 }
