@@ -45,8 +45,11 @@ func OpenBolt(dir string) (*Store, error) {
 	return &Store{b: &boltBackend{db: db}, name: "bolt " + path}, nil
 }
 
+// add uses Batch: concurrent writers share one transaction and one fsync,
+// and each returns only after that fsync, so an answer is still durable
+// before it is acknowledged.
 func (b *boltBackend) add(_ context.Context, learner string, flags ...string) error {
-	return b.db.Update(func(tx *bolt.Tx) error {
+	return b.db.Batch(func(tx *bolt.Tx) error {
 		lb, err := tx.Bucket(learnersBucket).CreateBucketIfNotExists([]byte(learner))
 		if err != nil {
 			return err

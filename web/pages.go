@@ -16,6 +16,7 @@ func (s *Server) page(title, description, nav string) views.Page {
 }
 
 func (s *Server) handleHome(c echo.Context) error {
+	ensureLearner(c)
 	course, err := s.content.Course()
 	if err != nil {
 		return err
@@ -71,6 +72,10 @@ func (s *Server) status(topic string, tp store.TopicProgress) views.Status {
 }
 
 func (s *Server) handleLesson(c echo.Context) error {
+	// A learner gets their id on the first visit, so that from their first
+	// answer or command each has a rate limit of their own, even when a
+	// whole workshop shares one address.
+	ensureLearner(c)
 	return s.renderLessonWith(c, c.Param("slug"), http.StatusOK, lessonExtras{})
 }
 

@@ -297,6 +297,7 @@ func ttlText(ms int64) string {
 }
 
 func (s *Server) handlePlaygroundPage(c echo.Context) error {
+	ensureLearner(c)
 	return s.renderPlaygroundPage(c, pgState{})
 }
 

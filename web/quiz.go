@@ -41,6 +41,7 @@ type answerJSON struct {
 }
 
 func (s *Server) handleQuizAPI(c echo.Context) error {
+	ensureLearner(c)
 	q, err := s.quizzes.Quiz(c.Param("slug"))
 	if err != nil {
 		return err

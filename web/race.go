@@ -161,6 +161,23 @@ func raceParams(p race.Params, q url.Values) (race.Params, error) {
 // raceView builds the race widget for a scenario and query. A bad query is
 // shown as an error in the widget, over the scenario's defaults.
 func (s *Server) raceView(id string, q url.Values, compact bool) (views.Race, int) {
+	// A scenario with its defaults always gives the same run; the lesson
+	// shows one on every visit, so it is computed once.
+	if len(q) == 0 {
+		key := id + "|" + strconv.FormatBool(compact)
+		if v, ok := s.raceDefaults.Load(key); ok {
+			return v.(views.Race), http.StatusOK
+		}
+		v, code := s.computeRaceView(id, nil, compact)
+		if code == http.StatusOK {
+			s.raceDefaults.Store(key, v)
+		}
+		return v, code
+	}
+	return s.computeRaceView(id, q, compact)
+}
+
+func (s *Server) computeRaceView(id string, q url.Values, compact bool) (views.Race, int) {
 	info, tl, err := runRace(id, q)
 	if err == nil {
 		return buildRaceView(info, tl, compact), http.StatusOK

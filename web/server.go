@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -73,8 +74,11 @@ type Server struct {
 	workshops  WorkshopStore
 	adminToken string
 	sseEvery   time.Duration
-	log        *slog.Logger
-	assets     *assets
+	// raceDefaults caches the race widget of each scenario with its
+	// default settings (a run is deterministic).
+	raceDefaults sync.Map
+	log          *slog.Logger
+	assets       *assets
 }
 
 // New builds the server and its routes.
