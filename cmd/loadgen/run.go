@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/locklab/locklab/internal/loadgen"
+)
+
+// errMissed is run's error when -strict is given and a target was missed.
+var errMissed = errors.New("targets missed (see the report)")
+
+// run parses args (args[0] is the program name), simulates the workshop
+// and writes the report to stdout; progress lines go to stderr. The
+// target URL defaults to $LOCKLAB_URL, then http://127.0.0.1:8080.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	defURL := getenv("LOCKLAB_URL")
+	if defURL == "" {
+		defURL = "http://127.0.0.1:8080"
+	}
+	var (
+		rawURL      = fset.String("url", defURL, "base URL of the Lock Lab server (env LOCKLAB_URL)")
+		allowRemote = fset.Bool("allow-remote", false, "allow a target that is not on a loopback address")
+		learners    = fset.Int("learners", 300, "learners in the workshop, hostile ones included")
+		duration    = fset.Duration("duration", 5*time.Minute, "how long the workshop lasts")
+		rate        = fset.Float64("rate", 1, "requests per second per learner (jittered between 0.5x and 1.5x the interval)")
+		hostile     = fset.Float64("hostile", 0.01, "fraction of learners sending hostile scripts")
+		seed        = fset.Uint64("seed", 1, "seed for pacing, tokens and the choice of hostile learners")
+		ramp        = fset.Duration("ramp", 5*time.Second, "learners join at random times within this span (at most -duration)")
+		timeout     = fset.Duration("timeout", 5*time.Second, "client timeout for one request")
+		pid         = fset.Int("pid", 0, "server process whose memory (with its children's) is sampled; 0 finds the process listening on the URL's port")
+		sampleEvery = fset.Duration("sample", 500*time.Millisecond, "memory sampling period")
+		progress    = fset.Duration("progress", 30*time.Second, "print a progress line to stderr this often (0 for none)")
+		p99         = fset.Duration("p99", 100*time.Millisecond, "target: p99 latency of every well-behaved route under this")
+		maxRSS      = fset.Int("max-rss-mb", 512, "target: the server's peak memory (RSS of it and its children) under this many MB")
+		strict      = fset.Bool("strict", false, "exit with status 1 when a target is missed")
+	)
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n\nSimulates a Lock Lab workshop against a running server and reports latency, errors and memory.\n\nFlags:\n", args[0])
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see -h)", fset.Arg(0))
+	}
+	target, err := loadgen.CheckTarget(*rawURL, *allowRemote)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	res, err := loadgen.Run(ctx, loadgen.Config{
+		Target: target, Learners: *learners, Duration: *duration, Rate: *rate,
+		Hostile: *hostile, Seed: *seed, Ramp: min(*ramp, *duration), Timeout: *timeout,
+		PID: *pid, SampleEvery: *sampleEvery, Proc: loadgen.Proc{Root: "/proc"},
+		Progress: stderr, ProgressEvery: *progress,
+	})
+	if err != nil {
+		return fmt.Errorf("load %s: %w", target, err)
+	}
+	verdict, err := res.WriteReport(stdout, loadgen.Targets{P99: *p99, PeakRSS: int64(*maxRSS) << 20})
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if *strict && !verdict.Pass {
+		return errMissed
+	}
+	return nil
+}
