@@ -48,7 +48,7 @@ type lessonYAML struct {
 	Race string `yaml:"race"`
 	// Playground puts the redis-cli playground in the lesson.
 	Playground bool `yaml:"playground"`
-	GoDeeper []struct {
+	GoDeeper   []struct {
 		Title  string `yaml:"title"`
 		Source string `yaml:"source"`
 		URL    string `yaml:"url"`
