@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/locklab/locklab/playground/resp"
 )
@@ -52,8 +53,11 @@ func (s *Sandbox) Exec(ctx context.Context, client Client, line string) (res Res
 		res.Output = "(error) " + ref.Msg
 		return res, ref
 	}
-	s.ctx = ctx
-	defer func() { s.ctx = nil }()
+	// A line gets one script deadline in all, however many scripts it
+	// runs (a repeat prefix, a transaction of EVALs): otherwise one line
+	// could hold the sandbox and a CPU for minutes.
+	s.ctx, s.lineDeadline = ctx, time.Now().Add(s.limits.Script.Timeout)
+	defer func() { s.ctx, s.lineDeadline = nil, time.Time{} }()
 	var out strings.Builder
 	for range repeat {
 		v, ref := s.runSafely(c, argv)

@@ -46,6 +46,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxAdvance <= 0 {
 		l.MaxAdvance = 24 * time.Hour
 	}
+	if l.Script.Timeout <= 0 {
+		l.Script.Timeout = time.Second // as package script's default
+	}
 	if l.Script.MaxStringBytes <= 0 {
 		l.Script.MaxStringBytes = l.MaxValueBytes * 4
 	}

@@ -196,6 +196,9 @@ func (m *Manager) Len() int {
 	return len(m.sessions)
 }
 
+// ScriptTimeouts returns how many scripts were stopped at their deadline.
+func (m *Manager) ScriptTimeouts() int64 { return m.scripts.Timeouts() }
+
 // get returns the learner's sandbox, dropping it first if it has been idle
 // too long, and creating one if create is set. notice is set once for a
 // learner whose sandbox was dropped.
@@ -232,7 +235,7 @@ func (m *Manager) get(learner string, create bool) (box Box, notice string, err 
 		toClose = append(toClose, m.removeLocked(oldest.learner))
 		m.dropped[oldest.learner] = dropped{at: now, notice: "The playground was busy, so your sandbox was reset to make room for other learners."}
 	}
-	box, err = m.opts.NewBox(SandboxOptions{Now: m.opts.Now, Limits: m.opts.Limits, Scripts: m.scripts})
+	box, err = m.opts.NewBox(SandboxOptions{Now: m.opts.Now, Limits: m.opts.Limits, Scripts: m.scripts, Learner: learner})
 	if err != nil {
 		return nil, "", fmt.Errorf("new sandbox for %q: %w", learner, err)
 	}

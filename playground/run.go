@@ -73,6 +73,7 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 		s.afterDispatch(name, argv, v)
 	}
 	s.account(cmd, argv)
+	s.noteChange(name, cmd, argv)
 	return v, nil
 }
 

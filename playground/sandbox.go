@@ -48,6 +48,10 @@ type SandboxOptions struct {
 	// Scripts shares compiled scripts between sandboxes; default a cache
 	// of the sandbox's own.
 	Scripts *script.Cache
+	// Learner is the learner a Manager starts the sandbox for. A sandbox
+	// does not use it; a Manager's NewBox may, to place the learner's
+	// sandboxes in the same worker process.
+	Learner string
 }
 
 // Sandbox is one learner's in-process Redis: a miniredis server without a
@@ -65,7 +69,9 @@ type Sandbox struct {
 	offset time.Duration // how far Advance moved the clock
 	limits Limits
 	ctx    context.Context // of the command being run, for scripts
-	closed bool
+	// lineDeadline is when the scripts of the line being run must be done.
+	lineDeadline time.Time
+	closed       bool
 	// broken says why miniredis cannot be used any more, after a panic in
 	// a script's command left its lock held; runSafely replaces it.
 	broken string
@@ -74,6 +80,11 @@ type Sandbox struct {
 	// command being run may add to them; see guard.go.
 	keysBound, sizeBound     int
 	pendingKeys, pendingSize int
+
+	// track notes what commands changed, for TakeChanges; see changes.go.
+	track tracker
+	// ticked is the clock miniredis was last moved to.
+	ticked time.Time
 }
 
 // conn is one connection: a miniredis peer, which keeps WATCH state, and
@@ -130,6 +141,11 @@ func (s *Sandbox) hook(p *server.Peer, cmd string, args ...string) bool {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if !s.lineDeadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, s.lineDeadline)
+		defer cancel()
+	}
 	v := s.engine.Do(ctx, scriptCaller{s}, argv)
 	p.WriteRaw(string(v.AppendRESP(nil)))
 	return true
@@ -139,7 +155,10 @@ func (s *Sandbox) clock() time.Time { return s.now().Add(s.offset) }
 
 // tick moves miniredis to the sandbox clock, which expires keys whose TTL
 // has run out.
-func (s *Sandbox) tick() { s.m.SetTime(s.clock()) }
+func (s *Sandbox) tick() {
+	s.ticked = s.clock()
+	s.m.SetTime(s.ticked)
+}
 
 // Now returns the sandbox clock.
 func (s *Sandbox) Now() time.Time {
@@ -208,10 +227,11 @@ func (s *Sandbox) startServer() error {
 	pipe.Close()
 	s.m, s.srv = m, m.Server()
 	s.conns[0], s.conns[1], s.inner = newConn(), newConn(), newConn()
-	m.SetTime(s.clock())
+	s.tick()
 	m.ClockTTL(true)
 	s.srv.SetPreHook(s.hook)
 	s.keysBound, s.sizeBound = 0, 0
+	s.track.all = true // every key of the old server is gone
 	return nil
 }
 

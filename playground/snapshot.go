@@ -40,37 +40,47 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 	s.tick()
 	snap := Snapshot{Offset: s.offset, Scripts: s.engine.Scripts()}
 	for _, k := range s.m.Keys() {
-		d := KeyDump{Key: k, Type: s.m.Type(k), PTTLMS: -1}
-		if ttl := s.m.TTL(k); ttl > 0 {
-			d.PTTLMS = ttl.Milliseconds()
-		}
-		var err error
-		switch d.Type {
-		case "string":
-			d.String, err = s.m.Get(k)
-		case "hash":
-			var fields []string
-			fields, err = s.m.HKeys(k)
-			d.Hash = make(map[string]string, len(fields))
-			for _, f := range fields {
-				d.Hash[f] = s.m.HGet(k, f)
-			}
-		case "list":
-			d.List, err = s.m.List(k)
-		case "set":
-			d.Set, err = s.m.Members(k)
-			sort.Strings(d.Set)
-		case "zset":
-			d.ZSet, err = s.m.SortedSet(k)
-		default:
-			err = fmt.Errorf("type %q cannot be saved", d.Type)
-		}
+		d, err := s.dump(k)
 		if err != nil {
-			return Snapshot{}, fmt.Errorf("snapshot key %q: %w", k, err)
+			return Snapshot{}, err
 		}
 		snap.Keys = append(snap.Keys, d)
 	}
 	return snap, nil
+}
+
+// dump returns key k with its value and TTL. A TTL is rounded up to the
+// next millisecond, so that a key about to expire is not kept forever.
+func (s *Sandbox) dump(k string) (KeyDump, error) {
+	d := KeyDump{Key: k, Type: s.m.Type(k), PTTLMS: -1}
+	if ttl := s.m.TTL(k); ttl > 0 {
+		d.PTTLMS = int64((ttl + time.Millisecond - 1) / time.Millisecond)
+	}
+	var err error
+	switch d.Type {
+	case "string":
+		d.String, err = s.m.Get(k)
+	case "hash":
+		var fields []string
+		fields, err = s.m.HKeys(k)
+		d.Hash = make(map[string]string, len(fields))
+		for _, f := range fields {
+			d.Hash[f] = s.m.HGet(k, f)
+		}
+	case "list":
+		d.List, err = s.m.List(k)
+	case "set":
+		d.Set, err = s.m.Members(k)
+		sort.Strings(d.Set)
+	case "zset":
+		d.ZSet, err = s.m.SortedSet(k)
+	default:
+		err = fmt.Errorf("type %q cannot be saved", d.Type)
+	}
+	if err != nil {
+		return KeyDump{}, fmt.Errorf("snapshot key %q: %w", k, err)
+	}
+	return d, nil
 }
 
 // RestoreSandbox starts a sandbox with the state of snap.
@@ -127,5 +137,7 @@ func (s *Sandbox) restore(snap Snapshot) error {
 	}
 	s.keysBound = len(snap.Keys)
 	s.sizeBound = s.dataSize()
+	// The caller has this state already: report only what changes next.
+	s.track = tracker{lastScripts: s.engine.Scripts(), lastOffset: s.offset}
 	return nil
 }

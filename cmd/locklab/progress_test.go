@@ -18,9 +18,10 @@ import (
 )
 
 // TestMain lets the test binary act as the locklab binary, so a test can
-// run the real server in a child process and SIGKILL it.
+// run the real server in a child process and SIGKILL it, and so that the
+// servers the tests run start the test binary as their sandbox workers.
 func TestMain(m *testing.M) {
-	if os.Getenv("LOCKLAB_TEST_AS_MAIN") == "1" {
+	if os.Getenv("LOCKLAB_TEST_AS_MAIN") == "1" || len(os.Args) > 1 && os.Args[1] == "sandbox-worker" {
 		main()
 		return
 	}

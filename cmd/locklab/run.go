@@ -20,7 +20,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/content"
-	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web"
@@ -38,6 +37,9 @@ type config struct {
 	writeRate  int
 	adminToken string
 	logFormat  string
+	// Sandbox worker processes (worker.go).
+	workers      int
+	workerMemory int64
 }
 
 // run is the whole program: it parses args (args[0] is the program name),
@@ -46,6 +48,10 @@ type config struct {
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 1 && args[1] == "healthcheck" {
 		return healthcheck(ctx, args[2:], getenv, stderr)
+	}
+	if len(args) > 1 && args[1] == "sandbox-worker" {
+		// The server talks to its workers over their stdin and stdout.
+		return sandboxWorker(ctx, args[2:], getenv, os.Stdin, stdout, stderr)
 	}
 	cfg, err := parseFlags(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -74,7 +80,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer progress.Close()
-	sandboxes := playground.NewManager(playground.Options{IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes})
+	sandboxes, err := newSandboxes(cfg, logger)
+	if err != nil {
+		return err
+	}
 	defer sandboxes.Close()
 	go sweep(ctx, sandboxes)
 	srv, err := web.New(web.Config{
@@ -142,11 +151,17 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.IntVar(&cfg.writeRate, "rate-limit", writeRate, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns it off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
+	if err := addWorkerFlags(fset, getenv, &cfg); err != nil {
+		return config{}, err
+	}
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args[1:]); err != nil {
+		return config{}, err
+	}
+	if err := checkWorkerFlags(cfg); err != nil {
 		return config{}, err
 	}
 	if cfg.writeRate < 0 {
@@ -195,7 +210,7 @@ func limiter(st *store.Store, perSecond int) web.RateLimiter {
 }
 
 // sweep drops idle sandboxes once a minute until ctx ends.
-func sweep(ctx context.Context, m *playground.Manager) {
+func sweep(ctx context.Context, m interface{ Sweep(time.Time) int }) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {

@@ -2,6 +2,7 @@ package script
 
 import (
 	"sync"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -22,6 +23,8 @@ type Cache struct {
 	max   int
 	m     map[string]*compiled
 	order []string
+
+	timeouts atomic.Int64 // scripts stopped at their deadline
 }
 
 // NewCache returns a cache of at most max scripts (default 1,000).
@@ -60,6 +63,10 @@ func (c *Cache) compile(sha, src string) (*compiled, error) {
 	c.order = append(c.order, sha)
 	return sc, nil
 }
+
+// Timeouts returns how many scripts of the engines sharing c were stopped
+// at their deadline.
+func (c *Cache) Timeouts() int64 { return c.timeouts.Load() }
 
 // trim copies the slices of a compiled prototype to their length: the
 // compiler leaves room for large functions, which for a short script is

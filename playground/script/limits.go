@@ -70,8 +70,16 @@ func newWatchdog(parent context.Context, now time.Time, l Limits) *watchdog {
 		maxAlloc: l.MaxAllocBytes,
 		done:     make(chan struct{}),
 	}
+	// A caller with less time left, such as a line that runs several
+	// scripts, shortens the deadline.
+	if d, ok := parent.Deadline(); ok && d.Before(w.deadline) {
+		w.deadline = d
+	}
 	w.sample[0].Name = "/gc/heap/allocs:bytes"
 	w.start = w.allocs()
+	if !now.Before(w.deadline) {
+		w.check() // no time left: stop at the first instruction
+	}
 	return w
 }
 
@@ -90,10 +98,10 @@ func (w *watchdog) check() {
 		return
 	}
 	switch {
-	case w.parent.Err() != nil:
-		w.err = w.parent.Err()
 	case !time.Now().Before(w.deadline):
 		w.err = errTimeout
+	case w.parent.Err() != nil:
+		w.err = w.parent.Err()
 	case w.allocs()-w.start > w.maxAlloc:
 		w.err = errMemory
 	default:

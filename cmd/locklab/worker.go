@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/playground/worker"
+	"github.com/locklab/locklab/web"
+)
+
+// defaultWorkerMemory is each sandbox worker's memory limit unless
+// -worker-memory says otherwise.
+const defaultWorkerMemory = 256 << 20
+
+// sandboxes is what the server needs of the playground: the web layer's
+// API, the number of live sandboxes for the metrics, the idle sweep and
+// the shutdown. *playground.Manager and *worker.Supervisor both have it.
+type sandboxes interface {
+	web.Playground
+	Len() int
+	Sweep(now time.Time) int
+	Close()
+}
+
+// addWorkerFlags declares the flags of the sandbox workers.
+func addWorkerFlags(fset *flag.FlagSet, getenv func(string) string, cfg *config) error {
+	workers := 0
+	if _, err := os.Executable(); err == nil {
+		workers = 2 // the binary can start itself as a worker
+	}
+	if v := getenv("LOCKLAB_SANDBOX_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("LOCKLAB_SANDBOX_WORKERS: %w", err)
+		}
+		workers = n
+	}
+	cfg.workerMemory = defaultWorkerMemory
+	if v := getenv("LOCKLAB_WORKER_MEMORY"); v != "" {
+		if err := (*byteSize)(&cfg.workerMemory).Set(v); err != nil {
+			return fmt.Errorf("LOCKLAB_WORKER_MEMORY: %w", err)
+		}
+	}
+	fset.IntVar(&cfg.workers, "sandbox-workers", workers, "run the playground's sandboxes in this many worker processes, restarted if they crash; 0 runs them in the server process (env LOCKLAB_SANDBOX_WORKERS)")
+	fset.Var((*byteSize)(&cfg.workerMemory), "worker-memory", "memory limit of each sandbox worker process, such as 256MiB (env LOCKLAB_WORKER_MEMORY)")
+	return nil
+}
+
+func checkWorkerFlags(cfg config) error {
+	if cfg.workers < 0 || cfg.workers > 64 {
+		return fmt.Errorf("-sandbox-workers must be between 0 (in process) and 64")
+	}
+	if cfg.workerMemory < 32<<20 {
+		return fmt.Errorf("-worker-memory must be at least 32MiB")
+	}
+	return nil
+}
+
+// newSandboxes starts the playground: the workers and their supervisor,
+// or with -sandbox-workers 0 a Manager in this process.
+func newSandboxes(cfg config, logger *slog.Logger) (sandboxes, error) {
+	opts := playground.Options{IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes}
+	if cfg.workers == 0 {
+		return playground.NewManager(opts), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox workers: find this program to start it again: %w (or use -sandbox-workers 0)", err)
+	}
+	memory := strconv.FormatInt(cfg.workerMemory, 10)
+	s, err := worker.NewSupervisor(worker.Options{
+		Workers:    cfg.workers,
+		Command:    func() *exec.Cmd { return exec.Command(exe, "sandbox-worker", "-memory", memory) },
+		Playground: opts,
+		Logger:     logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w (or use -sandbox-workers 0)", err)
+	}
+	return s, nil
+}
+
+// sandboxWorker is `locklab sandbox-worker`: one worker process of the
+// playground, which the server starts. It speaks the worker protocol on
+// stdin and stdout and exits when its stdin ends, as it does when the
+// server exits.
+func sandboxWorker(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet("sandbox-worker", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	memory := byteSize(defaultWorkerMemory)
+	if v := getenv("LOCKLAB_WORKER_MEMORY"); v != "" {
+		if err := memory.Set(v); err != nil {
+			return fmt.Errorf("LOCKLAB_WORKER_MEMORY: %w", err)
+		}
+	}
+	fset.Var(&memory, "memory", "memory limit of this process, such as 256MiB (env LOCKLAB_WORKER_MEMORY)")
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: locklab sandbox-worker [-memory SIZE]\n\nRuns playground sandboxes for a Lock Lab server, which starts it; not for use by hand.\n\nFlags:\n")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	// Ctrl-C in a terminal reaches the whole process group; the worker
+	// stays until the server, shutting down, closes its stdin.
+	signal.Ignore(os.Interrupt)
+	if err := worker.LimitMemory(int64(memory)); err != nil {
+		return err
+	}
+	return worker.Serve(ctx, stdin, stdout, stderr)
+}
+
+// byteSize is a flag for a number of bytes: 268435456, 256MiB, 1GiB (K, M
+// and G mean KiB, MiB and GiB too).
+type byteSize int64
+
+func (b *byteSize) String() string {
+	switch n := int64(*b); {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	default:
+		return strconv.FormatInt(n, 10)
+	}
+}
+
+func (b *byteSize) Set(s string) error {
+	num, unit := s, int64(1)
+	for _, u := range []struct {
+		suffixes []string
+		size     int64
+	}{
+		{[]string{"GiB", "G"}, 1 << 30},
+		{[]string{"MiB", "M"}, 1 << 20},
+		{[]string{"KiB", "K"}, 1 << 10},
+	} {
+		for _, suffix := range u.suffixes {
+			if rest, ok := strings.CutSuffix(s, suffix); ok {
+				num, unit = rest, u.size
+				break
+			}
+		}
+		if unit != 1 {
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n < 0 || n > (1<<50)/unit {
+		return fmt.Errorf("%q is not a size such as 256MiB", s)
+	}
+	*b = byteSize(n * unit)
+	return nil
+}

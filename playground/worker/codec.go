@@ -1,0 +1,522 @@
+package worker
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locklab/locklab/playground"
+)
+
+// The wire format: each message is a frame, a 4-byte big-endian length and
+// that many bytes. Inside, integers are varints, strings and lists are
+// length-prefixed, and optional parts start with a presence byte. It is
+// hand-written rather than gob because one round trip per command is on
+// the playground's hot path, and gob's reflection doubled its cost.
+
+// maxFrame bounds a frame: a snapshot of a full sandbox (4 MiB of data,
+// 1 MiB of scripts) with room to spare.
+const maxFrame = 64 << 20
+
+var errFrame = errors.New("malformed frame")
+
+// batchWriter writes frames from many goroutines. A goroutine appends its
+// frame under a short lock; the one that finds no write under way then
+// writes all that is appended, its frame and those that come meanwhile,
+// outside the lock. So no goroutine waits behind another's system call,
+// and under load one write carries many frames.
+type batchWriter struct {
+	w     io.Writer
+	mu    sync.Mutex
+	buf   []byte
+	spare []byte
+	busy  bool  // a goroutine is writing
+	err   error // the first write error, or errStopped; then no more writes
+	// since is when the write under way started, Unix nanoseconds, 0 if
+	// none, for a watchdog to notice a reader that stopped reading.
+	since atomic.Int64
+}
+
+var errStopped = errors.New("stopped")
+
+// send appends a frame and writes it, with others, unless another
+// goroutine is writing, which then writes it too. It returns the write's
+// error if it wrote, or the first error of an earlier write.
+func (b *batchWriter) send(encode func([]byte) []byte) error {
+	if err := b.add(encode); err != nil {
+		return err
+	}
+	return b.flush()
+}
+
+// add appends a frame, to be written by the next flush or send.
+func (b *batchWriter) add(encode func([]byte) []byte) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return b.err
+	}
+	start := len(b.buf)
+	b.buf = encode(append(b.buf, 0, 0, 0, 0))
+	n := len(b.buf) - start - 4
+	if n > maxFrame {
+		b.buf = b.buf[:start]
+		return fmt.Errorf("frame of %d bytes: over %d", n, maxFrame)
+	}
+	binary.BigEndian.PutUint32(b.buf[start:], uint32(n))
+	return nil
+}
+
+// flush writes what was added, unless another goroutine is writing,
+// which then writes it too.
+func (b *batchWriter) flush() error {
+	b.mu.Lock()
+	if b.busy || b.err != nil || len(b.buf) == 0 {
+		err := b.err
+		b.mu.Unlock()
+		return err
+	}
+	b.busy = true
+	for {
+		out := b.buf
+		b.buf, b.spare = b.spare[:0], nil
+		b.mu.Unlock()
+		b.since.Store(time.Now().UnixNano())
+		_, err := b.w.Write(out)
+		b.since.Store(0)
+		b.mu.Lock()
+		if cap(out) <= 1<<20 {
+			b.spare = out[:0] // keep a buffer of the usual size
+		}
+		if err != nil && b.err == nil {
+			b.err = err
+		}
+		if b.err != nil || len(b.buf) == 0 {
+			b.busy = false
+			err := b.err
+			b.mu.Unlock()
+			return err
+		}
+	}
+}
+
+// stop makes later sends fail with errStopped.
+func (b *batchWriter) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err == nil {
+		b.err = errStopped
+	}
+}
+
+// frameReader reads frames from a buffered reader.
+type frameReader struct {
+	r   *bufio.Reader
+	buf []byte
+}
+
+// ready reports whether a whole frame is buffered, so that read will not
+// wait.
+func (f *frameReader) ready() bool {
+	if f.r.Buffered() < 4 {
+		return false // and Peek would wait for more
+	}
+	hdr, err := f.r.Peek(4)
+	if err != nil {
+		return false
+	}
+	return f.r.Buffered() >= 4+int(binary.BigEndian.Uint32(hdr))
+}
+
+// read returns the next frame's bytes, valid until the next call.
+func (f *frameReader) read() ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(f.r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > maxFrame {
+		return nil, fmt.Errorf("frame of %d bytes: %w", n, errFrame)
+	}
+	if cap(f.buf) < int(n) || cap(f.buf) > 64<<10 && n <= 64<<10 {
+		f.buf = make([]byte, n)
+	}
+	b := f.buf[:n]
+	if _, err := io.ReadFull(f.r, b); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// Appending.
+
+func putUint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
+func putInt(b []byte, v int64) []byte   { return binary.AppendVarint(b, v) }
+func putString(b []byte, s string) []byte {
+	return append(putUint(b, uint64(len(s))), s...)
+}
+
+func putBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func putStrings(b []byte, ss []string) []byte {
+	b = putUint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = putString(b, s)
+	}
+	return b
+}
+
+func putStringMap(b []byte, m map[string]string) []byte {
+	b = putUint(b, uint64(len(m)))
+	for k, v := range m {
+		b = putString(putString(b, k), v)
+	}
+	return b
+}
+
+func putFloatMap(b []byte, m map[string]float64) []byte {
+	b = putUint(b, uint64(len(m)))
+	for k, v := range m {
+		b = binary.BigEndian.AppendUint64(putString(b, k), math.Float64bits(v))
+	}
+	return b
+}
+
+func putKeyDumps(b []byte, keys []playground.KeyDump) []byte {
+	b = putUint(b, uint64(len(keys)))
+	for _, d := range keys {
+		b = putString(b, d.Key)
+		b = putString(b, d.Type)
+		b = putInt(b, d.PTTLMS)
+		b = putString(b, d.String)
+		b = putStringMap(b, d.Hash)
+		b = putStrings(b, d.List)
+		b = putStrings(b, d.Set)
+		b = putFloatMap(b, d.ZSet)
+	}
+	return b
+}
+
+// Reading. A reader keeps the first error and returns zero values after
+// it, so that decoders read straight through and check once.
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail() {
+	if r.err == nil {
+		r.err = errFrame
+	}
+	r.b = nil
+}
+
+func (r *reader) uint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) int() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a length, which cannot be more than the bytes left.
+func (r *reader) count() int {
+	n := r.uint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.fail()
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) bool() bool { return r.byte() != 0 }
+
+func (r *reader) string() string {
+	n := r.count()
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) strings() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	ss := make([]string, n)
+	for i := range ss {
+		ss[i] = r.string()
+	}
+	return ss
+}
+
+func (r *reader) stringMap() map[string]string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	m := make(map[string]string, n)
+	for range n {
+		k := r.string()
+		m[k] = r.string()
+	}
+	return m
+}
+
+func (r *reader) floatMap() map[string]float64 {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	m := make(map[string]float64, n)
+	for range n {
+		k := r.string()
+		if len(r.b) < 8 {
+			r.fail()
+			return nil
+		}
+		m[k] = math.Float64frombits(binary.BigEndian.Uint64(r.b))
+		r.b = r.b[8:]
+	}
+	return m
+}
+
+func (r *reader) keyDumps() []playground.KeyDump {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	keys := make([]playground.KeyDump, n)
+	for i := range keys {
+		d := &keys[i]
+		d.Key = r.string()
+		d.Type = r.string()
+		d.PTTLMS = r.int()
+		d.String = r.string()
+		d.Hash = r.stringMap()
+		d.List = r.strings()
+		d.Set = r.strings()
+		d.ZSet = r.floatMap()
+	}
+	return keys
+}
+
+// Requests.
+
+func (q *request) appendTo(b []byte) []byte {
+	b = append(b, byte(q.Op))
+	b = putUint(b, q.ID)
+	b = putUint(b, q.Box)
+	b = putInt(b, q.Now)
+	switch q.Op {
+	case opConfig:
+		limits, _ := json.Marshal(q.Limits)
+		b = putString(b, string(limits))
+	case opOpen:
+		b = putBool(b, q.Snap != nil)
+		if q.Snap != nil {
+			b = putInt(b, int64(q.Snap.Offset))
+			b = putKeyDumps(b, q.Snap.Keys)
+			b = putStrings(b, q.Snap.Scripts)
+		}
+	case opExec:
+		b = putString(b, string(q.Client))
+		b = putString(b, q.Line)
+	case opAdvance:
+		b = putInt(b, q.D)
+	case opCancel:
+		b = putUint(b, q.Target)
+	}
+	return b
+}
+
+func decodeRequest(frame []byte) (*request, error) {
+	r := &reader{b: frame}
+	q := &request{Op: op(r.byte())}
+	q.ID = r.uint()
+	q.Box = r.uint()
+	q.Now = r.int()
+	switch q.Op {
+	case opConfig:
+		var l playground.Limits
+		if err := json.Unmarshal([]byte(r.string()), &l); err != nil && r.err == nil {
+			r.err = fmt.Errorf("limits: %w", err)
+		}
+		q.Limits = &l
+	case opOpen:
+		if r.bool() {
+			q.Snap = &playground.Snapshot{}
+			q.Snap.Offset = durationOf(r.int())
+			q.Snap.Keys = r.keyDumps()
+			q.Snap.Scripts = r.strings()
+		}
+	case opExec:
+		q.Client = playground.Client(r.string())
+		q.Line = r.string()
+	case opAdvance:
+		q.D = r.int()
+	case opCancel:
+		q.Target = r.uint()
+	case opClose, opKeys, opCompact:
+	default:
+		return nil, fmt.Errorf("request %d: %w", q.Op, errFrame)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail()
+	}
+	return q, r.err
+}
+
+// Responses.
+
+const (
+	hasResult = 1 << iota
+	hasChanges
+	hasKeys
+	hasHello
+)
+
+func (p *response) appendTo(b []byte) []byte {
+	var parts byte
+	if p.Result != (playground.Result{}) {
+		parts |= hasResult
+	}
+	if p.Changes != nil {
+		parts |= hasChanges
+	}
+	if p.Keys != nil {
+		parts |= hasKeys
+	}
+	if p.Hello != "" || p.PID != 0 {
+		parts |= hasHello
+	}
+	b = append(b, parts)
+	b = putUint(b, p.ID)
+	b = append(b, byte(p.ErrKind))
+	b = putString(b, p.ErrMsg)
+	b = putInt(b, p.Clock)
+	b = putInt(b, p.Timeouts)
+	if parts&hasHello != 0 {
+		b = putString(b, p.Hello)
+		b = putInt(b, int64(p.PID))
+	}
+	if parts&hasResult != 0 {
+		res := &p.Result
+		b = putString(b, string(res.Client))
+		b = putString(b, res.Output)
+		b = putInt(b, res.ClockMS)
+		b = putString(b, res.Notice)
+		b = putBool(b, res.Clear)
+	}
+	if parts&hasChanges != 0 {
+		c := p.Changes
+		b = putInt(b, c.ClockMS)
+		b = putInt(b, int64(c.Offset))
+		b = putBool(b, c.Reset)
+		b = putKeyDumps(b, c.Keys)
+		b = putStrings(b, c.Deleted)
+		b = putBool(b, c.ScriptsChanged)
+		b = putStrings(b, c.Scripts)
+		b = putBool(b, c.OffsetChanged)
+	}
+	if parts&hasKeys != 0 {
+		b = putUint(b, uint64(len(p.Keys)))
+		for _, k := range p.Keys {
+			b = putString(b, k.Key)
+			b = putString(b, k.Type)
+			b = putString(b, k.Value)
+			b = putInt(b, k.PTTLMS)
+		}
+	}
+	return b
+}
+
+func decodeResponse(frame []byte) (*response, error) {
+	r := &reader{b: frame}
+	p := &response{}
+	parts := r.byte()
+	p.ID = r.uint()
+	p.ErrKind = errKind(r.byte())
+	p.ErrMsg = r.string()
+	p.Clock = r.int()
+	p.Timeouts = r.int()
+	if parts&hasHello != 0 {
+		p.Hello = r.string()
+		p.PID = int(r.int())
+	}
+	if parts&hasResult != 0 {
+		res := &p.Result
+		res.Client = playground.Client(r.string())
+		res.Output = r.string()
+		res.ClockMS = r.int()
+		res.Notice = r.string()
+		res.Clear = r.bool()
+	}
+	if parts&hasChanges != 0 {
+		c := &playground.Changes{}
+		c.ClockMS = r.int()
+		c.Offset = durationOf(r.int())
+		c.Reset = r.bool()
+		c.Keys = r.keyDumps()
+		c.Deleted = r.strings()
+		c.ScriptsChanged = r.bool()
+		c.Scripts = r.strings()
+		c.OffsetChanged = r.bool()
+		p.Changes = c
+	}
+	if parts&hasKeys != 0 {
+		n := r.count()
+		p.Keys = make([]playground.KeyInfo, n)
+		for i := range p.Keys {
+			k := &p.Keys[i]
+			k.Key = r.string()
+			k.Type = r.string()
+			k.Value = r.string()
+			k.PTTLMS = r.int()
+		}
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail()
+	}
+	return p, r.err
+}
+
+func durationOf(ns int64) time.Duration { return time.Duration(ns) }

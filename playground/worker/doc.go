@@ -1,0 +1,24 @@
+// Package worker runs Lock Lab's playground sandboxes in worker processes,
+// so that an input that gets past the sandbox's own limits and crashes or
+// exhausts a process takes down one worker, not the website.
+//
+// A Supervisor, in the web process, starts a few workers (the same binary,
+// `locklab sandbox-worker`) and gives the web layer the playground's usual
+// API: it runs a playground.Manager whose sandboxes are proxies to
+// sandboxes in the workers. Each learner's sandbox lives in one worker,
+// chosen by a hash of the learner. Requests to a worker are multiplexed
+// over its stdin and stdout: many are in flight at once, each learner's
+// commands run one at a time, and a script spinning until its deadline
+// holds up no one else.
+//
+// After every command that changes a sandbox, the worker sends the
+// changes (playground.Changes) and the Supervisor applies them to a
+// playground.Mirror of the sandbox. When a worker dies (out of memory, a Go
+// fatal error, SIGKILL), the Supervisor starts another, and each sandbox
+// that lived in it is restored from its Mirror on its next use. The
+// commands that were running in the dead worker answer with an error
+// saying so; their learners' sandboxes are as they were before them.
+//
+// Serve is the worker's side and LimitMemory its memory limit; the locklab
+// command's sandbox-worker subcommand calls them.
+package worker

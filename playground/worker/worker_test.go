@@ -1,0 +1,304 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/playground"
+)
+
+// testModeEnv makes the test binary a worker when it starts it; see
+// TestMain.
+const testModeEnv = "LOCKLAB_WORKER_TEST"
+
+// boomLine is a line that makes a worker started in "boom" mode allocate
+// until the operating system's limit stops it, as an input that got past
+// the sandbox's own limits would.
+const boomLine = "ECHO the-boom-line-allocates-without-bound"
+
+// TestMain lets the test binary act as `locklab sandbox-worker`, so that
+// the tests run real worker processes without building the command.
+func TestMain(m *testing.M) {
+	switch os.Getenv(testModeEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "serve":
+		os.Exit(serveForTest(os.Stdin, 256<<20))
+	case "boom":
+		// A worker whose input can make it run out of memory for real.
+		os.Exit(serveForTest(&boomReader{r: os.Stdin}, 128<<20))
+	case "alloc":
+		// Only the memory limit: allocate until it stops us.
+		if err := LimitMemory(128 << 20); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		allocForever()
+	}
+	os.Exit(4)
+}
+
+func serveForTest(stdin io.Reader, memory int64) int {
+	if err := LimitMemory(memory); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	if err := Serve(context.Background(), stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// sink keeps allocations alive.
+var sink [][]byte
+
+func allocForever() {
+	for range 1 << 20 { // 1 TiB: the limit stops it long before
+		b := make([]byte, 1<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		sink = append(sink, b)
+	}
+}
+
+// boomReader passes the worker's input through and, when it sees
+// boomLine, allocates until the process dies.
+type boomReader struct {
+	r    io.Reader
+	tail []byte
+}
+
+func (b *boomReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.tail = append(b.tail, p[:n]...)
+	if bytes.Contains(b.tail, []byte(boomLine)) {
+		allocForever()
+	}
+	if len(b.tail) > len(boomLine) {
+		b.tail = append(b.tail[:0], b.tail[len(b.tail)-len(boomLine):]...)
+	}
+	return n, err
+}
+
+// workerCommand starts the test binary as a worker in mode.
+func workerCommand(mode string) func() *exec.Cmd {
+	return func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(runtimeEnv(), testModeEnv+"="+mode)
+		return cmd
+	}
+}
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newTestSupervisor(t *testing.T, opts Options) *Supervisor {
+	t.Helper()
+	if opts.Command == nil {
+		opts.Command = workerCommand("serve")
+	}
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
+	}
+	s, err := NewSupervisor(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// learnersOn returns n learner names whose sandboxes live in worker i of
+// a supervisor with workers workers.
+func learnersOn(i, workers, n int, prefix string) []string {
+	var out []string
+	for j := 0; len(out) < n && j < 10_000; j++ {
+		name := fmt.Sprintf("%s-%d", prefix, j)
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		if int(h.Sum32()%uint32(workers)) == i {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+type step struct {
+	learner string
+	client  playground.Client
+	line    string
+	want    string
+}
+
+func runSteps(t *testing.T, s *Supervisor, steps []step) {
+	t.Helper()
+	for _, st := range steps {
+		res, _ := s.Exec(context.Background(), st.learner, st.client, st.line)
+		if res.Output != st.want {
+			t.Errorf("%s %s> %s = %q; want %q", st.learner, st.client, st.line, res.Output, st.want)
+		}
+	}
+}
+
+// TestSupervisorIsAManager runs what the web layer does through a
+// supervisor: two clients, refusals, keys, the clock, TTLs on the clock,
+// reset, and the idle timeout with its notice.
+func TestSupervisorIsAManager(t *testing.T) {
+	clock := newFakeClock()
+	s := newTestSupervisor(t, Options{Playground: playground.Options{Now: clock.Now, IdleTimeout: 30 * time.Minute}})
+	runSteps(t, s, []step{
+		{"ada", playground.ClientA, "SET lock:invoice:7 3f9a1c NX PX 30000", "OK"},
+		{"ada", playground.ClientB, "SET lock:invoice:7 9d8e7f NX PX 30000", "(nil)"},
+		{"bob", playground.ClientA, "GET lock:invoice:7", "(nil)"},
+		{"ada", playground.ClientA, "PTTL lock:invoice:7", "(integer) 30000"},
+		{"ada", playground.ClientA, `EVAL "return redis.call('GET', KEYS[1])" 1 lock:invoice:7`, `"3f9a1c"`},
+	})
+	res, err := s.Exec(context.Background(), "ada", playground.ClientA, "SUBSCRIBE news")
+	if !errors.Is(err, playground.ErrNotAllowed) || !strings.HasPrefix(res.Output, "(error) ERR the playground does not support SUBSCRIBE") {
+		t.Errorf("SUBSCRIBE = %q, %v; want a refusal matching ErrNotAllowed", res.Output, err)
+	}
+	if _, err := s.Exec(context.Background(), "ada", "Z", "PING"); !errors.Is(err, playground.ErrUnknownClient) {
+		t.Errorf("Exec as client Z error = %v; want ErrUnknownClient", err)
+	}
+	keys, err := s.Keys("ada")
+	if err != nil || len(keys) != 1 || keys[0].Key != "lock:invoice:7" || keys[0].PTTLMS != 30000 {
+		t.Errorf("Keys(ada) = %+v, %v; want the lock with 30000 ms", keys, err)
+	}
+	if keys, err := s.Keys("nobody"); err != nil || keys == nil || len(keys) != 0 {
+		t.Errorf("Keys(nobody) = %#v, %v; want none", keys, err)
+	}
+	now, err := s.Advance("ada", 10*time.Second)
+	if want := clock.Now().Add(10 * time.Second); err != nil || !now.Equal(want) {
+		t.Errorf("Advance(10s) = %v, %v; want %v", now, err, want)
+	}
+	if c, _ := s.Clock("ada"); !c.Equal(now) {
+		t.Errorf("Clock(ada) = %v; want %v", c, now)
+	}
+	if _, err := s.Advance("ada", -time.Second); !errors.Is(err, playground.ErrBadAdvance) {
+		t.Errorf("Advance(-1s) error = %v; want ErrBadAdvance", err)
+	}
+	clock.Add(15 * time.Second)
+	runSteps(t, s, []step{{"ada", playground.ClientA, "PTTL lock:invoice:7", "(integer) 5000"}})
+	clock.Add(5 * time.Second)
+	runSteps(t, s, []step{{"ada", playground.ClientA, "GET lock:invoice:7", "(nil)"}})
+	if s.Len() != 2 {
+		t.Errorf("Len() = %d; want 2", s.Len())
+	}
+	if err := s.Reset("ada"); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, s, []step{{"ada", playground.ClientA, "DBSIZE", "(integer) 0"}})
+	if c, _ := s.Clock("ada"); !c.Equal(clock.Now()) {
+		t.Errorf("Clock(ada) after Reset = %v; want %v", c, clock.Now())
+	}
+	clock.Add(31 * time.Minute)
+	if res, _ := s.Exec(context.Background(), "bob", playground.ClientA, "PING"); res.Output != "PONG" || !strings.Contains(res.Notice, "idle") {
+		t.Errorf("PING after 31 idle minutes = %+v; want PONG and a notice", res)
+	}
+	if n := s.Sweep(clock.Now().Add(time.Hour)); n != 2 {
+		t.Errorf("Sweep = %d; want 2 sandboxes dropped", n)
+	}
+	s.Close()
+	if _, err := s.Exec(context.Background(), "ada", playground.ClientA, "PING"); !errors.Is(err, playground.ErrClosed) {
+		t.Errorf("Exec after Close error = %v; want ErrClosed", err)
+	}
+}
+
+// TestWorkerCannotStartWorkers: a process started as a worker refuses to
+// start workers itself.
+func TestWorkerCannotStartWorkers(t *testing.T) {
+	t.Setenv(ChildEnv, "1")
+	if _, err := NewSupervisor(Options{Command: workerCommand("serve")}); err == nil {
+		t.Error("NewSupervisor in a worker succeeded; want an error")
+	}
+}
+
+// TestNotAWorker: a command that is not a worker fails at start.
+func TestNotAWorker(t *testing.T) {
+	for _, argv := range [][]string{{"/bin/echo", "hello"}, {"cat"}, {"sleep", "0.1"}} {
+		_, err := NewSupervisor(Options{Command: func() *exec.Cmd { return exec.Command(argv[0], argv[1:]...) }})
+		if err == nil {
+			t.Errorf("NewSupervisor with %q succeeded; want an error", argv)
+		}
+	}
+}
+
+// TestMemoryLimit: under LimitMemory, a process that allocates without
+// bound dies of Go's out-of-memory error, near the limit, instead of
+// taking the host's memory.
+func TestMemoryLimit(t *testing.T) {
+	cmd := workerCommand("alloc")()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 && exit.ExitCode() != raceOOMStatus {
+		t.Fatalf("allocating child: %v; want exit status 2 (Go fatal error)\n%.2000s", err, stderr.String())
+	}
+	if !isOOM(stderr.String()) {
+		t.Errorf("allocating child's stderr:\n%.2000s\nwant an out of memory error", stderr.String())
+	}
+	// The limit counts from the data the process had mapped at the start,
+	// some of it never touched, so the peak varies; it is bounded.
+	rss := exit.SysUsage().(*syscall.Rusage).Maxrss << 10
+	if rss > 512<<20*raceMemoryFactor {
+		t.Errorf("allocating child peaked at %d MiB; want about the 128 MiB limit", rss>>20)
+	}
+	t.Logf("peaked at %d MiB, died after %v: %s", rss>>20, time.Since(start).Round(time.Millisecond), firstLine(stderr.String(), "allocate", "out of memory"))
+}
+
+// raceOOMStatus is the exit status of a process whose race detector could
+// not map its shadow memory, which under the race detector is often the
+// first allocation the limit refuses.
+const raceOOMStatus = 66
+
+// isOOM reports whether a worker's error output tells of running out of
+// memory.
+func isOOM(stderr string) bool {
+	return strings.Contains(stderr, "out of memory") ||
+		raceMemoryFactor > 1 && strings.Contains(stderr, "ThreadSanitizer failed to allocate")
+}
+
+func firstLine(s string, substrs ...string) string {
+	for _, line := range strings.Split(s, "\n") {
+		for _, sub := range substrs {
+			if strings.Contains(line, sub) {
+				return line
+			}
+		}
+	}
+	return ""
+}
