@@ -9,6 +9,7 @@ import (
 
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
@@ -72,6 +73,8 @@ func classify(err error) (int, string) {
 	case errors.Is(err, playground.ErrUnknownClient), errors.Is(err, playground.ErrBadAdvance),
 		errors.Is(err, playground.ErrNotAllowed), errors.Is(err, playground.ErrLimit):
 		return http.StatusBadRequest, unwrapMessage(err)
+	case errors.Is(err, worker.ErrUnavailable):
+		return http.StatusServiceUnavailable, "the playground is restarting; please try again in a moment"
 	case errors.Is(err, playground.ErrClosed):
 		return http.StatusServiceUnavailable, "the playground is shutting down; please try again in a moment"
 	case errors.Is(err, content.ErrInvalid):

@@ -52,6 +52,19 @@ func newMetrics(pg Playground) *metrics {
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.answers, m.rateLimited, m.execs, m.races,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Worker restarts and script timeouts, when the playground counts them
+	// (the supervisor of worker processes does both, the in-process
+	// manager the timeouts).
+	if r, ok := pg.(interface{ Restarts() int64 }); ok {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "locklab_sandbox_worker_restarts_total", Help: "Sandbox worker processes restarted after they died.",
+		}, func() float64 { return float64(r.Restarts()) }))
+	}
+	if st, ok := pg.(interface{ ScriptTimeouts() int64 }); ok {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "locklab_script_timeouts_total", Help: "Playground scripts stopped at their deadline.",
+		}, func() float64 { return float64(st.ScriptTimeouts()) }))
+	}
 	if sc, ok := pg.(sandboxCounter); ok {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "locklab_sandboxes_live", Help: "Playground sandboxes alive now.",

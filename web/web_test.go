@@ -367,6 +367,7 @@ func TestMetrics(t *testing.T) {
 		`locklab_quiz_answers_total{result="right",topic="distributed-locks"} 1`,
 		`locklab_playground_commands_total{client="A"} 1`,
 		`locklab_sandboxes_live 1`,
+		`locklab_script_timeouts_total 0`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {

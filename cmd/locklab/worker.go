@@ -78,6 +78,12 @@ func newSandboxes(cfg config, logger *slog.Logger) (sandboxes, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox workers: find this program to start it again: %w (or use -sandbox-workers 0)", err)
 	}
+	// On Linux, /proc/self/exe is this very program even after its file
+	// is replaced by an upgrade, so a restarted worker speaks the same
+	// protocol as the server.
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		exe = "/proc/self/exe"
+	}
 	memory := strconv.FormatInt(cfg.workerMemory, 10)
 	s, err := worker.NewSupervisor(worker.Options{
 		Workers:    cfg.workers,

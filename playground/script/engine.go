@@ -219,6 +219,11 @@ func (e *Engine) lookupOrCompile(sha, src string) (*compiled, error) {
 // run calls the compiled script with KEYS and ARGV under the watchdog and
 // converts what it returns, or the error it raises, into a reply.
 func (e *Engine) run(ctx context.Context, c Caller, sha string, proto *lua.FunctionProto, keys, args []string, readOnly bool) resp.Value {
+	// A line whose time is up (the scripts of a transaction after one
+	// that spun) gets its answer without starting the VM.
+	if d, ok := ctx.Deadline(); ok && !e.now().Before(d) {
+		return e.stopped(errTimeout, sha)
+	}
 	if e.vm == nil {
 		e.vm = newVM(e)
 	}

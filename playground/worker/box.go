@@ -54,7 +54,7 @@ type remoteBox struct {
 	mirror   playground.Mirror
 
 	// For RequestTimeout: requests in flight, and when the sandbox last
-	// answered one (or got one while idle), in Unix nanoseconds.
+	// answered one (or got one while idle), in Supervisor.mono time.
 	inflight atomic.Int32
 	progress atomic.Int64
 }

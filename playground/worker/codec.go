@@ -39,9 +39,20 @@ type batchWriter struct {
 	spare []byte
 	busy  bool  // a goroutine is writing
 	err   error // the first write error, or errStopped; then no more writes
-	// since is when the write under way started, Unix nanoseconds, 0 if
-	// none, for a watchdog to notice a reader that stopped reading.
+	// epoch and since tell how long the write under way has taken, for a
+	// watchdog to notice a reader that stopped reading: since is when it
+	// started, in monotonic nanoseconds after epoch (plus one), 0 if none.
+	epoch time.Time
 	since atomic.Int64
+}
+
+// writing returns how long the write under way has taken, 0 if none.
+func (b *batchWriter) writing() time.Duration {
+	since := b.since.Load()
+	if since == 0 {
+		return 0
+	}
+	return time.Since(b.epoch) - time.Duration(since-1)
 }
 
 var errStopped = errors.New("stopped")
@@ -88,7 +99,7 @@ func (b *batchWriter) flush() error {
 		out := b.buf
 		b.buf, b.spare = b.spare[:0], nil
 		b.mu.Unlock()
-		b.since.Store(time.Now().UnixNano())
+		b.since.Store(int64(time.Since(b.epoch)) + 1)
 		_, err := b.w.Write(out)
 		b.since.Store(0)
 		b.mu.Lock()

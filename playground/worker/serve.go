@@ -17,10 +17,11 @@ import (
 
 // Serve is the worker: it reads requests from r and writes responses to w
 // until r ends, which is how it learns that the supervisor has gone, or
-// ctx ends. Each sandbox has a queue of requests, which a goroutine of its
-// own runs in order while it has any, so that a script spinning in one
-// sandbox holds up no other. Problems that concern no request go to
-// errlog, which the supervisor copies to its log.
+// ctx ends. Each sandbox's requests run one at a time, in the order they
+// arrive. The reading goroutine runs quick commands itself (see quick);
+// the others go to a queue that a goroutine of the sandbox's own runs, so
+// that a script spinning in one sandbox holds up no other. Problems that
+// concern no request go to errlog, which the supervisor copies to its log.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, errlog io.Writer) error {
 	in := &frameReader{r: bufio.NewReaderSize(r, 64<<10)}
 	frame, err := in.read()
@@ -38,7 +39,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, errlog io.Writer) erro
 		boxes:   map[uint64]*wbox{},
 		errlog:  errlog,
 		cancels: map[uint64]context.CancelFunc{},
-		out:     &batchWriter{w: w},
+		out:     &batchWriter{w: w, epoch: time.Now()},
 		ready:   make(chan *wbox),
 		failed:  make(chan error, 1),
 	}
@@ -108,7 +109,8 @@ type wbox struct {
 	queue   []*request
 	running bool // a goroutine is running the queue
 
-	// Only the goroutine running the queue touches these.
+	// Only the goroutine running the queue touches these, or, while no
+	// goroutine is, the reading goroutine.
 	sb  *playground.Sandbox // nil before open and after close
 	now time.Time           // the supervisor's clock as of the latest request
 }
@@ -150,7 +152,7 @@ func (s *server) handle(req *request) bool {
 		}
 		return false
 	}
-	if !mayTakeLong(req) {
+	if quick(req) {
 		b.mu.Lock()
 		idle := !b.running // then no other goroutine touches b's sandbox
 		b.mu.Unlock()
@@ -241,33 +243,71 @@ func (s *server) runQueue(b *wbox) {
 			s.add(req, resp)
 			unwritten++
 		}
-		if unwritten > 0 && (next == nil || unwritten >= 64 || mayTakeLong(next)) {
+		if unwritten > 0 && (next == nil || unwritten >= 64 || !quick(next)) {
 			s.flush()
 			unwritten = 0
 		}
 	}
 }
 
-// mayTakeLong reports whether a request may run long: scripts,
-// transactions (which may hold scripts), repeated commands, and restores.
-// Others take a millisecond at most.
-func mayTakeLong(req *request) bool {
+// quick reports whether a request surely runs in microseconds, whatever
+// the sandbox holds: a command of constant cost, or at most the cost of
+// its own (bounded) arguments. The reading goroutine runs those itself;
+// scripts, transactions, repeated commands, commands whose cost grows with
+// the data (LRANGE, KEYS, SUNION, ...), key listings and restores go to a
+// goroutine of the sandbox's own, so that they hold up no other sandbox.
+func quick(req *request) bool {
 	switch req.Op {
+	case opAdvance, opClose, opCompact:
+		return true
 	case opExec:
-	case opOpen:
-		return req.Snap != nil
 	default:
 		return false
 	}
-	argv, err := playground.Tokenize(req.Line)
-	if err != nil || len(argv) == 0 {
-		return false // answered without running anything
+	name, rest := firstWord(req.Line)
+	if name == "" {
+		return false // quoted, or nothing: let Exec tell
 	}
-	name := strings.ToUpper(argv[0])
-	if name != "" && strings.Trim(name, "+-0123456789") == "" {
-		return true // a repeat count
+	name = strings.ToUpper(name)
+	if (name == "LPOP" || name == "RPOP") && len(strings.Fields(rest)) > 1 {
+		return false // a count: as long as the list
 	}
-	return strings.HasPrefix(name, "EVAL") || name == "EXEC" || name == "SCRIPT"
+	return quickCommands[name]
+}
+
+// spaces are the characters redis-cli splits a line at.
+const spaces = " \t\n\v\f\r"
+
+// firstWord returns the first word of a line, as redis-cli splits it, and
+// the rest; "" if the line is empty or starts with a quote.
+func firstWord(line string) (word, rest string) {
+	line = strings.TrimLeft(line, spaces)
+	end := strings.IndexAny(line, spaces+"\"'")
+	if end < 0 {
+		return line, ""
+	}
+	if line[end] != ' ' && strings.IndexByte(spaces, line[end]) < 0 {
+		return "", "" // a quote inside or at the start of the word
+	}
+	return line[:end], line[end:]
+}
+
+// quickCommands are the commands of constant cost, or of the cost of their
+// arguments: what a lesson types most.
+var quickCommands = map[string]bool{
+	"PING": true, "ECHO": true, "TIME": true, "DBSIZE": true, "HELP": true,
+	"GET": true, "SET": true, "SETNX": true, "SETEX": true, "PSETEX": true, "GETSET": true,
+	"GETDEL": true, "GETEX": true, "MGET": true, "MSET": true, "MSETNX": true, "STRLEN": true,
+	"INCR": true, "INCRBY": true, "DECR": true, "DECRBY": true, "INCRBYFLOAT": true,
+	"DEL": true, "UNLINK": true, "EXISTS": true, "TYPE": true, "TOUCH": true, "PERSIST": true,
+	"EXPIRE": true, "PEXPIRE": true, "EXPIREAT": true, "PEXPIREAT": true,
+	"TTL": true, "PTTL": true, "EXPIRETIME": true, "PEXPIRETIME": true,
+	"HSET": true, "HGET": true, "HMGET": true, "HDEL": true, "HEXISTS": true, "HLEN": true,
+	"HINCRBY": true, "HSETNX": true, "HSTRLEN": true,
+	"LPUSH": true, "RPUSH": true, "LPOP": true, "RPOP": true, "LLEN": true, "LINDEX": true,
+	"SADD": true, "SREM": true, "SISMEMBER": true, "SCARD": true,
+	"ZADD": true, "ZREM": true, "ZSCORE": true, "ZCARD": true, "ZINCRBY": true, // not ZRANK: it sorts
+	"MULTI": true, "DISCARD": true, "WATCH": true, "UNWATCH": true,
 }
 
 // run runs one request on b's sandbox and returns its response, nil for

@@ -70,7 +70,12 @@ type Supervisor struct {
 	timeouts atomic.Int64 // script timeouts reported by workers
 	log      *slog.Logger
 	wg       sync.WaitGroup // the slots' goroutines
+	epoch    time.Time      // for mono
 }
+
+// mono returns monotonic nanoseconds since the Supervisor started, for
+// timing that a step of the wall clock must not upset.
+func (s *Supervisor) mono() int64 { return int64(time.Since(s.epoch)) }
 
 // NewSupervisor starts the workers and returns a Supervisor. It fails if
 // any worker fails to start, so that a misconfiguration shows at once.
@@ -101,7 +106,7 @@ func NewSupervisor(opts Options) (*Supervisor, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Supervisor{opts: opts, log: log}
+	s := &Supervisor{opts: opts, log: log, epoch: time.Now()}
 	for i := range opts.Workers {
 		sl := &slot{sup: s, index: i, ready: make(chan struct{}), stop: make(chan struct{})}
 		p, err := sl.start()

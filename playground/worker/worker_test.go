@@ -302,3 +302,34 @@ func firstLine(s string, substrs ...string) string {
 	}
 	return ""
 }
+
+// TestQuick: the reading goroutine runs only commands of bounded cost;
+// anything it cannot tell for sure goes to the sandbox's own goroutine.
+func TestQuick(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{"SET k v", true},
+		{"  get k", true},
+		{"\tPING", true},
+		{"PING", true},
+		{"LPOP l", true},
+		{"LPOP l 1000000", false},
+		{"LPOP l ", true},
+		{"EVAL \"while true do end\" 0", false},
+		{"eval x 0", false},
+		{"\"SET\" k v", false},
+		{"SET\"x\" k", false},
+		{"5 SET k v", false},
+		{"LRANGE l 0 -1", false},
+		{"KEYS *", false},
+		{"EXEC", false},
+		{"", false},
+		{"   ", false},
+	} {
+		if got := quick(&request{Op: opExec, Line: tt.line}); got != tt.want {
+			t.Errorf("quick(%q) = %v; want %v", tt.line, got, tt.want)
+		}
+	}
+}
