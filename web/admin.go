@@ -40,7 +40,7 @@ func (s *Server) isAdmin(c echo.Context) bool {
 	if auth := c.Request().Header.Get("Authorization"); strings.HasPrefix(auth, "Bearer ") {
 		return subtle.ConstantTimeCompare([]byte(strings.TrimPrefix(auth, "Bearer ")), []byte(s.adminToken)) == 1
 	}
-	ck, err := c.Cookie(adminCookie)
+	ck, err := s.cookie(c, adminCookie)
 	if err != nil {
 		return false
 	}
@@ -87,16 +87,14 @@ func (s *Server) handleAdminLogin(c echo.Context) error {
 		return err
 	}
 	expiry := time.Now().Add(adminTTL).Unix()
-	r := c.Request()
-	c.SetCookie(&http.Cookie{
+	s.setCookie(c, &http.Cookie{
 		Name: adminCookie, Value: strconv.FormatInt(expiry, 10) + "." + s.adminSig(key, expiry),
-		Path: "/", MaxAge: int(adminTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https",
+		MaxAge: int(adminTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
 	})
 	return c.Redirect(http.StatusSeeOther, "/admin")
 }
 
 func (s *Server) handleAdminLogout(c echo.Context) error {
-	c.SetCookie(&http.Cookie{Name: adminCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true})
+	s.setCookie(c, &http.Cookie{Name: adminCookie, Value: "", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	return c.Redirect(http.StatusSeeOther, "/admin")
 }

@@ -71,7 +71,7 @@ func (s *Server) carryPage(c echo.Context) (views.Carry, []byte, error) {
 	if err != nil {
 		return m, nil, err
 	}
-	if id := learnerID(c); id != "" {
+	if id := s.learnerID(c); id != "" {
 		m.Code = id + "." + carrySig(key, id)
 		m.Link = requestOrigin(c.Request()) + "/carry/" + m.Code
 	}
@@ -110,12 +110,12 @@ func (s *Server) handleCarry(c echo.Context) error {
 		return render(c, http.StatusBadRequest, views.CarryPage(m))
 	}
 	// Whatever this browser had saved is merged in, so nothing is lost.
-	if old := learnerID(c); old != "" && old != from {
+	if old := s.learnerID(c); old != "" && old != from {
 		if err := s.progress.Merge(c.Request().Context(), old, from); err != nil {
 			return err
 		}
 	}
-	setLearnerCookie(c, from)
+	s.setLearnerCookie(c, from)
 	return c.Redirect(http.StatusSeeOther, "/progress?done=1")
 }
 

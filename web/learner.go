@@ -10,8 +10,10 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// learnerCookie identifies a learner's browser. It holds a random id and
-// nothing else; progress lives in the store under that id.
+// learnerCookie identifies a learner's browser: the session cookie. It
+// holds 128 random bits and nothing else; progress lives in the store under
+// that id. It is HttpOnly and SameSite=Lax, and behind TLS also Secure with
+// the __Host- prefix (cookies.go).
 const learnerCookie = "locklab_learner"
 
 const learnerCookieAge = 400 * 24 * time.Hour
@@ -20,8 +22,8 @@ var learnerIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`)
 
 // learnerID returns the learner's id from the cookie, or "" if there is
 // none (or it is malformed).
-func learnerID(c echo.Context) string {
-	ck, err := c.Cookie(learnerCookie)
+func (s *Server) learnerID(c echo.Context) string {
+	ck, err := s.cookie(c, learnerCookie)
 	if err != nil || !learnerIDPattern.MatchString(ck.Value) {
 		return ""
 	}
@@ -30,12 +32,12 @@ func learnerID(c echo.Context) string {
 
 // ensureLearner returns the learner's id, creating one and setting the
 // cookie on first use.
-func ensureLearner(c echo.Context) string {
-	if id := learnerID(c); id != "" {
+func (s *Server) ensureLearner(c echo.Context) string {
+	if id := s.learnerID(c); id != "" {
 		return id
 	}
 	id := newLearnerID()
-	setLearnerCookie(c, id)
+	s.setLearnerCookie(c, id)
 	return id
 }
 
@@ -45,14 +47,12 @@ func newLearnerID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func setLearnerCookie(c echo.Context, id string) {
-	r := c.Request()
-	c.SetCookie(&http.Cookie{
-		Name: learnerCookie, Value: id, Path: "/",
+func (s *Server) setLearnerCookie(c echo.Context, id string) {
+	s.setCookie(c, &http.Cookie{
+		Name: learnerCookie, Value: id,
 		MaxAge:   int(learnerCookieAge / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https",
 	})
 	// Later handlers in this request read the cookie from the request.
-	r.AddCookie(&http.Cookie{Name: learnerCookie, Value: id})
+	c.Request().AddCookie(&http.Cookie{Name: s.cookieName(learnerCookie), Value: id})
 }

@@ -68,7 +68,7 @@ const csrfContextKey = "csrf"
 // checked by Sec-Fetch-Site; other clients use the double-submit token:
 // the value of the _csrf cookie sent back in X-CSRF-Token (or the _csrf
 // form field).
-func csrf() echo.MiddlewareFunc {
+func (s *Server) csrf() echo.MiddlewareFunc {
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 		ContextKey:     csrfContextKey,
@@ -77,7 +77,17 @@ func csrf() echo.MiddlewareFunc {
 		CookieMaxAge:   7 * 24 * 3600,
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieHTTPOnly: false,
+		CookieSecure:   s.secureCookies,
 	})
+}
+
+// maxBody bounds every request body; the largest legitimate one is the
+// playground form with its transcript (maxTranscriptBytes, escaped).
+const maxBody = "256K"
+
+// limitBodies answers 413 to a larger body before any handler reads it.
+func limitBodies() echo.MiddlewareFunc {
+	return middleware.BodyLimit(maxBody)
 }
 
 // compress gzips text responses; the lesson page shrinks to a fraction.

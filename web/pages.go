@@ -16,7 +16,7 @@ func (s *Server) page(title, description, nav string) views.Page {
 }
 
 func (s *Server) handleHome(c echo.Context) error {
-	ensureLearner(c)
+	s.ensureLearner(c)
 	course, err := s.content.Course()
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func (s *Server) handleHome(c echo.Context) error {
 // cannot be read must not take the pages down: the learner then sees
 // "Not started" and the error goes to the log.
 func (s *Server) learnerProgress(c echo.Context) store.Learner {
-	id := learnerID(c)
+	id := s.learnerID(c)
 	if id == "" {
 		return nil
 	}
@@ -75,7 +75,7 @@ func (s *Server) handleLesson(c echo.Context) error {
 	// A learner gets their id on the first visit, so that from their first
 	// answer or command each has a rate limit of their own, even when a
 	// whole workshop shares one address.
-	ensureLearner(c)
+	s.ensureLearner(c)
 	return s.renderLessonWith(c, c.Param("slug"), http.StatusOK, lessonExtras{})
 }
 
@@ -110,7 +110,7 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	}
 	var tp store.TopicProgress
 	unavailable := false
-	if id := learnerID(c); id != "" {
+	if id := s.learnerID(c); id != "" {
 		if tp, err = s.progress.Topic(c.Request().Context(), id, slug); err != nil {
 			s.log.Warn("read progress", "error", err)
 			unavailable = true

@@ -70,7 +70,10 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 // exec runs one line for the learner and notes that they have started the
 // topics that have a playground.
 func (s *Server) exec(c echo.Context, client playground.Client, line string) (playground.Result, error) {
-	id := ensureLearner(c)
+	id := s.ensureLearner(c)
+	if err := s.limitScript(c, id, line); err != nil {
+		return playground.Result{}, err
+	}
 	res, err := s.playground.Exec(c.Request().Context(), id, client, line)
 	// A refused line (not allowed, over a limit) is still a reply: the
 	// terminal shows it as an (error) line, as redis-cli would.
@@ -85,7 +88,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 }
 
 func (s *Server) handleResetAPI(c echo.Context) error {
-	id := ensureLearner(c)
+	id := s.ensureLearner(c)
 	if err := s.playground.Reset(id); err != nil {
 		return err
 	}
@@ -105,7 +108,7 @@ func (s *Server) handleAdvanceAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now, err := s.playground.Advance(ensureLearner(c), d)
+	now, err := s.playground.Advance(s.ensureLearner(c), d)
 	if err != nil {
 		return err
 	}
@@ -121,7 +124,7 @@ func advanceBy(ms int64) (time.Duration, error) {
 }
 
 func (s *Server) handleKeysAPI(c echo.Context) error {
-	id := learnerID(c)
+	id := s.learnerID(c)
 	if id == "" {
 		return c.JSON(http.StatusOK, []playground.KeyInfo{})
 	}
@@ -221,7 +224,7 @@ func encodeTranscript(entries []views.PGEntry) string {
 // here and get the page back, with the transcript so far.
 func (s *Server) handlePlaygroundForm(c echo.Context) error {
 	entries := decodeTranscript(c.FormValue("transcript"))
-	id := ensureLearner(c)
+	id := s.ensureLearner(c)
 	client, err := parseClient(c.FormValue("client"))
 	if err != nil {
 		return err
@@ -276,7 +279,7 @@ func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string)
 		v.Entries, v.Client = st.entries, st.client
 		v.Transcript = encodeTranscript(st.entries)
 	}
-	if id := learnerID(c); id != "" {
+	if id := s.learnerID(c); id != "" {
 		if keys, err := s.playground.Keys(id); err == nil {
 			for _, k := range keys {
 				v.Keys = append(v.Keys, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS)})
@@ -297,7 +300,7 @@ func ttlText(ms int64) string {
 }
 
 func (s *Server) handlePlaygroundPage(c echo.Context) error {
-	ensureLearner(c)
+	s.ensureLearner(c)
 	return s.renderPlaygroundPage(c, pgState{})
 }
 

@@ -162,7 +162,7 @@ func hiddenValue(t *testing.T, page, name string) string {
 // while another learner is unaffected.
 func TestRateLimit(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.Limiter = store.NewMemoryLimiter(5, 10)
+	cfg.Limits = Limits{Writes: store.NewMemoryLimiter(5, 10)}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

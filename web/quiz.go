@@ -41,7 +41,7 @@ type answerJSON struct {
 }
 
 func (s *Server) handleQuizAPI(c echo.Context) error {
-	ensureLearner(c)
+	s.ensureLearner(c)
 	q, err := s.quizzes.Quiz(c.Param("slug"))
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (quiz.Res
 	if err != nil {
 		return quiz.Result{}, quiz.Progress{}, err
 	}
-	id := ensureLearner(c)
+	id := s.ensureLearner(c)
 	tp, err := s.progress.RecordAnswer(c.Request().Context(), id, q.Topic, question, res.Correct)
 	s.metrics.answers.WithLabelValues(q.Topic, map[bool]string{true: "right", false: "wrong"}[res.Correct]).Inc()
 	if err != nil {
@@ -121,7 +121,7 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (quiz.Res
 // topicProgress reads the learner's progress on a topic; a learner without
 // a cookie has none.
 func (s *Server) topicProgress(c echo.Context, topic string) (store.TopicProgress, error) {
-	id := learnerID(c)
+	id := s.learnerID(c)
 	if id == "" {
 		return store.TopicProgress{}, nil
 	}

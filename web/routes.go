@@ -14,7 +14,8 @@ func (s *Server) routes() {
 	e.Use(s.logRequests())
 	e.Use(s.metrics.observe())
 	e.Use(securityHeaders())
-	e.Use(csrf())
+	e.Use(limitBodies())
+	e.Use(s.csrf())
 	e.Use(s.limitWrites())
 	e.Use(compress())
 

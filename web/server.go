@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -54,10 +56,18 @@ type Config struct {
 	Workshops WorkshopStore
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
 	AdminToken string
-	// Limiter caps each learner's state-changing requests (answers,
-	// playground commands); nil turns the limit off.
-	Limiter RateLimiter
-	Logger  *slog.Logger
+	// Limits caps how fast learners may change things; zero is no limit.
+	Limits Limits
+	// TrustedProxies are the load balancers whose X-Forwarded-For header
+	// names the client. Without any, the header is ignored and the client
+	// is the connection's peer, so nobody can pick the address that rate
+	// limits count them by.
+	TrustedProxies []netip.Prefix
+	// SecureCookies says the site is served over HTTPS (usually by a proxy
+	// in front): cookies are then Secure and the session cookies carry the
+	// __Host- prefix.
+	SecureCookies bool
+	Logger        *slog.Logger
 }
 
 // Server is the Lock Lab HTTP handler.
@@ -70,10 +80,12 @@ type Server struct {
 	started    *seenSet
 	secret     *secret
 	metrics    *metrics
-	limiter    RateLimiter
-	workshops  WorkshopStore
-	adminToken string
-	sseEvery   time.Duration
+	limits     Limits
+	// secureCookies: see Config.SecureCookies.
+	secureCookies bool
+	workshops     WorkshopStore
+	adminToken    string
+	sseEvery      time.Duration
 	// raceDefaults caches the race widget of each scenario with its
 	// default settings (a run is deterministic).
 	raceDefaults sync.Map
@@ -103,12 +115,13 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
-		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limiter: cfg.Limiter,
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, sseEvery: 2 * time.Second,
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
+	s.echo.IPExtractor = ipExtractor(cfg.TrustedProxies)
 	s.routes()
 	return s, nil
 }
@@ -116,4 +129,20 @@ func New(cfg Config) (*Server, error) {
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.echo.ServeHTTP(w, r)
+}
+
+// ipExtractor finds the client's address: the connection's peer, or with
+// trusted proxies the first address in X-Forwarded-For, read from the
+// right, that is not one of them. Echo's defaults would trust any private
+// or loopback peer's header; we trust only what we are told to.
+func ipExtractor(trusted []netip.Prefix) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range trusted {
+		p = p.Masked()
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }

@@ -238,8 +238,15 @@ func TestSecurityHeaders(t *testing.T) {
 	if !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "script-src 'self'") {
 		t.Errorf("CSP = %q", csp)
 	}
-	if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
-		t.Errorf("X-Content-Type-Options = %q", resp.Header.Get("X-Content-Type-Options"))
+	if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "unsafe-eval") || !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("CSP = %q; want no unsafe-* and frame-ancestors 'none'", csp)
+	}
+	for name, want := range map[string]string{
+		"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
+	} {
+		if got := resp.Header.Get(name); got != want {
+			t.Errorf("%s = %q; want %q", name, got, want)
+		}
 	}
 }
 

@@ -206,6 +206,9 @@ func (s *Server) handleWorkshopDashboard(c echo.Context) error {
 	return render(c, http.StatusOK, views.DashboardPage(m))
 }
 
+// sseWriteTimeout bounds each write of the dashboard's event stream.
+const sseWriteTimeout = 30 * time.Second
+
 // handleWorkshopEvents streams the dashboard as server-sent events: the
 // stats whenever they change (checked every two seconds, from the shared
 // store, so every replica sees every learner) and a heartbeat comment.
@@ -223,8 +226,12 @@ func (s *Server) handleWorkshopEvents(c echo.Context) error {
 	w.Flush()
 	tick := time.NewTicker(s.sseEvery)
 	defer tick.Stop()
+	// The server's WriteTimeout would end the stream; each write gets its
+	// own deadline instead, so a client that stops reading is still dropped.
+	rc := http.NewResponseController(w.Writer)
 	last, beats := "", 0
 	for {
+		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 		d, err := s.dashboard(ctx, code)
 		if err == nil {
 			b, _ := json.Marshal(d)
@@ -328,7 +335,7 @@ func (s *Server) handleJoinForm(c echo.Context) error {
 func (s *Server) handleJoin(c echo.Context) error {
 	code := normalizeCode(c.FormValue("code"))
 	nickname := strings.TrimSpace(c.FormValue("nickname"))
-	id := ensureLearner(c)
+	id := s.ensureLearner(c)
 	err := s.workshops.JoinWorkshop(c.Request().Context(), code, id, nickname, time.Now())
 	if err != nil {
 		m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code, Nickname: nickname}
@@ -344,7 +351,7 @@ func (s *Server) handleJoin(c echo.Context) error {
 		}
 		return render(c, http.StatusBadRequest, views.JoinPage(m))
 	}
-	c.SetCookie(&http.Cookie{Name: workshopCookie, Value: code, Path: "/", MaxAge: 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	s.setCookie(c, &http.Cookie{Name: workshopCookie, Value: code, MaxAge: 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	return c.Redirect(http.StatusSeeOther, "/topics/distributed-locks?joined=1")
 }
 
@@ -354,8 +361,8 @@ func (s *Server) workshopEvent(c echo.Context, ev store.WorkshopEvent) {
 	if s.workshops == nil {
 		return
 	}
-	ck, err := c.Cookie(workshopCookie)
-	id := learnerID(c)
+	ck, err := s.cookie(c, workshopCookie)
+	id := s.learnerID(c)
 	if err != nil || ck.Value == "" || id == "" {
 		return
 	}

@@ -34,6 +34,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		duration    = fset.Duration("duration", 5*time.Minute, "how long the workshop lasts")
 		rate        = fset.Float64("rate", 1, "requests per second per learner (jittered between 0.5x and 1.5x the interval)")
 		hostile     = fset.Float64("hostile", 0.01, "fraction of learners sending hostile scripts")
+		forwarded   = fset.Bool("forwarded-for", false, "send each learner's own X-Forwarded-For address (from 198.18.0.0/15, the benchmarking range), as a load balancer would; start the server with -trusted-proxies 127.0.0.1 so it counts learners by it")
 		seed        = fset.Uint64("seed", 1, "seed for pacing, tokens and the choice of hostile learners")
 		ramp        = fset.Duration("ramp", 5*time.Second, "learners join at random times within this span (at most -duration)")
 		timeout     = fset.Duration("timeout", 5*time.Second, "client timeout for one request")
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	res, err := loadgen.Run(ctx, loadgen.Config{
 		Target: target, Learners: *learners, Duration: *duration, Rate: *rate,
-		Hostile: *hostile, Seed: *seed, Ramp: min(*ramp, *duration), Timeout: *timeout,
+		Hostile: *hostile, ForwardedFor: *forwarded, Seed: *seed, Ramp: min(*ramp, *duration), Timeout: *timeout,
 		PID: *pid, SampleEvery: *sampleEvery, Proc: loadgen.Proc{Root: "/proc"},
 		Progress: stderr, ProgressEvery: *progress,
 	})

@@ -34,7 +34,7 @@ type config struct {
 	secret     string
 	idle       time.Duration
 	sandboxes  int
-	writeRate  int
+	security   securityConfig
 	adminToken string
 	logFormat  string
 	// Sandbox worker processes (worker.go).
@@ -88,7 +88,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go sweep(ctx, sandboxes)
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
-		Secret: secretSource(cfg.secret, progress), Logger: logger, Limiter: limiter(progress, cfg.writeRate),
+		Secret: secretSource(cfg.secret, progress), Logger: logger, Limits: limits(progress, cfg.security),
+		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
 		Workshops: progress, AdminToken: cfg.adminToken,
 	})
 	if err != nil {
@@ -103,8 +104,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// Long enough for the slowest answer (a script at its deadline);
+		// the dashboard's event stream sets its own deadlines.
+		WriteTimeout:   time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		IdleTimeout:    2 * time.Minute,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "Lock Lab is serving the course on %s\n", displayURL(ln.Addr()))
 	logger.Info("listening", "addr", ln.Addr().String(), "content", contentLabel(cfg.contentDir), "progress", progress.Name())
@@ -144,14 +149,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
 	}
-	writeRate, err := strconv.Atoi(envOr(getenv, "LOCKLAB_RATE_LIMIT", "20"))
-	if err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_RATE_LIMIT: %w", err)
-	}
-	fset.IntVar(&cfg.writeRate, "rate-limit", writeRate, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns it off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	if err := addWorkerFlags(fset, getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := addSecurityFlags(fset, getenv, &cfg.security); err != nil {
 		return config{}, err
 	}
 	fset.Usage = func() {
@@ -164,8 +167,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := checkWorkerFlags(cfg); err != nil {
 		return config{}, err
 	}
-	if cfg.writeRate < 0 {
-		return config{}, fmt.Errorf("-rate-limit must be 0 (off) or more")
+	if err := checkSecurityFlags(cfg.security); err != nil {
+		return config{}, err
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
 		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")
@@ -198,15 +201,6 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("-log-format %q: want text or json", format)
 	}
-}
-
-// limiter is the per-learner limit on writes: shared through Redis when the
-// store is Redis, else in this process; nil when perSecond is 0.
-func limiter(st *store.Store, perSecond int) web.RateLimiter {
-	if perSecond <= 0 {
-		return nil
-	}
-	return st.Limiter(perSecond, 2*perSecond)
 }
 
 // sweep drops idle sandboxes once a minute until ctx ends.

@@ -27,11 +27,13 @@ var errNoCSRF = errors.New("no _csrf cookie: the server set none on earlier answ
 type learner struct {
 	id      int
 	hostile bool
-	client  *http.Client
-	base    *url.URL
-	routes  Routes
-	rec     *Recorder
-	rng     *rand.Rand
+	// forwardedFor, if set, is sent as X-Forwarded-For.
+	forwardedFor string
+	client       *http.Client
+	base         *url.URL
+	routes       Routes
+	rec          *Recorder
+	rng          *rand.Rand
 
 	queue     []step // what the learner does next
 	cycles    int    // cycles started
@@ -152,6 +154,9 @@ func (l *learner) send(ctx context.Context, s step) (reply, error) {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if l.forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", l.forwardedFor)
 	}
 	if strings.HasPrefix(s.path, "/api/") {
 		req.Header.Set("Accept", "application/json")

@@ -36,9 +36,12 @@ type Config struct {
 	Duration time.Duration // how long the workshop lasts
 	Rate     float64       // requests per second per learner
 	Hostile  float64       // fraction of learners that are hostile, 0 to 1
-	Seed     uint64        // seeds the learners' pacing, tokens and choices
-	Ramp     time.Duration // learners join at random times within this span
-	Timeout  time.Duration // client timeout for one request
+	// ForwardedFor gives each learner an address of its own in
+	// X-Forwarded-For, as a load balancer in front of the server would.
+	ForwardedFor bool
+	Seed         uint64        // seeds the learners' pacing, tokens and choices
+	Ramp         time.Duration // learners join at random times within this span
+	Timeout      time.Duration // client timeout for one request
 
 	// PID is the server process whose memory, with its children's, is
 	// sampled. Zero means: find the process listening on Target's port.
@@ -159,6 +162,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			},
 			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))),
 			rec: wellRec,
+		}
+		if cfg.ForwardedFor {
+			l.forwardedFor = benchmarkAddr(i)
 		}
 		if l.hostile {
 			l.rec, l.payloads = hostileRec, hostilePayloads()
@@ -341,4 +347,10 @@ func (u *Usage) progressRSS() string {
 // MB formats a byte count in megabytes (2^20 bytes).
 func MB(n int64) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// benchmarkAddr is learner i's address in 198.18.0.0/15, the range set
+// aside for benchmarks: it only ever appears in a header.
+func benchmarkAddr(i int) string {
+	return fmt.Sprintf("198.%d.%d.%d", 18+(i>>16)&1, (i>>8)&0xff, i&0xff)
 }

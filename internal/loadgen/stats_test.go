@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"errors"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -99,5 +100,18 @@ func TestRecorderSummary(t *testing.T) {
 	}
 	if n, _ := r.Counts(); n != 10 {
 		t.Errorf("Counts() after TakeWindow = %d; want 10: windows do not drop samples", n)
+	}
+}
+
+func TestBenchmarkAddr(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 1000 {
+		a := benchmarkAddr(i)
+		ip := net.ParseIP(a)
+		_, bench, _ := net.ParseCIDR("198.18.0.0/15")
+		if ip == nil || !bench.Contains(ip) || seen[a] {
+			t.Fatalf("benchmarkAddr(%d) = %q; want a new address in 198.18.0.0/15", i, a)
+		}
+		seen[a] = true
 	}
 }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/web"
+)
+
+// securityConfig is how the server guards itself against its clients.
+type securityConfig struct {
+	// writeRate is state-changing requests per second per learner; 0 turns
+	// every rate limit off (for benchmarks).
+	writeRate int
+	// addressRate is state-changing requests per second per client address.
+	addressRate int
+	// scriptRate is playground lines that run Lua per second per learner;
+	// ten times as many are allowed per address.
+	scriptRate int
+	// trustedProxies may name the client in X-Forwarded-For.
+	trustedProxies proxyList
+	// behindTLS: the site is served over HTTPS by a proxy in front.
+	behindTLS bool
+}
+
+// addSecurityFlags defines the rate limit, proxy and TLS flags; each takes
+// its default from an environment variable, checked like the flag.
+func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securityConfig) error {
+	fset.IntVar(&sc.writeRate, "rate-limit", 20, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns every rate limit off (env LOCKLAB_RATE_LIMIT)")
+	fset.IntVar(&sc.addressRate, "ip-rate-limit", 200, "state-changing requests per second allowed per client address, with bursts of twice that; raise it for a large workshop behind one address (env LOCKLAB_IP_RATE_LIMIT)")
+	fset.IntVar(&sc.scriptRate, "script-rate-limit", 2, "playground lines that run Lua (EVAL, EVALSHA, ...) per second per learner, with bursts of twice that; ten times as many per client address (env LOCKLAB_SCRIPT_RATE_LIMIT)")
+	fset.Var(&sc.trustedProxies, "trusted-proxies", "comma-separated addresses or CIDR ranges of load balancers whose X-Forwarded-For header names the client; none by default, so the header is ignored (env LOCKLAB_TRUSTED_PROXIES)")
+	fset.BoolVar(&sc.behindTLS, "behind-tls", false, "the site is served over HTTPS (by a proxy in front): cookies become Secure and the session cookie gets the __Host- prefix (env LOCKLAB_BEHIND_TLS)")
+	for flagName, env := range map[string]string{
+		"rate-limit": "LOCKLAB_RATE_LIMIT", "ip-rate-limit": "LOCKLAB_IP_RATE_LIMIT",
+		"script-rate-limit": "LOCKLAB_SCRIPT_RATE_LIMIT", "trusted-proxies": "LOCKLAB_TRUSTED_PROXIES",
+		"behind-tls": "LOCKLAB_BEHIND_TLS",
+	} {
+		if v := getenv(env); v != "" {
+			if err := fset.Set(flagName, v); err != nil {
+				return fmt.Errorf("%s=%q: %w", env, v, err)
+			}
+		}
+	}
+	return nil
+}
+
+func checkSecurityFlags(sc securityConfig) error {
+	if sc.writeRate < 0 || sc.addressRate < 0 || sc.scriptRate < 0 {
+		return fmt.Errorf("-rate-limit, -ip-rate-limit and -script-rate-limit must be 0 (off) or more")
+	}
+	return nil
+}
+
+// limits builds the rate limiters: shared through Redis when the store is
+// Redis, else in this process. -rate-limit 0 turns them all off.
+func limits(st *store.Store, sc securityConfig) web.Limits {
+	if sc.writeRate == 0 {
+		return web.Limits{}
+	}
+	per := func(perSecond int) web.RateLimiter {
+		if perSecond <= 0 {
+			return nil
+		}
+		return st.Limiter(perSecond, 2*perSecond)
+	}
+	return web.Limits{
+		Writes: per(sc.writeRate), WritesPerAddress: per(sc.addressRate),
+		Scripts: per(sc.scriptRate), ScriptsPerAddress: per(10 * sc.scriptRate),
+	}
+}
+
+// proxyList is a flag of comma-separated addresses and CIDR ranges.
+type proxyList []netip.Prefix
+
+func (p *proxyList) String() string {
+	if p == nil {
+		return ""
+	}
+	s := make([]string, len(*p))
+	for i, pr := range *p {
+		s[i] = pr.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *proxyList) Set(v string) error {
+	var list proxyList
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if pr, err := netip.ParsePrefix(f); err == nil {
+			list = append(list, pr.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return fmt.Errorf("%q is neither an address nor a CIDR range", f)
+		}
+		list = append(list, netip.PrefixFrom(a, a.BitLen()))
+	}
+	*p = list
+	return nil
+}
