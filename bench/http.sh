@@ -1,23 +1,40 @@
 #!/usr/bin/env bash
 # Measures POST /api/playground/exec (a SET) against GET /healthz on the same
-# server with wrk, one after the other, and prints the ratio. The playground
-# target is at least half the throughput of /healthz.
-# Usage: bench/http.sh [seconds] [connections]
+# server with wrk, in alternating rounds, and prints each round's ratio and
+# the median. The playground target is at least half the throughput of
+# /healthz.
+# Usage: bench/http.sh [seconds] [connections] [learners] [rounds] [-- server flags]
+# With learners > 1 the SETs come from that many learners in turn (their
+# sandboxes spread over the worker processes); the default is one learner.
+# Server flags go to locklab, for example -- -sandbox-workers 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 conns=${2:-32}
+learners=${3:-1}
+rounds=${4:-3}
+shift $(($# < 4 ? $# : 4))
+[ "${1:-}" = "--" ] && shift
 command -v wrk >/dev/null || { echo "wrk is not installed (Debian: apt-get install wrk)" >&2; exit 1; }
 bin=$(mktemp -d)/locklab
 go build -o "$bin" ./cmd/locklab
 port=18181
 data=$(mktemp -d)
-# The per-learner rate limit is policy, not capacity: off for this measure.
-"$bin" -addr 127.0.0.1:$port -data "$data" -log-format json -rate-limit 0 2>/dev/null &
+# The rate limits are policy, not capacity: off for this measure.
+"$bin" -addr 127.0.0.1:$port -data "$data" -log-format json -rate-limit 0 "$@" 2>/dev/null >/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$data" "$(dirname "$bin")"' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 rps() { awk '/Requests\/sec/ {print $2}'; }
-health=$(wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:$port/healthz" | tee /dev/stderr | rps)
-execs=$(LEARNER=benchlearner0123456789 wrk -t2 -c"$conns" -d"${secs}s" -s bench/exec.lua "http://127.0.0.1:$port/api/playground/exec" | tee /dev/stderr | rps)
-echo "healthz: $health req/s; exec SET: $execs req/s; ratio: $(awk -v a="$execs" -v b="$health" 'BEGIN {printf "%.2f", a/b}')"
+# A short warm-up of both, so that the first round does not pay for it.
+wrk -t2 -c"$conns" -d2s "http://127.0.0.1:$port/healthz" >/dev/null
+LEARNERS=$learners wrk -t2 -c"$conns" -d2s -s bench/exec.lua "http://127.0.0.1:$port/api/playground/exec" >/dev/null
+ratios=()
+for r in $(seq "$rounds"); do
+  health=$(wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:$port/healthz" | rps)
+  execs=$(LEARNERS=$learners LEARNER=benchlearner0123456789 wrk -t2 -c"$conns" -d"${secs}s" -s bench/exec.lua "http://127.0.0.1:$port/api/playground/exec" | rps)
+  ratio=$(awk -v a="$execs" -v b="$health" 'BEGIN {printf "%.2f", a/b}')
+  ratios+=("$ratio")
+  echo "round $r: healthz $health req/s; exec SET ($learners learners) $execs req/s; ratio $ratio"
+done
+echo "median ratio: $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"

@@ -59,7 +59,7 @@ func parseCarryCode(key []byte, code string) (string, bool) {
 		code = code[i+len("/carry/"):]
 	}
 	id, sig, ok := strings.Cut(code, ".")
-	if !ok || !learnerIDPattern.MatchString(id) {
+	if !ok || !validLearnerID(id) {
 		return "", false
 	}
 	return id, subtle.ConstantTimeCompare([]byte(sig), []byte(carrySig(key, id))) == 1

@@ -13,7 +13,7 @@ import (
 
 // testConfig is a server configuration over the embedded content, with
 // progress in a bolt file in a temp dir.
-func testConfig(t *testing.T) Config {
+func testConfig(t testing.TB) Config {
 	t.Helper()
 	course, err := content.Load(content.Embedded())
 	if err != nil {

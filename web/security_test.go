@@ -190,3 +190,22 @@ func TestBodyLimit(t *testing.T) {
 		t.Errorf("keys after a refused body = %v; want none", ks)
 	}
 }
+
+func TestValidLearnerID(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		want bool
+	}{
+		{"benchlearner0123456789", true},
+		{"AZaz09-_AZaz09-_AZaz09", true},
+		{"benchlearner012345678", false},
+		{"benchlearner01234567890", false},
+		{"benchlearner012345678=", false},
+		{"benchlearner012345678é", false},
+		{"", false},
+	} {
+		if got := validLearnerID(tt.id); got != tt.want {
+			t.Errorf("validLearnerID(%q) = %v; want %v", tt.id, got, tt.want)
+		}
+	}
+}
