@@ -42,22 +42,35 @@ const (
 )
 
 func (r *redisLimiter) Allow(ctx context.Context, key string) (bool, error) {
+	var ok bool
+	err := r.do(ctx, func(ctx context.Context) error {
+		res, err := r.l.Allow(ctx, r.prefix+key, r.limit)
+		if err == nil {
+			ok = res.Allowed > 0
+		}
+		return err
+	})
+	return ok, err
+}
+
+// do runs one call to Redis with a short timeout; after a failure, calls
+// fail at once for a while instead of waiting on Redis again.
+func (r *redisLimiter) do(ctx context.Context, call func(context.Context) error) error {
 	r.mu.Lock()
 	down := time.Now().Before(r.downUntil)
 	r.mu.Unlock()
 	if down {
-		return false, fmt.Errorf("store: rate limit: %w: recently unreachable", ErrUnavailable)
+		return fmt.Errorf("store: rate limit: %w: recently unreachable", ErrUnavailable)
 	}
 	ctx, cancel := context.WithTimeout(ctx, limiterTimeout)
 	defer cancel()
-	res, err := r.l.Allow(ctx, r.prefix+key, r.limit)
-	if err != nil {
+	if err := call(ctx); err != nil {
 		r.mu.Lock()
 		r.downUntil = time.Now().Add(limiterBackoff)
 		r.mu.Unlock()
-		return false, fmt.Errorf("store: rate limit: %w", unavailable(err))
+		return fmt.Errorf("store: rate limit: %w", unavailable(err))
 	}
-	return res.Allowed > 0, nil
+	return nil
 }
 
 // memoryLimiter keeps a token bucket per key and forgets keys idle for a

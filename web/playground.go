@@ -71,9 +71,11 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 // topics that have a playground.
 func (s *Server) exec(c echo.Context, client playground.Client, line string) (playground.Result, error) {
 	id := s.ensureLearner(c)
-	if err := s.limitScript(c, id, line); err != nil {
+	done, err := s.limitScript(c, id, line)
+	if err != nil {
 		return playground.Result{}, err
 	}
+	defer done()
 	res, err := s.playground.Exec(c.Request().Context(), id, client, line)
 	// A refused line (not allowed, over a limit) is still a reply: the
 	// terminal shows it as an (error) line, as redis-cli would.

@@ -2,7 +2,12 @@ package web
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,12 +32,44 @@ type Limits struct {
 	// EVALSHA, FCALL, SCRIPT, FUNCTION), which may each take up to the script
 	// deadline; ScriptsPerAddress counts them per client address.
 	Scripts, ScriptsPerAddress RateLimiter
+	// ScriptTime bounds the time scripts run, which the counts above
+	// cannot: one script may run until its deadline.
+	ScriptTime ScriptBudget
 }
+
+// Meter measures an amount known only afterwards, per key (store.Meter).
+type Meter interface {
+	Available(ctx context.Context, key string) (int, error)
+	Take(ctx context.Context, key string, n int) error
+}
+
+// ScriptBudget meters the time learners' scripts run, in units of
+// ScriptUnit, per learner and per address. A script starts only when both
+// hold Need units (its deadline's worth) and is charged the time it took,
+// so a learner whose scripts keep running into the deadline gets one every
+// Need/LearnerRefill seconds, while quick scripts (a unit each) are never
+// held up. One learner runs one script at a time.
+type ScriptBudget struct {
+	Learner, Address             Meter
+	Need                         int
+	LearnerRefill, AddressRefill int // units per second, for Retry-After
+}
+
+// ScriptUnit is the unit of a ScriptBudget.
+const ScriptUnit = 10 * time.Millisecond
 
 // tooMany is the answer to a request over a limit.
 func tooMany(c echo.Context, what string) error {
 	c.Response().Header().Set("Retry-After", "1")
 	return echo.NewHTTPError(http.StatusTooManyRequests, "too many "+what+" at once; slow down and try again in a second")
+}
+
+// overBudget is the answer to a script over its time budget.
+func overBudget(c echo.Context, wait, deadline time.Duration) error {
+	secs := int(math.Ceil(wait.Seconds()))
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
+		"your scripts have used their share of the sandbox's time (a script may run for up to %v); try again in %d s", deadline, secs))
 }
 
 // allow asks a limiter about key. If the limiter itself fails (Redis
@@ -74,18 +111,109 @@ func (s *Server) limitWrites() echo.MiddlewareFunc {
 	}
 }
 
-// limitScript applies the script limits when line runs Lua.
-func (s *Server) limitScript(c echo.Context, learner, line string) error {
-	if (s.limits.Scripts == nil && s.limits.ScriptsPerAddress == nil) || !playground.RunsScript(line) {
-		return nil
+// limitScript applies the script limits when line runs Lua. It returns
+// the function to call when the script has run, which charges its time.
+func (s *Server) limitScript(c echo.Context, learner, line string) (done func(), err error) {
+	l := s.limits
+	none := func() {}
+	if (l.Scripts == nil && l.ScriptsPerAddress == nil && l.ScriptTime.Learner == nil) || !playground.RunsScript(line) {
+		return none, nil
 	}
-	if !s.allow(c, s.limits.Scripts, "s:learner:"+learner) {
+	addr := c.RealIP()
+	if !s.allow(c, l.Scripts, "s:learner:"+learner) {
 		s.metrics.rateLimited.WithLabelValues("scripts").Inc()
-		return tooMany(c, "scripts")
+		return none, tooMany(c, "scripts")
 	}
-	if !s.allow(c, s.limits.ScriptsPerAddress, "s:addr:"+c.RealIP()) {
+	if !s.allow(c, l.ScriptsPerAddress, "s:addr:"+addr) {
 		s.metrics.rateLimited.WithLabelValues("scripts_per_address").Inc()
-		return tooMany(c, "scripts from your address")
+		return none, tooMany(c, "scripts from your address")
 	}
-	return nil
+	b := l.ScriptTime
+	if b.Learner == nil {
+		return none, nil
+	}
+	if !s.running.enter(learner, addr) {
+		s.metrics.rateLimited.WithLabelValues("script_time").Inc()
+		return none, tooMany(c, "scripts running")
+	}
+	if wait := s.budgetWait(c, b.Learner, "t:learner:"+learner, b.Need, b.LearnerRefill); wait > 0 {
+		s.running.leave(learner, addr)
+		s.metrics.rateLimited.WithLabelValues("script_time").Inc()
+		return none, overBudget(c, wait, time.Duration(b.Need)*ScriptUnit)
+	}
+	if wait := s.budgetWait(c, b.Address, "t:addr:"+addr, b.Need, b.AddressRefill); wait > 0 {
+		s.running.leave(learner, addr)
+		s.metrics.rateLimited.WithLabelValues("script_time_per_address").Inc()
+		return none, overBudget(c, wait, time.Duration(b.Need)*ScriptUnit)
+	}
+	start := time.Now()
+	return func() {
+		s.running.leave(learner, addr)
+		used := int(math.Ceil(float64(time.Since(start)) / float64(ScriptUnit)))
+		// The charge must land even if the client went away.
+		ctx := context.WithoutCancel(c.Request().Context())
+		for _, m := range []struct {
+			meter Meter
+			key   string
+		}{{b.Learner, "t:learner:" + learner}, {b.Address, "t:addr:" + addr}} {
+			if m.meter == nil {
+				continue
+			}
+			if err := m.meter.Take(ctx, m.key, max(used, 1)); err != nil {
+				s.log.Warn("script budget", "error", err)
+			}
+		}
+	}, nil
+}
+
+// budgetWait returns how long key must wait until meter holds need units;
+// zero if it holds them now, or if the meter fails (Redis down).
+func (s *Server) budgetWait(c echo.Context, meter Meter, key string, need, refill int) time.Duration {
+	if meter == nil {
+		return 0
+	}
+	have, err := meter.Available(c.Request().Context(), key)
+	if err != nil {
+		s.log.Warn("script budget", "error", err)
+		return 0
+	}
+	if have >= need {
+		return 0
+	}
+	return time.Duration(float64(need-have) / float64(max(refill, 1)) * float64(time.Second))
+}
+
+// runningScripts counts the scripts running now, per learner (one at a
+// time) and per address (maxScriptsPerAddress), in this process.
+type runningScripts struct {
+	mu    sync.Mutex
+	byKey map[string]int
+}
+
+// maxScriptsPerAddress bounds the scripts running at once from one
+// address; a classroom behind one address rarely has more than a few.
+const maxScriptsPerAddress = 8
+
+func (r *runningScripts) enter(learner, addr string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKey == nil {
+		r.byKey = map[string]int{}
+	}
+	if r.byKey["l:"+learner] >= 1 || r.byKey["a:"+addr] >= maxScriptsPerAddress {
+		return false
+	}
+	r.byKey["l:"+learner]++
+	r.byKey["a:"+addr]++
+	return true
+}
+
+func (r *runningScripts) leave(learner, addr string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range []string{"l:" + learner, "a:" + addr} {
+		if r.byKey[k]--; r.byKey[k] <= 0 {
+			delete(r.byKey, k)
+		}
+	}
 }

@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/playground/script"
 	"github.com/locklab/locklab/store"
 )
 
@@ -207,5 +210,75 @@ func TestValidLearnerID(t *testing.T) {
 		if got := validLearnerID(tt.id); got != tt.want {
 			t.Errorf("validLearnerID(%q) = %v; want %v", tt.id, got, tt.want)
 		}
+	}
+}
+
+// TestScriptTimeBudget checks that scripts are metered by the time they
+// run: quick scripts are never held up, a learner whose scripts keep
+// running into the deadline is stopped with 429 and Retry-After, and other
+// learners' scripts go on. (Quick scripts cost a unit each: a learner could
+// run burst-need of them at once before waiting, 100 with the defaults.)
+func TestScriptTimeBudget(t *testing.T) {
+	cfg := testConfig(t)
+	pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: script.Limits{Timeout: 100 * time.Millisecond}}})
+	t.Cleanup(pg.Close)
+	cfg.Playground = pg
+	const need = 10 // 100 ms in ScriptUnit
+	cfg.Limits = Limits{ScriptTime: ScriptBudget{
+		Learner: store.NewMemoryMeter(1, 2*need), Address: store.NewMemoryMeter(1, 100*need),
+		Need: need, LearnerRefill: 1, AddressRefill: 1,
+	}}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := newServerFor(t, s)
+	hog, calm := newLearner(t, base), newLearner(t, base)
+	for i := range 5 {
+		if code, r, body := calm.exec("A", `EVAL "return 1" 0`); code != 200 || r.Output != "(integer) 1" {
+			t.Fatalf("quick script %d = %d %s; want (integer) 1", i, code, body)
+		}
+	}
+	var codes []int
+	for range 4 {
+		code, _, body := hog.exec("A", `EVAL "while true do end" 0`)
+		codes = append(codes, code)
+		if code == http.StatusTooManyRequests && !strings.Contains(body, "share of the sandbox's time") {
+			t.Errorf("429 body = %s; want it to say why", body)
+		}
+	}
+	if codes[0] != 200 || codes[len(codes)-1] != http.StatusTooManyRequests {
+		t.Errorf("four scripts at their deadline got %v; want the first answered and the last refused", codes)
+	}
+	if code, _, _ := hog.exec("A", "SET k v"); code != 200 {
+		t.Errorf("a plain command after the script budget ran out = %d; want 200", code)
+	}
+	if code, r, body := calm.exec("A", `EVAL "return 2" 0`); code != 200 || r.Output != "(integer) 2" {
+		t.Errorf("another learner's script = %d %s; want (integer) 2", code, body)
+	}
+}
+
+func TestRunningScripts(t *testing.T) {
+	var r runningScripts
+	if !r.enter("a", "1.2.3.4") {
+		t.Fatal("first script refused")
+	}
+	if r.enter("a", "1.2.3.4") {
+		t.Error("a learner's second script at once was let in")
+	}
+	for i := range maxScriptsPerAddress - 1 {
+		if !r.enter("other"+strconv.Itoa(i), "1.2.3.4") {
+			t.Fatalf("script %d from the address refused", i+2)
+		}
+	}
+	if r.enter("one-more", "1.2.3.4") {
+		t.Errorf("script %d from one address at once was let in", maxScriptsPerAddress+1)
+	}
+	if !r.enter("one-more", "5.6.7.8") {
+		t.Error("a script from another address was refused")
+	}
+	r.leave("a", "1.2.3.4")
+	if !r.enter("a", "1.2.3.4") {
+		t.Error("a learner's next script, after the first ended, was refused")
 	}
 }

@@ -81,6 +81,7 @@ type Server struct {
 	secret     *secret
 	metrics    *metrics
 	limits     Limits
+	running    runningScripts
 	// secureCookies: see Config.SecureCookies.
 	secureCookies bool
 	workshops     WorkshopStore

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web"
@@ -20,6 +21,8 @@ type securityConfig struct {
 	// scriptRate is playground lines that run Lua per second per learner;
 	// ten times as many are allowed per address.
 	scriptRate int
+	// scriptTimeout is how long one playground script may run.
+	scriptTimeout time.Duration
 	// trustedProxies may name the client in X-Forwarded-For.
 	trustedProxies proxyList
 	// behindTLS: the site is served over HTTPS by a proxy in front.
@@ -32,12 +35,13 @@ func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securi
 	fset.IntVar(&sc.writeRate, "rate-limit", 20, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns every rate limit off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&sc.addressRate, "ip-rate-limit", 200, "state-changing requests per second allowed per client address, with bursts of twice that; raise it for a large workshop behind one address (env LOCKLAB_IP_RATE_LIMIT)")
 	fset.IntVar(&sc.scriptRate, "script-rate-limit", 2, "playground lines that run Lua (EVAL, EVALSHA, ...) per second per learner, with bursts of twice that; ten times as many per client address (env LOCKLAB_SCRIPT_RATE_LIMIT)")
+	fset.DurationVar(&sc.scriptTimeout, "script-timeout", time.Second, "how long one playground script (EVAL) may run before it is stopped with an error; scripts' time is also metered per learner and address (env LOCKLAB_SCRIPT_TIMEOUT)")
 	fset.Var(&sc.trustedProxies, "trusted-proxies", "comma-separated addresses or CIDR ranges of load balancers whose X-Forwarded-For header names the client; none by default, so the header is ignored (env LOCKLAB_TRUSTED_PROXIES)")
 	fset.BoolVar(&sc.behindTLS, "behind-tls", false, "the site is served over HTTPS (by a proxy in front): cookies become Secure and the session cookie gets the __Host- prefix (env LOCKLAB_BEHIND_TLS)")
 	for flagName, env := range map[string]string{
 		"rate-limit": "LOCKLAB_RATE_LIMIT", "ip-rate-limit": "LOCKLAB_IP_RATE_LIMIT",
 		"script-rate-limit": "LOCKLAB_SCRIPT_RATE_LIMIT", "trusted-proxies": "LOCKLAB_TRUSTED_PROXIES",
-		"behind-tls": "LOCKLAB_BEHIND_TLS",
+		"behind-tls": "LOCKLAB_BEHIND_TLS", "script-timeout": "LOCKLAB_SCRIPT_TIMEOUT",
 	} {
 		if v := getenv(env); v != "" {
 			if err := fset.Set(flagName, v); err != nil {
@@ -51,6 +55,9 @@ func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securi
 func checkSecurityFlags(sc securityConfig) error {
 	if sc.writeRate < 0 || sc.addressRate < 0 || sc.scriptRate < 0 {
 		return fmt.Errorf("-rate-limit, -ip-rate-limit and -script-rate-limit must be 0 (off) or more")
+	}
+	if sc.scriptTimeout < 10*time.Millisecond || sc.scriptTimeout > 10*time.Second {
+		return fmt.Errorf("-script-timeout must be between 10ms and 10s")
 	}
 	return nil
 }
@@ -67,9 +74,21 @@ func limits(st *store.Store, sc securityConfig) web.Limits {
 		}
 		return st.Limiter(perSecond, 2*perSecond)
 	}
+	// Script time, in units of web.ScriptUnit: a script starts when its
+	// learner and address hold a deadline's worth. Quick scripts cost one
+	// unit; one that runs into its deadline costs the whole of it, and its
+	// learner then gets one such script per scriptNeed/learnerRefill
+	// seconds (10 s with the default 1 s deadline), an address five times
+	// as many.
+	need := int((sc.scriptTimeout + web.ScriptUnit - 1) / web.ScriptUnit)
+	const learnerRefill, addressRefill = 10, 50
 	return web.Limits{
 		Writes: per(sc.writeRate), WritesPerAddress: per(sc.addressRate),
 		Scripts: per(sc.scriptRate), ScriptsPerAddress: per(10 * sc.scriptRate),
+		ScriptTime: web.ScriptBudget{
+			Learner: st.Meter(learnerRefill, 2*need), Address: st.Meter(addressRefill, 5*need),
+			Need: need, LearnerRefill: learnerRefill, AddressRefill: addressRefill,
+		},
 	}
 }
 

@@ -71,6 +71,7 @@ func checkWorkerFlags(cfg config) error {
 // or with -sandbox-workers 0 a Manager in this process.
 func newSandboxes(cfg config, logger *slog.Logger) (sandboxes, error) {
 	opts := playground.Options{IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes}
+	opts.Limits.Script.Timeout = cfg.security.scriptTimeout
 	if cfg.workers == 0 {
 		return playground.NewManager(opts), nil
 	}

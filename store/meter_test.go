@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/locklab/locklab/internal/redistest"
+)
+
+// TestMeter checks both meters: a key starts with its burst, Take removes
+// what was used (all that is left when more was used), keys are separate,
+// and the Redis meter is shared by two Store instances (two replicas).
+func TestMeter(t *testing.T) {
+	ctx := context.Background()
+	addr := "redis://" + redistest.Start(t)
+	a, err := OpenRedis(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, _ := OpenRedis(addr)
+	defer b.Close()
+	for _, tt := range []struct {
+		name  string
+		first Meter
+		other Meter // the same meter as seen by another replica
+	}{
+		{"memory", NewMemoryMeter(1, 100), nil},
+		{"redis", a.Meter(1, 100), b.Meter(1, 100)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			other := tt.other
+			if other == nil {
+				other = tt.first
+			}
+			avail := func(m Meter, key string) int {
+				t.Helper()
+				n, err := m.Available(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if n := avail(tt.first, "k"); n != 100 {
+				t.Errorf("Available(new key) = %d; want the burst, 100", n)
+			}
+			if err := tt.first.Take(ctx, "k", 30); err != nil {
+				t.Fatal(err)
+			}
+			if n := avail(other, "k"); n < 70 || n > 71 {
+				t.Errorf("Available after taking 30 of 100 = %d; want 70", n)
+			}
+			if err := other.Take(ctx, "k", 500); err != nil {
+				t.Errorf("Take(more than there is) = %v; want it to take all", err)
+			}
+			if n := avail(tt.first, "k"); n > 1 {
+				t.Errorf("Available after taking everything = %d; want 0", n)
+			}
+			if n := avail(tt.first, "other"); n != 100 {
+				t.Errorf("Available(another key) = %d; want 100", n)
+			}
+		})
+	}
+}
