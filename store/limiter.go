@@ -73,14 +73,15 @@ func (r *redisLimiter) do(ctx context.Context, call func(context.Context) error)
 	return nil
 }
 
-// memoryLimiter keeps a token bucket per key and forgets keys idle for a
-// few minutes, so it stays small however many keys pass through.
-type memoryLimiter struct {
-	mu      sync.Mutex
-	perSec  rate.Limit
-	burst   int
-	buckets map[string]*bucket
-	calls   int
+// buckets keeps a token bucket per key and forgets keys idle for a few
+// minutes, so it stays small however many keys pass through. Its caller
+// holds mu.
+type buckets struct {
+	mu     sync.Mutex
+	perSec rate.Limit
+	burst  int
+	byKey  map[string]*bucket
+	calls  int
 }
 
 type bucket struct {
@@ -88,29 +89,41 @@ type bucket struct {
 	seen time.Time
 }
 
-// NewMemoryLimiter returns a Limiter kept in this process.
-func NewMemoryLimiter(perSecond, burst int) Limiter {
-	return &memoryLimiter{perSec: rate.Limit(perSecond), burst: burst, buckets: map[string]*bucket{}}
-}
-
 const idleBucket = 5 * time.Minute
 
-func (m *memoryLimiter) Allow(_ context.Context, key string) (bool, error) {
-	now := time.Now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.calls++; m.calls%1024 == 0 {
-		for k, b := range m.buckets {
+func newBuckets(perSecond, burst int) buckets {
+	return buckets{perSec: rate.Limit(perSecond), burst: burst, byKey: map[string]*bucket{}}
+}
+
+// get returns key's bucket, made on first use.
+func (bs *buckets) get(key string, now time.Time) *rate.Limiter {
+	if bs.calls++; bs.calls%1024 == 0 {
+		for k, b := range bs.byKey {
 			if now.Sub(b.seen) > idleBucket {
-				delete(m.buckets, k)
+				delete(bs.byKey, k)
 			}
 		}
 	}
-	b, ok := m.buckets[key]
+	b, ok := bs.byKey[key]
 	if !ok {
-		b = &bucket{l: rate.NewLimiter(m.perSec, m.burst)}
-		m.buckets[key] = b
+		b = &bucket{l: rate.NewLimiter(bs.perSec, bs.burst)}
+		bs.byKey[key] = b
 	}
 	b.seen = now
-	return b.l.AllowN(now, 1), nil
+	return b.l
+}
+
+// memoryLimiter is a Limiter kept in this process.
+type memoryLimiter struct{ bs buckets }
+
+// NewMemoryLimiter returns a Limiter kept in this process.
+func NewMemoryLimiter(perSecond, burst int) Limiter {
+	return &memoryLimiter{bs: newBuckets(perSecond, burst)}
+}
+
+func (m *memoryLimiter) Allow(_ context.Context, key string) (bool, error) {
+	now := time.Now()
+	m.bs.mu.Lock()
+	defer m.bs.mu.Unlock()
+	return m.bs.get(key, now).AllowN(now, 1), nil
 }

@@ -11,14 +11,7 @@ import (
 // instances (two replicas), and that keys are limited separately.
 func TestLimiterShared(t *testing.T) {
 	ctx := context.Background()
-	addr := "redis://" + redistest.Start(t)
-	a, err := OpenRedis(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, _ := OpenRedis(addr)
-	defer b.Close()
+	a, b := twoReplicas(t)
 	la, lb := a.Limiter(5, 10), b.Limiter(5, 10)
 	allowed := 0
 	for i := range 40 {
@@ -54,4 +47,21 @@ func TestMemoryLimiter(t *testing.T) {
 	if allowed < 10 || allowed > 12 {
 		t.Errorf("let %d of 40 through; want about 10", allowed)
 	}
+}
+
+// twoReplicas opens two Stores on one real redis-server, as two replicas
+// would.
+func twoReplicas(t *testing.T) (*Store, *Store) {
+	t.Helper()
+	addr := "redis://" + redistest.Start(t)
+	var st [2]*Store
+	for i := range st {
+		s, err := OpenRedis(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		st[i] = s
+	}
+	return st[0], st[1]
 }

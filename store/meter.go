@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
-	"golang.org/x/time/rate"
 )
 
 // Meter measures something that is only known afterwards, such as how long
@@ -57,43 +55,19 @@ func (m *redisMeter) Take(ctx context.Context, key string, n int) error {
 	})
 }
 
-// memoryMeter is a Meter kept in this process: a token bucket per key,
-// forgotten when idle, like memoryLimiter.
-type memoryMeter struct {
-	mu      sync.Mutex
-	perSec  rate.Limit
-	burst   int
-	buckets map[string]*bucket
-	calls   int
-}
+// memoryMeter is a Meter kept in this process.
+type memoryMeter struct{ bs buckets }
 
 // NewMemoryMeter returns a Meter kept in this process.
 func NewMemoryMeter(perSecond, burst int) Meter {
-	return &memoryMeter{perSec: rate.Limit(perSecond), burst: burst, buckets: map[string]*bucket{}}
-}
-
-func (m *memoryMeter) bucket(key string, now time.Time) *rate.Limiter {
-	if m.calls++; m.calls%1024 == 0 {
-		for k, b := range m.buckets {
-			if now.Sub(b.seen) > idleBucket {
-				delete(m.buckets, k)
-			}
-		}
-	}
-	b, ok := m.buckets[key]
-	if !ok {
-		b = &bucket{l: rate.NewLimiter(m.perSec, m.burst)}
-		m.buckets[key] = b
-	}
-	b.seen = now
-	return b.l
+	return &memoryMeter{bs: newBuckets(perSecond, burst)}
 }
 
 func (m *memoryMeter) Available(_ context.Context, key string) (int, error) {
 	now := time.Now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return int(math.Floor(m.bucket(key, now).TokensAt(now))), nil
+	m.bs.mu.Lock()
+	defer m.bs.mu.Unlock()
+	return int(math.Floor(m.bs.get(key, now).TokensAt(now))), nil
 }
 
 func (m *memoryMeter) Take(_ context.Context, key string, n int) error {
@@ -101,9 +75,9 @@ func (m *memoryMeter) Take(_ context.Context, key string, n int) error {
 		return nil
 	}
 	now := time.Now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	l := m.bucket(key, now)
+	m.bs.mu.Lock()
+	defer m.bs.mu.Unlock()
+	l := m.bs.get(key, now)
 	if have := int(math.Floor(l.TokensAt(now))); n > have {
 		n = have
 	}

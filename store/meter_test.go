@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"testing"
-
-	"github.com/locklab/locklab/internal/redistest"
 )
 
 // TestMeter checks both meters: a key starts with its burst, Take removes
@@ -12,14 +10,7 @@ import (
 // and the Redis meter is shared by two Store instances (two replicas).
 func TestMeter(t *testing.T) {
 	ctx := context.Background()
-	addr := "redis://" + redistest.Start(t)
-	a, err := OpenRedis(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, _ := OpenRedis(addr)
-	defer b.Close()
+	a, b := twoReplicas(t)
 	for _, tt := range []struct {
 		name  string
 		first Meter
