@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/web"
 )
 
 func TestSecurityFlags(t *testing.T) {
@@ -48,5 +51,29 @@ func TestSecurityFlags(t *testing.T) {
 				t.Errorf("security config = %+v; want %+v", cfg.security, tt.want)
 			}
 		})
+	}
+}
+
+// TestRateLimitZeroTurnsLimitsOff checks LOCKLAB_RATE_LIMIT=0, which
+// benchmarks rely on: no limiter at all, scripts' time budget included.
+func TestRateLimitZeroTurnsLimitsOff(t *testing.T) {
+	st, err := store.OpenBolt(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg, err := parseFlags([]string{"locklab"}, func(k string) string {
+		return map[string]string{"LOCKLAB_RATE_LIMIT": "0"}[k]
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := limits(st, cfg.security); !reflect.DeepEqual(l, web.Limits{}) {
+		t.Errorf("limits with LOCKLAB_RATE_LIMIT=0 = %+v; want none", l)
+	}
+	cfg, _ = parseFlags([]string{"locklab"}, func(string) string { return "" }, io.Discard)
+	l := limits(st, cfg.security)
+	if l.Writes == nil || l.WritesPerAddress == nil || l.Scripts == nil || l.ScriptsPerAddress == nil || l.ScriptTime.Learner == nil || l.ScriptTime.Need != 100 {
+		t.Errorf("default limits = %+v; want every limit on, scripts needing 100 units (1 s)", l)
 	}
 }
