@@ -169,10 +169,10 @@ func (b *remoteBox) Now() time.Time {
 	return b.now().Add(b.mirror.Offset())
 }
 
-// Keys lists the sandbox's keys; a sandbox not opened yet has none.
+// Keys lists the sandbox's keys; a new sandbox not opened yet has none.
 func (b *remoteBox) Keys() ([]playground.KeyInfo, error) {
 	b.mu.Lock()
-	fresh := b.proc == nil && !b.closed
+	fresh := b.proc == nil && !b.closed && !b.restored
 	b.mu.Unlock()
 	if fresh {
 		return []playground.KeyInfo{}, nil

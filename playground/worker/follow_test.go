@@ -68,6 +68,10 @@ func TestSupervisorFollowsLearners(t *testing.T) {
 
 	run("in process", local, "SET lock:1 tok NX PX 30000", "OK")
 	clock.Add(5 * time.Second)
+	// The first thing asked of the workers' replica may be a page's keys.
+	if keys, err := sup.Keys("ada"); err != nil || len(keys) != 1 || keys[0].Key != "lock:1" {
+		t.Errorf("workers Keys before any command there = %v, %v; want lock:1", keys, err)
+	}
 	run("workers", sup, "PTTL lock:1", "(integer) 25000")
 	run("workers", sup, "SET n 1", "OK")
 	if _, err := sup.Advance("ada", 10*time.Second); err != nil {
