@@ -55,7 +55,9 @@ func (s *Sandbox) noteChange(name string, cmd command, argv []string) {
 		t.all, t.keys = true, nil
 	case strings.HasPrefix(name, "EVAL") || name == "SCRIPT":
 		t.scripts = true
-	case cmd.flags&flagWrite != 0 && !t.all:
+	case cmd.flags&flagWrite == 0:
+		return
+	case !t.all:
 		if t.keys == nil {
 			t.keys = map[string]struct{}{}
 		}
@@ -67,6 +69,7 @@ func (s *Sandbox) noteChange(name string, cmd command, argv []string) {
 			t.all, t.keys = true, nil
 		}
 	}
+	s.writes++
 }
 
 // TakeChanges returns what changed since the previous call, or since the

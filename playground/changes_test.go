@@ -13,7 +13,8 @@ import (
 // transactions, flushes and clock moves into a sandbox, applies the Changes
 // of each to a Mirror, and checks after every line that the Mirror's
 // Snapshot is the sandbox's own. A write the tracking missed would show as
-// a difference.
+// a difference. It also checks that Writes grows with every change, as a
+// Manager that shares sandboxes saves only when it does.
 func TestMirrorFollowsChanges(t *testing.T) {
 	n := 20_000
 	if testing.Short() {
@@ -48,6 +49,7 @@ func TestMirrorFollowsChanges(t *testing.T) {
 			}
 			line = strings.Join(argv, " ")
 		}
+		writes := s.Writes()
 		s.Exec(context.Background(), ClientA, line)
 		switch r.Intn(20) {
 		case 0:
@@ -58,6 +60,9 @@ func TestMirrorFollowsChanges(t *testing.T) {
 		c, err := s.TakeChanges()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if c.Changed() && s.Writes() == writes {
+			t.Fatalf("after line %d %q: Writes() = %d as before, but the sandbox changed: %+v", i, line, writes, c)
 		}
 		m.Apply(c)
 		want, _ := s.Snapshot()

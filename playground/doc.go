@@ -11,6 +11,11 @@
 // can run them in worker processes; Sandbox is the in-process Box, and its
 // Snapshot and Restore carry a sandbox's state across such a boundary.
 //
+// When several replicas of the server run behind a load balancer, a
+// Manager given a SnapshotStore (Options.Follow) shares each learner's
+// sandbox with the others through it, so that the sandbox follows the
+// learner from replica to replica; see follow.go.
+//
 // The package knows nothing of HTTP: the web layer calls the Manager and maps
 // the sentinel errors in errors.go to statuses.
 package playground

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -20,6 +21,9 @@ type Box interface {
 	Now() time.Time
 	Keys() ([]KeyInfo, error)
 	Snapshot() (Snapshot, error)
+	// Writes returns a count that grows whenever the sandbox's state
+	// may have changed, as Sandbox.Writes does.
+	Writes() uint64
 	// Compact frees what an idle sandbox can rebuild later.
 	Compact()
 	Close()
@@ -43,6 +47,12 @@ type Options struct {
 	Limits Limits
 	// NewBox starts a sandbox; default NewSandbox in process.
 	NewBox func(SandboxOptions) (Box, error)
+	// Follow, when set, is where the Manager shares learners' sandboxes
+	// with the other replicas of the server, so that a learner's sandbox
+	// follows them from one replica to another; see SnapshotStore.
+	Follow SnapshotStore
+	// Logger gets the failures of Follow, as warnings; default none.
+	Logger *slog.Logger
 }
 
 // Manager keeps one sandbox per learner: created on first use, dropped
@@ -59,12 +69,23 @@ type Manager struct {
 	dropped  map[string]dropped       // learners to tell about a reset
 	scripts  *script.Cache            // compiled scripts, shared by all sandboxes
 	closed   bool
+
+	followWarn followWarn
 }
 
 type session struct {
-	learner  string
+	learner string
+	// box is written under both Manager.mu and mu, so either lock is
+	// enough to read it. Only follow.go replaces it, with Follow set.
 	box      Box
 	lastUsed time.Time
+
+	// With Follow set, mu serializes the learner's calls and guards
+	// what follows.
+	mu      sync.Mutex
+	version string // of the shared copy box matches; "" if none
+	writes  uint64 // box.Writes() when box matched that copy
+	unsaved bool   // a save failed: box has changes the copy lacks
 }
 
 type dropped struct {
@@ -89,6 +110,9 @@ func NewManager(opts Options) *Manager {
 	if opts.NewBox == nil {
 		opts.NewBox = func(o SandboxOptions) (Box, error) { return NewSandbox(o) }
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	opts.Limits = opts.Limits.withDefaults()
 	return &Manager{
 		opts:     opts,
@@ -106,15 +130,21 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 		return Result{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		box, notice, err := m.get(learner, true)
+		s, notice, err := m.get(learner, true)
 		if err != nil {
 			return Result{}, err
 		}
-		res, err := box.Exec(ctx, client, line)
+		var res Result
+		moved, err := m.use(ctx, s, func(box Box) (err error) {
+			res, err = box.Exec(ctx, client, line)
+			return err
+		})
 		if m.retry(err, attempt) {
 			continue
 		}
-		if notice != "" {
+		// A sandbox dropped here but restored from another replica's
+		// copy was not reset.
+		if notice != "" && !moved {
 			res.Notice = notice
 		}
 		return res, err
@@ -142,18 +172,29 @@ func (m *Manager) Reset(learner string) error {
 	if old != nil {
 		old.Close()
 	}
-	_, _, err := m.get(learner, true)
-	return err
+	s, _, err := m.get(learner, true)
+	if err != nil || m.opts.Follow == nil {
+		return err
+	}
+	// The other replicas must drop their copies too.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m.push(context.Background(), s, true)
+	return nil
 }
 
 // Advance moves the learner's sandbox clock forward by d and returns it.
 func (m *Manager) Advance(learner string, d time.Duration) (time.Time, error) {
 	for attempt := 0; ; attempt++ {
-		box, _, err := m.get(learner, true)
+		s, _, err := m.get(learner, true)
 		if err != nil {
 			return time.Time{}, err
 		}
-		now, err := box.Advance(d)
+		var now time.Time
+		_, err = m.use(context.Background(), s, func(box Box) (err error) {
+			now, err = box.Advance(d)
+			return err
+		})
 		if m.retry(err, attempt) {
 			continue
 		}
@@ -164,11 +205,15 @@ func (m *Manager) Advance(learner string, d time.Duration) (time.Time, error) {
 // Keys lists the keys of the learner's sandbox; none if it has none yet.
 func (m *Manager) Keys(learner string) ([]KeyInfo, error) {
 	for attempt := 0; ; attempt++ {
-		box, _, err := m.get(learner, false)
-		if err != nil || box == nil {
+		s, err := m.find(learner)
+		if err != nil || s == nil {
 			return []KeyInfo{}, err
 		}
-		keys, err := box.Keys()
+		var keys []KeyInfo
+		_, err = m.use(context.Background(), s, func(box Box) (err error) {
+			keys, err = box.Keys()
+			return err
+		})
 		if m.retry(err, attempt) {
 			continue
 		}
@@ -179,14 +224,44 @@ func (m *Manager) Keys(learner string) ([]KeyInfo, error) {
 // Clock returns the learner's sandbox clock, or the manager's clock if the
 // learner has no sandbox yet.
 func (m *Manager) Clock(learner string) (time.Time, error) {
-	box, _, err := m.get(learner, false)
+	for attempt := 0; ; attempt++ {
+		s, err := m.find(learner)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if s == nil {
+			return m.opts.Now(), nil
+		}
+		var now time.Time
+		_, err = m.use(context.Background(), s, func(box Box) error {
+			now = box.Now()
+			return nil
+		})
+		if m.retry(err, attempt) {
+			continue
+		}
+		return now, err
+	}
+}
+
+// find returns the learner's session without creating one, nil if they
+// have none; but with Follow set, a learner who has a sandbox on another
+// replica gets one here, which use then restores.
+func (m *Manager) find(learner string) (*session, error) {
+	s, _, err := m.get(learner, false)
+	if err != nil || s != nil || m.opts.Follow == nil {
+		return s, err
+	}
+	ver, err := m.opts.Follow.Version(context.Background(), learner, m.opts.IdleTimeout)
 	if err != nil {
-		return time.Time{}, err
+		m.followFailed("check the shared copy of a sandbox", err)
+		return nil, nil
 	}
-	if box == nil {
-		return m.opts.Now(), nil
+	if ver == "" {
+		return nil, nil
 	}
-	return box.Now(), nil
+	s, _, err = m.get(learner, true)
+	return s, err
 }
 
 // Len returns the number of live sandboxes.
@@ -199,10 +274,10 @@ func (m *Manager) Len() int {
 // ScriptTimeouts returns how many scripts were stopped at their deadline.
 func (m *Manager) ScriptTimeouts() int64 { return m.scripts.Timeouts() }
 
-// get returns the learner's sandbox, dropping it first if it has been idle
-// too long, and creating one if create is set. notice is set once for a
-// learner whose sandbox was dropped.
-func (m *Manager) get(learner string, create bool) (box Box, notice string, err error) {
+// get returns the learner's session, dropping it first if it has been
+// idle too long, and creating one if create is set. notice is set once
+// for a learner whose sandbox was dropped.
+func (m *Manager) get(learner string, create bool) (s *session, notice string, err error) {
 	now := m.opts.Now()
 	var toClose []Box
 	defer func() {
@@ -222,7 +297,7 @@ func (m *Manager) get(learner string, create bool) (box Box, notice string, err 
 				s.lastUsed = now
 				m.lru.MoveToFront(e)
 			}
-			return s.box, "", nil
+			return s, "", nil
 		}
 		toClose = append(toClose, m.removeLocked(learner))
 		m.dropped[learner] = dropped{at: now, notice: m.idleNotice()}
@@ -235,16 +310,17 @@ func (m *Manager) get(learner string, create bool) (box Box, notice string, err 
 		toClose = append(toClose, m.removeLocked(oldest.learner))
 		m.dropped[oldest.learner] = dropped{at: now, notice: "The playground was busy, so your sandbox was reset to make room for other learners."}
 	}
-	box, err = m.opts.NewBox(SandboxOptions{Now: m.opts.Now, Limits: m.opts.Limits, Scripts: m.scripts, Learner: learner})
+	box, err := m.opts.NewBox(SandboxOptions{Now: m.opts.Now, Limits: m.opts.Limits, Scripts: m.scripts, Learner: learner})
 	if err != nil {
 		return nil, "", fmt.Errorf("new sandbox for %q: %w", learner, err)
 	}
-	m.sessions[learner] = m.lru.PushFront(&session{learner: learner, box: box, lastUsed: now})
+	s = &session{learner: learner, box: box, lastUsed: now, writes: box.Writes()}
+	m.sessions[learner] = m.lru.PushFront(s)
 	if d, ok := m.dropped[learner]; ok {
 		notice = d.notice
 		delete(m.dropped, learner)
 	}
-	return box, notice, nil
+	return s, notice, nil
 }
 
 func (m *Manager) idleNotice() string {

@@ -52,6 +52,9 @@ type SandboxOptions struct {
 	// does not use it; a Manager's NewBox may, to place the learner's
 	// sandboxes in the same worker process.
 	Learner string
+	// Restore, when set, is the state the sandbox starts with, as
+	// RestoreSandbox gives it.
+	Restore *Snapshot
 }
 
 // Sandbox is one learner's in-process Redis: a miniredis server without a
@@ -85,6 +88,8 @@ type Sandbox struct {
 	track tracker
 	// ticked is the clock miniredis was last moved to.
 	ticked time.Time
+	// writes counts what may have changed the state; see Writes.
+	writes uint64
 }
 
 // conn is one connection: a miniredis peer, which keeps WATCH state, and
@@ -124,6 +129,12 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	}
 	if err := s.startServer(); err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	if opts.Restore != nil {
+		if err := s.restore(*opts.Restore); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -179,8 +190,19 @@ func (s *Sandbox) Advance(d time.Duration) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("advance sandbox clock by %v: %w", d, ErrBadAdvance)
 	}
 	s.offset += d
+	s.writes++
 	s.tick()
 	return s.clock(), nil
+}
+
+// Writes returns a count that grows with every command and clock move
+// that may have changed the sandbox's keys, scripts or clock. A caller
+// that keeps a copy of the sandbox compares it with the count of its copy
+// to tell whether there is anything new to save.
+func (s *Sandbox) Writes() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
 }
 
 // Compact drops memory an idle sandbox does not need: the Lua state and
@@ -232,6 +254,7 @@ func (s *Sandbox) startServer() error {
 	s.srv.SetPreHook(s.hook)
 	s.keysBound, s.sizeBound = 0, 0
 	s.track.all = true // every key of the old server is gone
+	s.writes++
 	return nil
 }
 

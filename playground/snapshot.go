@@ -85,15 +85,8 @@ func (s *Sandbox) dump(k string) (KeyDump, error) {
 
 // RestoreSandbox starts a sandbox with the state of snap.
 func RestoreSandbox(snap Snapshot, opts SandboxOptions) (*Sandbox, error) {
-	s, err := NewSandbox(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.restore(snap); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	opts.Restore = &snap
+	return NewSandbox(opts)
 }
 
 func (s *Sandbox) restore(snap Snapshot) error {

@@ -3,6 +3,8 @@
 // an embedded bbolt file in a data directory (the default, for one server)
 // and Redis (for several replicas behind a load balancer). A write returns
 // only once it is durable, so an acknowledged answer survives a crash.
+// With Redis, the replicas also share workshops, rate limits and copies of
+// learners' playground sandboxes (SandboxCopies).
 package store
 
 import (

@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web"
@@ -80,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer progress.Close()
-	sandboxes, err := newSandboxes(cfg, logger)
+	sandboxes, err := newSandboxes(cfg, logger, sandboxCopies(progress))
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.StringVar(&cfg.addr, "addr", envOr(getenv, "LOCKLAB_ADDR", ":8080"), "address to listen on (env LOCKLAB_ADDR)")
 	fset.StringVar(&cfg.contentDir, "content", getenv("LOCKLAB_CONTENT"), "serve course content from this directory, re-read on every request, instead of the embedded content (env LOCKLAB_CONTENT)")
 	fset.StringVar(&cfg.dataDir, "data", envOr(getenv, "LOCKLAB_DATA", "data"), "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
-	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
+	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
 	cfg.secret = getenv("LOCKLAB_SECRET")
 	cfg.adminToken = getenv("LOCKLAB_ADMIN_TOKEN")
 	idle, err := time.ParseDuration(envOr(getenv, "LOCKLAB_SANDBOX_IDLE", "30m"))
@@ -275,6 +276,16 @@ func openStore(cfg config) (*store.Store, error) {
 		return store.OpenRedis(cfg.redisURL)
 	}
 	return store.OpenBolt(cfg.dataDir)
+}
+
+// sandboxCopies is where the replicas share learners' sandboxes: Redis,
+// when the store is Redis; else nil, as a single server has no one to
+// share them with.
+func sandboxCopies(st *store.Store) playground.SnapshotStore {
+	if c, ok := st.SandboxCopies(); ok {
+		return c
+	}
+	return nil
 }
 
 // secretSource gives the key that signs progress codes: LOCKLAB_SECRET if

@@ -68,9 +68,10 @@ func checkWorkerFlags(cfg config) error {
 }
 
 // newSandboxes starts the playground: the workers and their supervisor,
-// or with -sandbox-workers 0 a Manager in this process.
-func newSandboxes(cfg config, logger *slog.Logger) (sandboxes, error) {
-	opts := playground.Options{IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes}
+// or with -sandbox-workers 0 a Manager in this process. With follow set,
+// learners' sandboxes are shared with the other replicas through it.
+func newSandboxes(cfg config, logger *slog.Logger, follow playground.SnapshotStore) (sandboxes, error) {
+	opts := playground.Options{IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes, Follow: follow, Logger: logger}
 	opts.Limits.Script.Timeout = cfg.security.scriptTimeout
 	if cfg.workers == 0 {
 		return playground.NewManager(opts), nil

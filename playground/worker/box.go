@@ -49,9 +49,13 @@ type remoteBox struct {
 	mu     sync.Mutex // guards proc and closed
 	proc   *proc      // the worker holding the sandbox; nil before the first request
 	closed bool
+	// restored says that the sandbox starts from the state in its
+	// mirror, not empty.
+	restored bool
 
 	mirrorMu sync.Mutex
 	mirror   playground.Mirror
+	writes   uint64 // changes applied to the mirror
 
 	// For RequestTimeout: requests in flight, and when the sandbox last
 	// answered one (or got one while idle), in Supervisor.mono time.
@@ -78,7 +82,7 @@ func (b *remoteBox) bind(ctx context.Context) (*proc, error) {
 	}
 	now := b.now()
 	req := request{Op: opOpen, Box: b.id, Now: now.UnixNano()}
-	if b.proc != nil {
+	if b.proc != nil || b.restored {
 		b.mirrorMu.Lock()
 		snap := b.mirror.Snapshot(now)
 		b.mirrorMu.Unlock()
@@ -113,6 +117,14 @@ func (b *remoteBox) apply(c playground.Changes) {
 	b.mirrorMu.Lock()
 	defer b.mirrorMu.Unlock()
 	b.mirror.Apply(c)
+	b.writes++
+}
+
+// Writes counts the changes the worker reported.
+func (b *remoteBox) Writes() uint64 {
+	b.mirrorMu.Lock()
+	defer b.mirrorMu.Unlock()
+	return b.writes
 }
 
 // Exec runs a line in the sandbox. A line whose worker died while running
@@ -157,10 +169,10 @@ func (b *remoteBox) Now() time.Time {
 	return b.now().Add(b.mirror.Offset())
 }
 
-// Keys lists the sandbox's keys; a sandbox not opened yet has none.
+// Keys lists the sandbox's keys; a new sandbox not opened yet has none.
 func (b *remoteBox) Keys() ([]playground.KeyInfo, error) {
 	b.mu.Lock()
-	fresh := b.proc == nil && !b.closed
+	fresh := b.proc == nil && !b.closed && !b.restored
 	b.mu.Unlock()
 	if fresh {
 		return []playground.KeyInfo{}, nil

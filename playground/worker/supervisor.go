@@ -129,21 +129,35 @@ func NewSupervisor(opts Options) (*Supervisor, error) {
 	}
 	popts := opts.Playground
 	popts.NewBox = s.newBox
+	if popts.Logger == nil {
+		popts.Logger = log
+	}
 	s.m = playground.NewManager(popts)
 	return s, nil
 }
 
 // newBox places a new sandbox in the worker of its learner. It only
-// allocates: the worker starts the sandbox with the first request.
+// allocates: the worker starts the sandbox with the first request, from
+// o.Restore if that is set.
 func (s *Supervisor) newBox(o playground.SandboxOptions) (playground.Box, error) {
 	h := fnv.New32a()
 	h.Write([]byte(o.Learner))
-	return &remoteBox{
+	b := &remoteBox{
 		sup:  s,
 		slot: s.slots[int(h.Sum32()%uint32(len(s.slots)))],
 		id:   s.nextBox.Add(1),
 		now:  s.opts.Playground.Now,
-	}, nil
+	}
+	if snap := o.Restore; snap != nil {
+		b.restored = true
+		b.mirror.Apply(playground.Changes{
+			ClockMS: b.now().Add(snap.Offset).UnixMilli(),
+			Offset:  snap.Offset, OffsetChanged: true,
+			Reset: true, Keys: snap.Keys,
+			ScriptsChanged: true, Scripts: snap.Scripts,
+		})
+	}
+	return b, nil
 }
 
 // Exec runs a line typed by client in the learner's sandbox, as

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/internal/redistest"
+)
+
+// browser is one person's browser: its cookies go to every replica, as
+// they would behind a load balancer, since cookies do not depend on the
+// port. It sends the CSRF cookie's value back in X-CSRF-Token, as the
+// course's JavaScript does.
+type browser struct {
+	t *testing.T
+	c *http.Client
+}
+
+func newBrowser(t *testing.T) *browser {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &browser{t: t, c: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
+}
+
+// do sends a request and returns the response, with its body read.
+func (b *browser) do(method, rawURL, contentType, body string) (*http.Response, string) {
+	b.t.Helper()
+	req, err := http.NewRequest(method, rawURL, strings.NewReader(body))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if method != http.MethodGet {
+		for _, c := range b.c.Jar.Cookies(req.URL) {
+			if c.Name == "_csrf" {
+				req.Header.Set("X-CSRF-Token", c.Value)
+			}
+		}
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", method, rawURL, err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp, string(out)
+}
+
+func (b *browser) get(rawURL string) (int, string) {
+	b.t.Helper()
+	resp, body := b.do(http.MethodGet, rawURL, "", "")
+	return resp.StatusCode, body
+}
+
+func (b *browser) postJSON(rawURL string, v any) (int, string) {
+	b.t.Helper()
+	j, _ := json.Marshal(v)
+	resp, body := b.do(http.MethodPost, rawURL, "application/json", string(j))
+	return resp.StatusCode, body
+}
+
+func (b *browser) postForm(rawURL string, form url.Values) *http.Response {
+	b.t.Helper()
+	resp, _ := b.do(http.MethodPost, rawURL, "application/x-www-form-urlencoded", form.Encode())
+	return resp
+}
+
+// exec runs a playground line as client A and returns its output.
+func (b *browser) exec(base, line string) string {
+	b.t.Helper()
+	code, body := b.postJSON(base+"/api/playground/exec", map[string]string{"line": line, "client": "A"})
+	var res struct {
+		Output string `json:"output"`
+	}
+	if err := json.Unmarshal([]byte(body), &res); code != 200 || err != nil {
+		b.t.Fatalf("exec %q on %s = %d %s", line, base, code, body)
+	}
+	return res.Output
+}
+
+// pttl runs PTTL key and returns the milliseconds.
+func (b *browser) pttl(base, key string) int {
+	b.t.Helper()
+	out := b.exec(base, "PTTL "+key)
+	n, err := strconv.Atoi(strings.TrimPrefix(out, "(integer) "))
+	if err != nil {
+		b.t.Fatalf("PTTL %s = %q", key, out)
+	}
+	return n
+}
+
+// startReplicas runs two servers on one real redis-server, as two
+// replicas behind a load balancer.
+func startReplicas(t *testing.T, env map[string]string) (string, string) {
+	t.Helper()
+	env["REDIS_URL"] = "redis://" + redistest.Start(t)
+	a, _, _ := startServer(t, env)
+	b, _, _ := startServer(t, env)
+	return a, b
+}
+
+// TestTwoReplicasShareRedis runs two servers on one real redis-server:
+// a learner's progress, playground sandbox and workshop answers follow
+// them from one to the other.
+func TestTwoReplicasShareRedis(t *testing.T) {
+	const adminToken = "replica-admin-token"
+	a, b := startReplicas(t, map[string]string{"LOCKLAB_ADMIN_TOKEN": adminToken})
+
+	t.Run("progress", func(t *testing.T) {
+		code, learner, body := answerAs(t, a, "", "gc-pause", "fencing")
+		if code != 200 {
+			t.Fatalf("answer through A = %d %s", code, body)
+		}
+		if p := progressOf(t, b, learner); p.Right != 1 || p.Status != "in-progress" {
+			t.Errorf("progress through B = %+v; want 1 right, in progress", p)
+		}
+		// Progress codes signed by one replica are valid on the other:
+		// the secret is shared through Redis.
+		codeA := carryCodeOf(t, a, learner)
+		if codeB := carryCodeOf(t, b, learner); codeA != codeB || codeA == "" {
+			t.Errorf("carry codes differ between replicas: %q vs %q", codeA, codeB)
+		}
+	})
+
+	t.Run("playground", func(t *testing.T) {
+		br := newBrowser(t)
+		br.get(a + "/playground")
+		if out := br.exec(a, "SET lock:1 tok NX PX 30000"); out != "OK" {
+			t.Fatalf("SET on A = %q", out)
+		}
+		if out := br.exec(b, "GET lock:1"); out != `"tok"` {
+			t.Errorf("GET on B = %q; want \"tok\"", out)
+		}
+		if ms := br.pttl(b, "lock:1"); ms <= 0 || ms > 30000 {
+			t.Errorf("PTTL on B = %d; want the TTL running from 30000", ms)
+		}
+		// The clock moved on A is B's clock too: the TTL ran on, not
+		// reset.
+		if code, body := br.postJSON(a+"/api/playground/advance", map[string]int{"ms": 10000}); code != 200 {
+			t.Fatalf("advance on A = %d %s", code, body)
+		}
+		if ms := br.pttl(b, "lock:1"); ms <= 0 || ms > 20000 {
+			t.Errorf("PTTL on B after A moved the clock 10s = %d; want at most 20000", ms)
+		}
+		if code, body := br.get(b + "/api/playground/keys"); code != 200 || !strings.Contains(body, `"lock:1"`) {
+			t.Errorf("keys on B = %d %s; want lock:1", code, body)
+		}
+		if code, body := br.postJSON(b+"/api/playground/reset", map[string]any{}); code != 200 {
+			t.Fatalf("reset on B = %d %s", code, body)
+		}
+		if out := br.exec(a, "GET lock:1"); out != "(nil)" {
+			t.Errorf("GET on A after a reset on B = %q; want (nil)", out)
+		}
+	})
+
+	t.Run("workshop", func(t *testing.T) {
+		admin := newBrowser(t)
+		admin.get(a + "/admin")
+		if resp := admin.postForm(a+"/admin/login", url.Values{"token": {adminToken}}); resp.StatusCode != 200 {
+			t.Fatalf("admin sign-in on A = %d", resp.StatusCode)
+		}
+		resp := admin.postForm(a+"/admin/workshops", url.Values{"title": {"Replicas"}})
+		code, ok := strings.CutPrefix(resp.Request.URL.Path, "/admin/workshops/")
+		if resp.StatusCode != 200 || !ok {
+			t.Fatalf("start workshop on A = %d at %s", resp.StatusCode, resp.Request.URL)
+		}
+
+		learner := newBrowser(t)
+		learner.get(b + "/join/" + code)
+		if resp := learner.postForm(b+"/join", url.Values{"code": {code}, "nickname": {"ada"}}); resp.StatusCode != 200 || resp.Request.URL.Path != "/topics/distributed-locks" {
+			t.Fatalf("join on B = %d at %s", resp.StatusCode, resp.Request.URL)
+		}
+		if code, body := learner.postJSON(b+"/api/topics/distributed-locks/quiz/gc-pause", map[string]string{"choice": "fencing"}); code != 200 {
+			t.Fatalf("answer on B = %d %s", code, body)
+		}
+
+		status, body := admin.get(a + "/admin/workshops/" + code + "/export.csv")
+		rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if status != 200 || err != nil || len(rows) != 2 {
+			t.Fatalf("CSV on A = %d, %v:\n%s\nwant a header and ada's row", status, err, body)
+		}
+		got := map[string]string{}
+		for i, col := range rows[0] {
+			got[col] = rows[1][i]
+		}
+		if got["nickname"] != "ada" || got["answers"] != "1" || got["first_try_right"] != "1" {
+			t.Errorf("CSV on A = %v; want ada with 1 answer, right on the first try", got)
+		}
+	})
+}
+
+// TestTwoReplicasShareRateLimits: with LOCKLAB_RATE_LIMIT=2 (bursts of
+// 4), a learner whose writes are spread over two replicas meets one
+// limit, not one per replica.
+func TestTwoReplicasShareRateLimits(t *testing.T) {
+	a, b := startReplicas(t, map[string]string{"LOCKLAB_RATE_LIMIT": "2"})
+	br := newBrowser(t)
+	br.get(a + "/playground")
+	allowed, limited := 0, 0
+	for i := range 8 {
+		base := []string{a, b}[i%2]
+		resp, body := br.do(http.MethodPost, base+"/api/playground/exec", "application/json", `{"line":"PING","client":"A"}`)
+		switch resp.StatusCode {
+		case 200:
+			allowed++
+		case 429:
+			limited++
+			if resp.Header.Get("Retry-After") == "" {
+				t.Errorf("429 without Retry-After: %s", body)
+			}
+		default:
+			t.Fatalf("exec %d = %d %s", i, resp.StatusCode, body)
+		}
+	}
+	// One limiter per replica would let all 8 through, 4 on each.
+	if allowed > 5 || limited == 0 {
+		t.Errorf("%d of 8 writes over two replicas allowed, %d limited; want a shared burst of 4 (5 with refill)", allowed, limited)
+	}
+}

@@ -1,0 +1,258 @@
+package playground
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// memSnapshots is a SnapshotStore in memory, shared by the Managers of a
+// test as a Redis is by replicas. It can be made to fail, as a Redis that
+// is down.
+type memSnapshots struct {
+	now func() time.Time
+
+	mu     sync.Mutex
+	copies map[string]memCopy
+	seq    int
+	saves  int
+	down   bool
+}
+
+type memCopy struct {
+	version string
+	data    []byte
+	expires time.Time
+}
+
+var errDown = errors.New("snapshot store down")
+
+func newMemSnapshots(now func() time.Time) *memSnapshots {
+	return &memSnapshots{now: now, copies: map[string]memCopy{}}
+}
+
+func (s *memSnapshots) live(learner string) (memCopy, bool) {
+	c, ok := s.copies[learner]
+	if ok && !s.now().Before(c.expires) {
+		delete(s.copies, learner)
+		return memCopy{}, false
+	}
+	return c, ok
+}
+
+func (s *memSnapshots) Version(_ context.Context, learner string, ttl time.Duration) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return "", errDown
+	}
+	c, ok := s.live(learner)
+	if !ok {
+		return "", nil
+	}
+	c.expires = s.now().Add(ttl)
+	s.copies[learner] = c
+	return c.version, nil
+}
+
+func (s *memSnapshots) Load(_ context.Context, learner string) (string, []byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return "", nil, errDown
+	}
+	c, _ := s.live(learner)
+	return c.version, c.data, nil
+}
+
+func (s *memSnapshots) Save(_ context.Context, learner string, data []byte, ttl time.Duration) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return "", errDown
+	}
+	s.seq++
+	s.saves++
+	c := memCopy{version: strconv.Itoa(s.seq), data: data, expires: s.now().Add(ttl)}
+	s.copies[learner] = c
+	return c.version, nil
+}
+
+func (s *memSnapshots) setDown(down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = down
+}
+
+func (s *memSnapshots) saveCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.saves
+}
+
+// newReplicas returns two Managers that share a SnapshotStore and a
+// clock, as two replicas of the server behind a load balancer.
+func newReplicas(t *testing.T, opts Options) (*Manager, *Manager, *memSnapshots, *fakeClock) {
+	t.Helper()
+	clock := newFakeClock()
+	store := newMemSnapshots(clock.Now)
+	opts.Now, opts.Follow = clock.Now, store
+	m1, m2 := NewManager(opts), NewManager(opts)
+	t.Cleanup(m1.Close)
+	t.Cleanup(m2.Close)
+	return m1, m2, store, clock
+}
+
+func wantOutput(t *testing.T, m *Manager, name, learner string, client Client, line, want string) {
+	t.Helper()
+	if res := mustExec(t, m, learner, client, line); res.Output != want {
+		t.Errorf("%s: %s = %q; want %q", name, line, res.Output, want)
+	}
+}
+
+func TestFollowCommandsAcrossReplicas(t *testing.T) {
+	m1, m2, _, clock := newReplicas(t, Options{})
+	mustExec(t, m1, "ada", ClientA, "SET lock:1 tok NX PX 30000")
+	clock.Add(10 * time.Second)
+	wantOutput(t, m2, "replica 2", "ada", ClientB, "GET lock:1", `"tok"`)
+	// The TTL went on running while the learner moved.
+	wantOutput(t, m2, "replica 2", "ada", ClientB, "PTTL lock:1", "(integer) 20000")
+	// And back: replica 1 gives up its own, older sandbox.
+	mustExec(t, m2, "ada", ClientA, "SET lock:1 other XX KEEPTTL")
+	clock.Add(5 * time.Second)
+	wantOutput(t, m1, "replica 1", "ada", ClientA, "GET lock:1", `"other"`)
+	wantOutput(t, m1, "replica 1", "ada", ClientA, "PTTL lock:1", "(integer) 15000")
+	clock.Add(15 * time.Second)
+	wantOutput(t, m2, "replica 2", "ada", ClientA, "GET lock:1", "(nil)")
+	// Other learners are not mixed in.
+	wantOutput(t, m2, "replica 2", "bob", ClientA, "EXISTS lock:1", "(integer) 0")
+}
+
+func TestFollowScriptsAcrossReplicas(t *testing.T) {
+	m1, m2, _, _ := newReplicas(t, Options{})
+	sha := mustExec(t, m1, "ada", ClientA, `SCRIPT LOAD "return redis.call('GET', KEYS[1])"`).Output
+	mustExec(t, m1, "ada", ClientA, "SET k v")
+	wantOutput(t, m2, "replica 2", "ada", ClientA, "EVALSHA "+strings.Trim(sha, `"`)+" 1 k", `"v"`)
+}
+
+func TestFollowClockAndReset(t *testing.T) {
+	m1, m2, _, _ := newReplicas(t, Options{})
+	mustExec(t, m1, "ada", ClientA, "SET lock:1 tok PX 30000")
+	mustExec(t, m1, "ada", ClientA, "SET plain v")
+	now1, err := m1.Advance("ada", 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now2, err := m2.Clock("ada"); err != nil || !now2.Equal(now1) {
+		t.Errorf("replica 2 Clock = %v, %v; want replica 1's %v after Advance", now2, err, now1)
+	}
+	wantOutput(t, m2, "replica 2", "ada", ClientA, "PTTL lock:1", "(integer) 10000")
+	if _, err := m2.Advance("ada", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, m1, "replica 1", "ada", ClientA, "EXISTS lock:1", "(integer) 0")
+
+	if err := m2.Reset("ada"); err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, m1, "replica 1", "ada", ClientA, "GET plain", "(nil)")
+	now1, _ = m1.Clock("ada")
+	if now2, _ := m2.Clock("ada"); !now1.Equal(now2) || now1.After(newFakeClock().Now()) {
+		t.Errorf("clocks after Reset: %v and %v; want both back at the real time", now1, now2)
+	}
+}
+
+func TestFollowKeysOnAReplicaNotUsedYet(t *testing.T) {
+	m1, m2, _, _ := newReplicas(t, Options{})
+	mustExec(t, m1, "ada", ClientA, "SET k v")
+	keys, err := m2.Keys("ada")
+	if err != nil || len(keys) != 1 || keys[0].Key != "k" {
+		t.Errorf("replica 2 Keys(ada) = %v, %v; want k", keys, err)
+	}
+	if keys, err := m2.Keys("nobody"); err != nil || len(keys) != 0 {
+		t.Errorf("Keys(nobody) = %v, %v; want none", keys, err)
+	}
+	if m2.Len() != 1 {
+		t.Errorf("replica 2 Len() = %d; want 1 (ada's, not nobody's)", m2.Len())
+	}
+}
+
+func TestFollowSavesOnlyChanges(t *testing.T) {
+	m1, m2, store, _ := newReplicas(t, Options{})
+	mustExec(t, m1, "ada", ClientA, "SET k v")
+	saves := store.saveCount()
+	for _, line := range []string{"GET k", "PTTL k", "KEYS *", "PING", "SET k w XX GET"} {
+		mustExec(t, m1, "ada", ClientA, line)
+	}
+	mustExec(t, m2, "ada", ClientB, "GET k")
+	m2.Keys("ada")
+	if got := store.saveCount() - saves; got != 1 {
+		t.Errorf("%d saves for reads and one write; want 1", got)
+	}
+}
+
+func TestFollowStoreDown(t *testing.T) {
+	m1, m2, store, _ := newReplicas(t, Options{})
+	mustExec(t, m1, "ada", ClientA, "SET k 1")
+	store.setDown(true)
+	// Each replica goes on with the sandbox it has.
+	wantOutput(t, m1, "replica 1, store down", "ada", ClientA, "INCR k", "(integer) 2")
+	wantOutput(t, m1, "replica 1, store down", "ada", ClientA, "GET k", `"2"`)
+	wantOutput(t, m2, "replica 2, store down", "ada", ClientA, "GET k", "(nil)")
+	if _, err := m1.Advance("ada", time.Second); err != nil {
+		t.Errorf("Advance with the store down: %v", err)
+	}
+	if err := m2.Reset("bob"); err != nil {
+		t.Errorf("Reset with the store down: %v", err)
+	}
+	if _, err := m2.Keys("ada"); err != nil {
+		t.Errorf("Keys with the store down: %v", err)
+	}
+	// When it is back, what replica 1 could not save is saved with its
+	// next command, a read included.
+	store.setDown(false)
+	mustExec(t, m1, "ada", ClientA, "GET k")
+	wantOutput(t, m2, "replica 2, store back", "ada", ClientA, "GET k", `"2"`)
+}
+
+func TestFollowIdleReplicaDoesNotReset(t *testing.T) {
+	m1, m2, _, clock := newReplicas(t, Options{IdleTimeout: 30 * time.Minute})
+	mustExec(t, m2, "ada", ClientA, "SET k v")
+	for range 4 { // 40 minutes of work on replica 1
+		clock.Add(10 * time.Minute)
+		mustExec(t, m1, "ada", ClientA, "APPEND k +")
+	}
+	res := mustExec(t, m2, "ada", ClientA, "GET k")
+	if res.Output != `"v++++"` || res.Notice != "" {
+		t.Errorf("replica 2 after 40 minutes on replica 1: %+v; want \"v++++\" and no idle notice", res)
+	}
+}
+
+func TestFollowMultiStaysOnItsReplica(t *testing.T) {
+	m1, m2, _, _ := newReplicas(t, Options{})
+	mustExec(t, m1, "ada", ClientA, "MULTI")
+	mustExec(t, m1, "ada", ClientA, "SET k v")
+	// The transaction is connection state, which does not follow.
+	wantOutput(t, m2, "replica 2", "ada", ClientA, "EXEC", "(error) ERR EXEC without MULTI")
+	wantOutput(t, m1, "replica 1", "ada", ClientA, "EXEC", "1) OK")
+	wantOutput(t, m2, "replica 2", "ada", ClientB, "GET k", `"v"`)
+}
+
+func TestFollowRefusesOversizedCopies(t *testing.T) {
+	clock := newFakeClock()
+	store := newMemSnapshots(clock.Now)
+	limits := Limits{MaxDataBytes: 1 << 10, ScriptCacheBytes: 1 << 10, MaxKeys: 10}
+	m := NewManager(Options{Now: clock.Now, Follow: store, Limits: limits})
+	t.Cleanup(m.Close)
+	// A copy from elsewhere that is larger than this replica's bound.
+	big := make([]byte, maxSavedBytes(limits.withDefaults())+1)
+	big[0] = savedFormat
+	if _, err := store.Save(context.Background(), "ada", big, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, m, "oversized copy", "ada", ClientA, "DBSIZE", "(integer) 0")
+}

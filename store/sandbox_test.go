@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+)
+
+func sandboxCopies(t *testing.T, s *Store) *SandboxCopies {
+	t.Helper()
+	c, ok := s.SandboxCopies()
+	if !ok {
+		t.Fatalf("%s: SandboxCopies() = false; want copies in Redis", s.Name())
+	}
+	return c
+}
+
+func TestSandboxCopies(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range backends(t) {
+		if name == "bolt" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			c := sandboxCopies(t, open(t))
+			if v, err := c.Version(ctx, alice, time.Minute); err != nil || v != "" {
+				t.Errorf("Version with no copy = %q, %v; want \"\"", v, err)
+			}
+			if v, data, err := c.Load(ctx, alice); err != nil || v != "" || data != nil {
+				t.Errorf("Load with no copy = %q, %q, %v; want nothing", v, data, err)
+			}
+			// Copies are bytes, kept as they are.
+			first := []byte("\x00\xffcopy\r\n")
+			v1, err := c.Save(ctx, alice, first, time.Minute)
+			if err != nil || v1 == "" {
+				t.Fatalf("Save = %q, %v", v1, err)
+			}
+			if v, err := c.Version(ctx, alice, time.Minute); err != nil || v != v1 {
+				t.Errorf("Version = %q, %v; want %q", v, err, v1)
+			}
+			if v, data, err := c.Load(ctx, alice); err != nil || v != v1 || string(data) != string(first) {
+				t.Errorf("Load = %q, %q, %v; want %q, %q", v, data, err, v1, first)
+			}
+			v2, err := c.Save(ctx, alice, []byte("second"), time.Minute)
+			if err != nil || v2 == v1 {
+				t.Errorf("second Save = %q, %v; want a new version, not %q", v2, err, v1)
+			}
+			if v, _ := c.Version(ctx, bob, time.Minute); v != "" {
+				t.Errorf("bob's Version = %q; want none, copies are per learner", v)
+			}
+			if _, err := c.Save(ctx, "bad id", []byte("x"), time.Minute); !errors.Is(err, ErrBadLearner) {
+				t.Errorf("Save for a malformed id = %v; want ErrBadLearner", err)
+			}
+			if _, err := c.Save(ctx, alice, make([]byte, maxSandboxCopy+1), time.Minute); err == nil {
+				t.Error("Save of an oversized copy = nil error")
+			}
+			if v, _ := c.Version(ctx, alice, time.Minute); v != v2 {
+				t.Errorf("Version after a refused Save = %q; want %q still", v, v2)
+			}
+		})
+	}
+}
+
+// TestSandboxCopiesExpire: a copy lasts its ttl after the last Save or
+// Version, as Version is called whenever the learner is active.
+func TestSandboxCopiesExpire(t *testing.T) {
+	ctx := context.Background()
+	m := miniredis.RunT(t)
+	s, err := OpenRedis("redis://" + m.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := sandboxCopies(t, s)
+	v, err := c.Save(ctx, alice, []byte("x"), 30*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.FastForward(20 * time.Minute)
+	if got, _ := c.Version(ctx, alice, 30*time.Minute); got != v {
+		t.Fatalf("Version after 20 minutes = %q; want %q", got, v)
+	}
+	m.FastForward(20 * time.Minute)
+	if got, _ := c.Version(ctx, alice, 30*time.Minute); got != v {
+		t.Errorf("Version 20 minutes after the last Version = %q; want %q", got, v)
+	}
+	m.FastForward(31 * time.Minute)
+	if got, _ := c.Version(ctx, alice, 30*time.Minute); got != "" {
+		t.Errorf("Version after 31 idle minutes = %q; want the copy gone", got)
+	}
+}
+
+// TestSandboxCopiesOutage: with Redis down, calls fail with
+// ErrUnavailable at once, and work again after the backoff.
+func TestSandboxCopiesOutage(t *testing.T) {
+	ctx := context.Background()
+	m := miniredis.RunT(t)
+	s, err := OpenRedis("redis://" + m.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := sandboxCopies(t, s)
+	addr := m.Addr()
+	m.Close()
+	for range 3 {
+		start := time.Now()
+		if _, err := c.Version(ctx, alice, time.Minute); !errors.Is(err, ErrUnavailable) || time.Since(start) > time.Second {
+			t.Errorf("Version with Redis down = %v after %v; want ErrUnavailable within 1s", err, time.Since(start))
+		}
+	}
+	if err := m.StartAddr(addr); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(sandboxBackoff + 5*time.Second)
+	for {
+		_, err = c.Save(ctx, alice, []byte("x"), time.Minute)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Errorf("Save after Redis came back: %v", err)
+	}
+}
+
+func TestNoSandboxCopiesWithBolt(t *testing.T) {
+	s, err := OpenBolt(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.SandboxCopies(); ok {
+		t.Error("bolt store: SandboxCopies() = true; want false, one server has nothing to share")
+	}
+}
