@@ -33,7 +33,36 @@ func (s *Server) setCookie(c echo.Context, ck *http.Cookie) {
 	c.SetCookie(ck)
 }
 
-// cookie reads the request's cookie of base name.
+// cookiesKey is where a request's parsed cookies are kept in its context.
+const cookiesKey = "locklab.cookies"
+
+// cookie reads the request's cookie of base name. The Cookie header is
+// parsed once per request: several handlers and middleware ask for the
+// learner's and the workshop's cookies on every command.
 func (s *Server) cookie(c echo.Context, base string) (*http.Cookie, error) {
-	return c.Cookie(s.cookieName(base))
+	name := s.cookieName(base)
+	jar, ok := c.Get(cookiesKey).(map[string]*http.Cookie)
+	if !ok {
+		cks := c.Request().Cookies()
+		jar = make(map[string]*http.Cookie, len(cks))
+		for _, ck := range cks {
+			if _, dup := jar[ck.Name]; !dup { // the first wins, as in Request.Cookie
+				jar[ck.Name] = ck
+			}
+		}
+		c.Set(cookiesKey, jar)
+	}
+	if ck, ok := jar[name]; ok {
+		return ck, nil
+	}
+	return nil, http.ErrNoCookie
+}
+
+// rememberCookie makes a cookie set during this request visible to later
+// reads in it.
+func (s *Server) rememberCookie(c echo.Context, ck *http.Cookie) {
+	if jar, ok := c.Get(cookiesKey).(map[string]*http.Cookie); ok {
+		jar[ck.Name] = ck
+	}
+	c.Request().AddCookie(ck)
 }

@@ -68,5 +68,5 @@ func (s *Server) setLearnerCookie(c echo.Context, id string) {
 		HttpOnly: true, SameSite: http.SameSiteLaxMode,
 	})
 	// Later handlers in this request read the cookie from the request.
-	c.Request().AddCookie(&http.Cookie{Name: s.cookieName(learnerCookie), Value: id})
+	s.rememberCookie(c, &http.Cookie{Name: s.cookieName(learnerCookie), Value: id})
 }
