@@ -145,8 +145,14 @@ func (s *Sandbox) dataSize() int {
 	return n
 }
 
+// elementOverhead is what each element of a list, set, hash or sorted set
+// counts for besides its bytes, as each argument does in growth: without
+// it, millions of empty elements would count as nothing.
+const elementOverhead = 8
+
 // keySize is the bytes of a key's name and value: string bytes, fields and
-// values, elements, and 8 bytes for each sorted-set score.
+// values, elements, each with elementOverhead, and 8 bytes for each
+// sorted-set score.
 func (s *Sandbox) keySize(k string) int {
 	n := len(k)
 	switch s.m.Type(k) {
@@ -156,22 +162,22 @@ func (s *Sandbox) keySize(k string) int {
 	case "hash":
 		fields, _ := s.m.HKeys(k)
 		for _, f := range fields {
-			n += len(f) + len(s.m.HGet(k, f))
+			n += len(f) + len(s.m.HGet(k, f)) + elementOverhead
 		}
 	case "list":
 		l, _ := s.m.List(k)
 		for _, e := range l {
-			n += len(e)
+			n += len(e) + elementOverhead
 		}
 	case "set":
 		m, _ := s.m.Members(k)
 		for _, e := range m {
-			n += len(e)
+			n += len(e) + elementOverhead
 		}
 	case "zset":
 		z, _ := s.m.SortedSet(k)
 		for e := range z {
-			n += len(e) + 8
+			n += len(e) + 8 + elementOverhead
 		}
 	}
 	return n

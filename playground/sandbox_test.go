@@ -457,3 +457,23 @@ func TestHostileLines(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyElementsCount checks that elements count towards the data limit
+// even when they are empty: otherwise a list of millions of "" would be
+// free.
+func TestEmptyElementsCount(t *testing.T) {
+	s := newTestSandbox(t, newFakeClock(), Limits{MaxDataBytes: 1000})
+	for i := range 1000 {
+		res, err := s.Exec(context.Background(), ClientA, `RPUSH l ""`)
+		if err != nil {
+			if !strings.Contains(res.Output, "at most 1000 bytes of data") {
+				t.Fatalf("RPUSH l \"\" #%d = %q, %v; want the data limit", i+1, res.Output, err)
+			}
+			if i > 1000/elementOverhead {
+				t.Errorf("the data limit of 1000 bytes held %d empty elements; want at most %d", i, 1000/elementOverhead)
+			}
+			return
+		}
+	}
+	t.Error("1000 empty elements never reached a data limit of 1000 bytes")
+}
