@@ -133,7 +133,7 @@ func (s *Server) limitScript(c echo.Context, learner, line string) (done func(),
 		return none, nil
 	}
 	if !s.running.enter(learner, addr) {
-		s.metrics.rateLimited.WithLabelValues("script_time").Inc()
+		s.metrics.rateLimited.WithLabelValues("scripts_running").Inc()
 		return none, tooMany(c, "scripts running")
 	}
 	if wait := s.budgetWait(c, b.Learner, "t:learner:"+learner, b.Need, b.LearnerRefill); wait > 0 {
