@@ -18,11 +18,18 @@ var ErrUnbalancedQuotes = errors.New("playground: unbalanced quotes")
 // closing quote must be followed by a blank or the end of the line. A NUL
 // byte ends the line, as it does for the C code. A blank line gives no
 // arguments and no error.
+//
+// Its cost is linear in the line's length: quoted arguments are built in
+// one buffer that all of them share, so a line of many short quoted
+// arguments costs no more than one long one.
 func Tokenize(line string) ([]string, error) {
 	if i := strings.IndexByte(line, 0); i >= 0 {
 		line = line[:i]
 	}
 	var args []string
+	// buf holds the argument being built; it is reused for the next one
+	// once the argument is copied out, so it only grows to the longest.
+	var buf []byte
 	p := 0
 	for {
 		for p < len(line) && isSpace(line[p]) {
@@ -44,7 +51,7 @@ func Tokenize(line string) ([]string, error) {
 			}
 			continue
 		}
-		cur := make([]byte, 0, len(line)-p)
+		cur := buf[:0]
 		inq, insq := false, false
 	token:
 		for {
@@ -106,6 +113,7 @@ func Tokenize(line string) ([]string, error) {
 			p++
 		}
 		args = append(args, string(cur))
+		buf = cur
 	}
 }
 

@@ -67,6 +67,10 @@ func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{"", "SET k v", `"a\x41" 'b\'c'`, `"unclosed`, lessonRelease, "a\"b c\" d", "\x00", "\"\\"} {
 		f.Add(s)
 	}
+	// The adversarial shapes of the cost test, at the JSON body limit.
+	for _, shape := range adversarialShapes {
+		f.Add(adversarialLine(shape.unit, 64<<10))
+	}
 	f.Fuzz(func(t *testing.T, line string) {
 		args, err := Tokenize(line)
 		if err != nil {
