@@ -56,8 +56,11 @@ func (s *Sandbox) Exec(ctx context.Context, client Client, line string) (res Res
 	// A line gets one script deadline in all, however many scripts it
 	// runs (a repeat prefix, a transaction of EVALs): otherwise one line
 	// could hold the sandbox and a CPU for minutes.
-	s.ctx, s.lineDeadline = ctx, time.Now().Add(s.limits.Script.Timeout)
-	defer func() { s.ctx, s.lineDeadline = nil, time.Time{} }()
+	s.ctx, s.lineDeadline, s.scriptTime = ctx, time.Now().Add(s.limits.Script.Timeout), 0
+	defer func() {
+		res.ScriptTime = s.scriptTime
+		s.ctx, s.lineDeadline, s.scriptTime = nil, time.Time{}, 0
+	}()
 	var out strings.Builder
 	for range repeat {
 		v, ref := s.runSafely(c, argv)

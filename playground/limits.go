@@ -25,13 +25,16 @@ type Limits struct {
 	ScriptCacheBytes int // source bytes of those scripts; default 1 MiB
 }
 
+// defaultMaxLineBytes is the default of Limits.MaxLineBytes.
+const defaultMaxLineBytes = 64 << 10
+
 func (l Limits) withDefaults() Limits {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
 		}
 	}
-	def(&l.MaxLineBytes, 64<<10)
+	def(&l.MaxLineBytes, defaultMaxLineBytes)
 	def(&l.MaxArgs, 1000)
 	def(&l.MaxValueBytes, 64<<10)
 	def(&l.MaxKeys, 1000)

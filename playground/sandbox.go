@@ -38,6 +38,10 @@ type Result struct {
 	Notice string `json:"notice,omitempty"`
 	// Clear is set for redis-cli's "clear": the terminal should be wiped.
 	Clear bool `json:"clear,omitempty"`
+	// ScriptTime is how long the line's scripts ran, all of them: a repeat
+	// count's, or a transaction's. Callers that meter script time charge
+	// this; it is not sent to the learner.
+	ScriptTime time.Duration `json:"-"`
 }
 
 // SandboxOptions configure a Sandbox.
@@ -74,7 +78,9 @@ type Sandbox struct {
 	ctx    context.Context // of the command being run, for scripts
 	// lineDeadline is when the scripts of the line being run must be done.
 	lineDeadline time.Time
-	closed       bool
+	// scriptTime adds up how long the line's scripts have run so far.
+	scriptTime time.Duration
+	closed     bool
 	// broken says why miniredis cannot be used any more, after a panic in
 	// a script's command left its lock held; runSafely replaces it.
 	broken string
@@ -157,7 +163,9 @@ func (s *Sandbox) hook(p *server.Peer, cmd string, args ...string) bool {
 		ctx, cancel = context.WithDeadline(ctx, s.lineDeadline)
 		defer cancel()
 	}
+	start := time.Now()
 	v := s.engine.Do(ctx, scriptCaller{s}, argv)
+	s.scriptTime += time.Since(start)
 	p.WriteRaw(string(v.AppendRESP(nil)))
 	return true
 }

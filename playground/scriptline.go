@@ -9,13 +9,43 @@ var scriptCommands = map[string]bool{
 	"FCALL": true, "FCALL_RO": true, "SCRIPT": true, "FUNCTION": true,
 }
 
-// RunsScript reports whether line, as the playground would read it, runs
-// or loads a Lua script. It reads the command name the way Exec does (with
-// quotes and escapes), so "\x45VAL" counts as EVAL.
+// RunsScript reports whether line, as Exec would read it, runs or loads a
+// Lua script: its command, after redis-cli's repeat count ("3 EVAL ..."),
+// in any case and with quotes and escapes read ("\x45VAL" is EVAL). Inside
+// a transaction such a line only queues the script; each queued script is
+// still a script line, and so is the EXEC that runs them (MayRunScript).
+//
+// A line longer than the default MaxLineBytes is refused by Exec before it
+// is read, so it runs nothing and is not read here either: the answer costs
+// at most a line's worth of work.
 func RunsScript(line string) bool {
-	args, err := Tokenize(line)
-	if err != nil || len(args) == 0 {
-		return false
+	name, ok := commandName(line)
+	return ok && scriptCommands[name]
+}
+
+// MayRunScript reports whether line may run scripts when Exec runs it:
+// RunsScript, or EXEC, which runs whatever scripts its transaction queued.
+// Callers that meter script time must admit these lines; what a line
+// really used is in Result.ScriptTime.
+func MayRunScript(line string) bool {
+	name, ok := commandName(line)
+	return ok && (scriptCommands[name] || name == "EXEC")
+}
+
+// commandName returns the upper-cased command of line as Exec reads it,
+// after a repeat count; ok is false for a line Exec would not run.
+func commandName(line string) (string, bool) {
+	if len(line) > defaultMaxLineBytes {
+		return "", false
 	}
-	return scriptCommands[strings.ToUpper(args[0])]
+	args, err := tokenize(line, 2)
+	if err != nil || len(args) == 0 {
+		return "", false
+	}
+	if len(args) == 2 {
+		if _, isNum := strtol(args[0]); isNum {
+			args = args[1:]
+		}
+	}
+	return strings.ToUpper(args[0]), true
 }

@@ -1,25 +1,83 @@
 package playground
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/playground/script"
+)
 
 func TestRunsScript(t *testing.T) {
 	for _, tt := range []struct {
-		line string
-		want bool
+		line         string
+		want, mayRun bool
 	}{
-		{`EVAL "return 1" 0`, true},
-		{`  evalsha abc 0`, true},
-		{`"\x45VAL" "return 1" 0`, true},
-		{`'eval' 'return 1' 0`, true},
-		{`SCRIPT LOAD "return 1"`, true},
-		{`fcall f 0`, true},
-		{`SET k v`, false},
-		{`GET EVAL`, false},
-		{`"EVAL`, false}, // unbalanced quotes: refused by Exec anyway
-		{``, false},
+		{`EVAL "return 1" 0`, true, true},
+		{`  evalsha abc 0`, true, true},
+		{`"\x45VAL" "return 1" 0`, true, true},
+		{`'eval' 'return 1' 0`, true, true},
+		{`SCRIPT LOAD "return 1"`, true, true},
+		{`fcall f 0`, true, true},
+		{`FUNCTION LIST`, true, true},
+		{`1 EVAL "while true do end" 0`, true, true},
+		{`100 eVaL "while true do end" 0`, true, true},
+		{`+3 EVALSHA abc 0`, true, true},
+		{`"3" EVAL "return 1" 0`, true, true},
+		{`EXEC`, false, true},
+		{`5 exec`, false, true},
+		{`3 SET k v`, false, false},
+		{`EVAL`, true, true},
+		{`3`, false, false},
+		{`SET k v`, false, false},
+		{`GET EVAL`, false, false},
+		{`MULTI`, false, false},
+		{`"EVAL`, false, false}, // unbalanced quotes: refused by Exec anyway
+		{``, false, false},
+		// Exec refuses a line this long before reading it.
+		{`EVAL "` + strings.Repeat("x", defaultMaxLineBytes) + `" 0`, false, false},
 	} {
 		if got := RunsScript(tt.line); got != tt.want {
-			t.Errorf("RunsScript(%q) = %v; want %v", tt.line, got, tt.want)
+			t.Errorf("RunsScript(%.40q) = %v; want %v", tt.line, got, tt.want)
 		}
+		if got := MayRunScript(tt.line); got != tt.mayRun {
+			t.Errorf("MayRunScript(%.40q) = %v; want %v", tt.line, got, tt.mayRun)
+		}
+	}
+}
+
+// TestResultScriptTime checks that Result.ScriptTime adds up every script
+// a line runs: none for plain commands, a little for a quick script, and
+// for a repeat count or a transaction of spinning scripts the whole line's
+// deadline, which they share.
+func TestResultScriptTime(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	s := newTestSandbox(t, newFakeClock(), Limits{Script: script.Limits{Timeout: timeout}})
+	ctx := context.Background()
+	run := func(line string) Result {
+		t.Helper()
+		res, _ := s.Exec(ctx, ClientA, line)
+		return res
+	}
+	if got := run("SET k v").ScriptTime; got != 0 {
+		t.Errorf("SET: ScriptTime = %v; want 0", got)
+	}
+	if got := run(`EVAL "return 1" 0`).ScriptTime; got <= 0 || got >= timeout {
+		t.Errorf("a quick EVAL: ScriptTime = %v; want more than 0 and less than %v", got, timeout)
+	}
+	if got := run(`3 EVAL "while true do end" 0`).ScriptTime; got < timeout || got > 4*timeout {
+		t.Errorf("3 spinning EVALs: ScriptTime = %v; want the line's deadline, %v, and not three of them", got, timeout)
+	}
+	for _, line := range []string{"MULTI", `EVAL "while true do end" 0`, `EVAL "while true do end" 0`} {
+		if res := run(line); res.ScriptTime != 0 {
+			t.Errorf("%s while queueing: ScriptTime = %v; want 0 (nothing ran yet)", line, res.ScriptTime)
+		}
+	}
+	if got := run("EXEC").ScriptTime; got < timeout || got > 4*timeout {
+		t.Errorf("EXEC of two spinning EVALs: ScriptTime = %v; want about %v", got, timeout)
+	}
+	if got := run("PING").ScriptTime; got != 0 {
+		t.Errorf("PING after scripts: ScriptTime = %v; want 0 (each line counts its own)", got)
 	}
 }

@@ -23,6 +23,12 @@ var ErrUnbalancedQuotes = errors.New("playground: unbalanced quotes")
 // one buffer that all of them share, so a line of many short quoted
 // arguments costs no more than one long one.
 func Tokenize(line string) ([]string, error) {
+	return tokenize(line, -1)
+}
+
+// tokenize is Tokenize that stops after the first limit arguments (all of
+// them if limit < 0), for callers that only need the command's name.
+func tokenize(line string, limit int) ([]string, error) {
 	if i := strings.IndexByte(line, 0); i >= 0 {
 		line = line[:i]
 	}
@@ -35,7 +41,7 @@ func Tokenize(line string) ([]string, error) {
 		for p < len(line) && isSpace(line[p]) {
 			p++
 		}
-		if p == len(line) {
+		if p == len(line) || len(args) == limit {
 			return args, nil
 		}
 		// Fast path: a word without quotes is a substring of the line.

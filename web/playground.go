@@ -71,12 +71,19 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 // topics that have a playground.
 func (s *Server) exec(c echo.Context, client playground.Client, line string) (playground.Result, error) {
 	id := s.ensureLearner(c)
-	done, err := s.limitScript(c, id, line)
+	charge, err := s.limitScript(c, id, line)
 	if err != nil {
 		return playground.Result{}, err
 	}
-	defer done()
+	start := time.Now()
 	res, err := s.playground.Exec(c.Request().Context(), id, client, line)
+	used := res.ScriptTime
+	if err != nil && res.Output == "" {
+		// The line failed before the sandbox could say (a worker stopped
+		// while running it): it may have run scripts all that time.
+		used = time.Since(start)
+	}
+	charge(used)
 	// A refused line (not allowed, over a limit) is still a reply: the
 	// terminal shows it as an (error) line, as redis-cli would.
 	refused := errors.Is(err, playground.ErrNotAllowed) || errors.Is(err, playground.ErrLimit)

@@ -111,24 +111,42 @@ func (s *Server) limitWrites() echo.MiddlewareFunc {
 	}
 }
 
-// limitScript applies the script limits when line runs Lua. It returns
-// the function to call when the script has run, which charges its time.
-func (s *Server) limitScript(c echo.Context, learner, line string) (done func(), err error) {
+// limitScript applies the script limits to a line before it runs. Lines
+// that run or load Lua (playground.RunsScript: after a repeat count, in
+// any case, queued in a transaction or not) count against the script rate
+// limits; those and EXEC, which runs what its transaction queued
+// (playground.MayRunScript), start only while the learner and the address
+// hold a deadline's worth of script time, one at a time per learner.
+//
+// It returns charge, to call with the line's Result.ScriptTime once it
+// has run (or the time it took, if it failed): every line pays the script
+// time the sandbox really used, whether or not it was seen as a script
+// line, so no way of typing a script escapes the budget.
+func (s *Server) limitScript(c echo.Context, learner, line string) (func(used time.Duration), error) {
 	l := s.limits
-	none := func() {}
-	if (l.Scripts == nil && l.ScriptsPerAddress == nil && l.ScriptTime.Learner == nil) || !playground.RunsScript(line) {
+	none := func(time.Duration) {}
+	if l.Scripts == nil && l.ScriptsPerAddress == nil && l.ScriptTime.Learner == nil {
 		return none, nil
 	}
 	addr := c.RealIP()
-	if !s.allow(c, l.Scripts, "s:learner:"+learner) {
-		s.metrics.rateLimited.WithLabelValues("scripts").Inc()
-		return none, tooMany(c, "scripts")
-	}
-	if !s.allow(c, l.ScriptsPerAddress, "s:addr:"+addr) {
-		s.metrics.rateLimited.WithLabelValues("scripts_per_address").Inc()
-		return none, tooMany(c, "scripts from your address")
-	}
 	b := l.ScriptTime
+	pay := func(used time.Duration) { s.chargeScriptTime(c, learner, addr, used) }
+	if b.Learner == nil {
+		pay = none
+	}
+	if !playground.MayRunScript(line) {
+		return pay, nil
+	}
+	if playground.RunsScript(line) {
+		if !s.allow(c, l.Scripts, "s:learner:"+learner) {
+			s.metrics.rateLimited.WithLabelValues("scripts").Inc()
+			return none, tooMany(c, "scripts")
+		}
+		if !s.allow(c, l.ScriptsPerAddress, "s:addr:"+addr) {
+			s.metrics.rateLimited.WithLabelValues("scripts_per_address").Inc()
+			return none, tooMany(c, "scripts from your address")
+		}
+	}
 	if b.Learner == nil {
 		return none, nil
 	}
@@ -146,24 +164,35 @@ func (s *Server) limitScript(c echo.Context, learner, line string) (done func(),
 		s.metrics.rateLimited.WithLabelValues("script_time_per_address").Inc()
 		return none, overBudget(c, wait, time.Duration(b.Need)*ScriptUnit)
 	}
-	start := time.Now()
-	return func() {
+	return func(used time.Duration) {
 		s.running.leave(learner, addr)
-		used := int(math.Ceil(float64(time.Since(start)) / float64(ScriptUnit)))
-		// The charge must land even if the client went away.
-		ctx := context.WithoutCancel(c.Request().Context())
-		for _, m := range []struct {
-			meter Meter
-			key   string
-		}{{b.Learner, "t:learner:" + learner}, {b.Address, "t:addr:" + addr}} {
-			if m.meter == nil {
-				continue
-			}
-			if err := m.meter.Take(ctx, m.key, max(used, 1)); err != nil {
-				s.log.Warn("script budget", "error", err)
-			}
-		}
+		// An admitted line pays at least a unit, so that even scripts that
+		// return at once are not free.
+		pay(max(used, ScriptUnit))
 	}, nil
+}
+
+// chargeScriptTime takes used, rounded up to whole units, from the
+// learner's and the address's script time.
+func (s *Server) chargeScriptTime(c echo.Context, learner, addr string, used time.Duration) {
+	if used <= 0 {
+		return
+	}
+	b := s.limits.ScriptTime
+	units := int((used + ScriptUnit - 1) / ScriptUnit)
+	// The charge must land even if the client went away.
+	ctx := context.WithoutCancel(c.Request().Context())
+	for _, m := range []struct {
+		meter Meter
+		key   string
+	}{{b.Learner, "t:learner:" + learner}, {b.Address, "t:addr:" + addr}} {
+		if m.meter == nil {
+			continue
+		}
+		if err := m.meter.Take(ctx, m.key, units); err != nil {
+			s.log.Warn("script budget", "error", err)
+		}
+	}
 }
 
 // budgetWait returns how long key must wait until meter holds need units;

@@ -456,6 +456,7 @@ func (p *response) appendTo(b []byte) []byte {
 		b = putInt(b, res.ClockMS)
 		b = putString(b, res.Notice)
 		b = putBool(b, res.Clear)
+		b = putInt(b, int64(res.ScriptTime))
 	}
 	if parts&hasChanges != 0 {
 		c := p.Changes
@@ -500,6 +501,7 @@ func decodeResponse(frame []byte) (*response, error) {
 		res.ClockMS = r.int()
 		res.Notice = r.string()
 		res.Clear = r.bool()
+		res.ScriptTime = durationOf(r.int())
 	}
 	if parts&hasChanges != 0 {
 		c := &playground.Changes{}
