@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,7 +21,16 @@ func decodeJSON(c echo.Context, v any) error {
 	if ct := r.Header.Get(echo.HeaderContentType); !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
 		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "send JSON with Content-Type: application/json")
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxJSONBody))
+	// One byte past the limit tells a body that is too large from one
+	// that is malformed.
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("reading the request body: %v", err))
+	}
+	if len(body) > maxJSONBody {
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("the JSON body is larger than %d KiB", maxJSONBody>>10))
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("malformed JSON body: %v", err))
