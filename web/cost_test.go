@@ -78,7 +78,6 @@ func allocatedBy(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-
 // TestJSONBodyOverLimit checks that a JSON body past its limit, but under
 // the general body limit, is refused as too large, not as malformed.
 func TestJSONBodyOverLimit(t *testing.T) {
