@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"math"
 	"net"
@@ -27,17 +28,34 @@ import (
 // browser. The code is shown grouped, with its link and a QR code of the
 // link; GET pages never make a code.
 
-// CarryLimits meter transfer codes per key; a nil meter is no limit.
-// Counts are in the meters' units: each new code costs IssueCost units of
-// its learner's and its address's meters, and each failed adoption (a
-// code that is unknown, used or expired) GuessCost of its address's; an
-// adoption is refused while fewer than GuessCost are left.
+// CarryLimit meters one kind of event per key: each costs Cost units of
+// Meter, which refills Refill units a second, and none may happen while
+// fewer than Cost are left. A nil Meter is no limit.
+type CarryLimit struct {
+	Meter        Meter
+	Cost, Refill int
+}
+
+// CarryLimits meter transfer codes: new codes per learner and per client
+// address, and failed adoptions (a code that is unknown, used or expired)
+// per client address, so that codes cannot be guessed.
 type CarryLimits struct {
-	Issue, IssuePerAddress Meter
-	Guesses                Meter
-	IssueCost, GuessCost   int
-	// Refill is the units each meter gets back a second, for Retry-After.
-	Refill int
+	Issue, IssuePerAddress, Guesses CarryLimit
+}
+
+// over returns how long key must wait before l allows another event.
+func (s *Server) over(c echo.Context, l CarryLimit, key string) time.Duration {
+	return s.budgetWait(c, l.Meter, key, l.Cost, l.Refill)
+}
+
+// charge takes an event's cost from key's meter.
+func (s *Server) charge(c echo.Context, l CarryLimit, key string) {
+	if l.Meter == nil {
+		return
+	}
+	if err := l.Meter.Take(context.WithoutCancel(c.Request().Context()), key, l.Cost); err != nil {
+		s.log.Warn("carry limit", "error", err)
+	}
 }
 
 // carryProgressJSON is the adopted learner's progress: every topic with a
@@ -78,13 +96,12 @@ func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
 	if ok && s.carry.Reusable(live) {
 		return live, nil
 	}
-	lim := s.carryLimits
-	meters := []struct {
-		m   Meter
+	limits := []struct {
+		l   CarryLimit
 		key string
-	}{{lim.Issue, "c:learner:" + id}, {lim.IssuePerAddress, "c:addr:" + addressKey(c.RealIP())}}
-	for _, m := range meters {
-		if wait := s.budgetWait(c, m.m, m.key, lim.IssueCost, lim.Refill); wait > 0 {
+	}{{s.carryLimits.Issue, "c:learner:" + id}, {s.carryLimits.IssuePerAddress, "c:addr:" + addressKey(c.RealIP())}}
+	for _, l := range limits {
+		if wait := s.over(c, l.l, l.key); wait > 0 {
 			s.metrics.rateLimited.WithLabelValues("carry_codes").Inc()
 			return carry.Code{}, s.carryTooMany(c, wait, "You have asked for many codes in a short time.")
 		}
@@ -93,12 +110,8 @@ func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
 	if err != nil {
 		return carry.Code{}, err
 	}
-	for _, m := range meters {
-		if m.m != nil {
-			if err := m.m.Take(ctx, m.key, lim.IssueCost); err != nil {
-				s.log.Warn("carry code meter", "error", err)
-			}
-		}
+	for _, l := range limits {
+		s.charge(c, l.l, l.key)
 	}
 	return code, nil
 }
@@ -110,20 +123,15 @@ func (s *Server) adopt(c echo.Context, input string) error {
 	if _, err := carry.Parse(input); err != nil {
 		return err // a typo: no code was looked up
 	}
-	lim := s.carryLimits
-	key := "g:addr:" + addressKey(c.RealIP())
-	if wait := s.budgetWait(c, lim.Guesses, key, lim.GuessCost, lim.Refill); wait > 0 {
+	guesses, key := s.carryLimits.Guesses, "g:addr:"+addressKey(c.RealIP())
+	if wait := s.over(c, guesses, key); wait > 0 {
 		s.metrics.rateLimited.WithLabelValues("carry_guesses").Inc()
 		return s.carryTooMany(c, wait, "There were many wrong codes from your address.")
 	}
 	fresh := newLearnerID()
 	err := s.carry.Adopt(c.Request().Context(), input, s.learnerID(c), fresh)
 	if errors.Is(err, carry.ErrUnknown) || errors.Is(err, carry.ErrUsed) || errors.Is(err, carry.ErrExpired) {
-		if lim.Guesses != nil {
-			if terr := lim.Guesses.Take(c.Request().Context(), key, lim.GuessCost); terr != nil {
-				s.log.Warn("carry guess meter", "error", terr)
-			}
-		}
+		s.charge(c, guesses, key)
 	}
 	if err != nil {
 		return err

@@ -184,8 +184,9 @@ func TestCarryLimits(t *testing.T) {
 	// Two new codes per learner, then none until the meter refills
 	// (a unit a second, 60 a code); ten failed guesses per address.
 	cfg.CarryLimits = CarryLimits{
-		Issue: store.NewMemoryMeter(1, 120), IssuePerAddress: store.NewMemoryMeter(1, 6000),
-		Guesses: store.NewMemoryMeter(1, 600), IssueCost: 60, GuessCost: 60, Refill: 1,
+		Issue:           CarryLimit{Meter: store.NewMemoryMeter(1, 120), Cost: 60, Refill: 1},
+		IssuePerAddress: CarryLimit{Meter: store.NewMemoryMeter(1, 6000), Cost: 60, Refill: 1},
+		Guesses:         CarryLimit{Meter: store.NewMemoryMeter(1, 600), Cost: 60, Refill: 1},
 	}
 	base, clock := carryServer(t, cfg)
 	phone := newLearner(t, base)
