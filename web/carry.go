@@ -322,12 +322,16 @@ func (s *Server) carryFormError(c echo.Context, err error, entered string) error
 	return render(c, status, views.CarryPage(m))
 }
 
-// sentence capitalizes an API message for a page.
+// sentence makes an API message a sentence for a page.
 func sentence(msg string) string {
 	if msg == "" {
 		return msg
 	}
-	return strings.ToUpper(msg[:1]) + msg[1:]
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 // redactURI keeps transfer codes out of logs: /carry/K7QM-4TXP is logged

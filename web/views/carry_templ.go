@@ -46,7 +46,7 @@ func CarryPage(m Carry) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if m.Done {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"notice notice-ok\" role=\"status\">Done. This browser now has that progress, together with anything it had saved before.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"notice notice-ok\" role=\"status\">Done. This browser now has that progress, together with anything it had saved before. <a href=\"/\">Back to the course</a></p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
