@@ -43,9 +43,22 @@ type CarryLimits struct {
 	Issue, IssuePerAddress, Guesses CarryLimit
 }
 
-// over returns how long key must wait before l allows another event.
+// over returns how long key must wait before l allows another event;
+// zero if it may go now, or if the meter fails (Redis down: the course
+// staying usable matters more than the limit).
 func (s *Server) over(c echo.Context, l CarryLimit, key string) time.Duration {
-	return s.budgetWait(c, l.Meter, key, l.Cost, l.Refill)
+	if l.Meter == nil {
+		return 0
+	}
+	have, err := l.Meter.Available(c.Request().Context(), key)
+	if err != nil {
+		s.log.Warn("carry limit", "error", err)
+		return 0
+	}
+	if have >= l.Cost {
+		return 0
+	}
+	return time.Duration(float64(l.Cost-have) / float64(max(l.Refill, 1)) * float64(time.Second))
 }
 
 // charge takes an event's cost from key's meter.

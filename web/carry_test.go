@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"log/slog"
@@ -317,6 +318,25 @@ func decodeQR(t *testing.T, img image.Image) string {
 		t.Fatalf("decode QR: %v", err)
 	}
 	return res.GetText()
+}
+
+// TestCarryErrorStatuses checks the error table's rows for codes.
+func TestCarryErrorStatuses(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want int
+	}{
+		{carry.ErrMalformed, 400},
+		{carry.ErrUnknown, 404},
+		{carry.ErrUsed, 410},
+		{carry.ErrExpired, 410},
+		{carry.ErrNothingToCarry, 409},
+	} {
+		wrapped := fmt.Errorf("carry: take code: store: %w", tt.err)
+		if got, msg := classify(wrapped); got != tt.want || strings.Contains(msg, "store") {
+			t.Errorf("classify(%v) = %d %q; want %d and a message for people", wrapped, got, msg, tt.want)
+		}
+	}
 }
 
 func TestOrigin(t *testing.T) {

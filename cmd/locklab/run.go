@@ -298,9 +298,9 @@ func sandboxCopies(st *store.Store) playground.SnapshotStore {
 	return nil
 }
 
-// secretSource gives the key that signs the instructor's sign-in: LOCKLAB_SECRET if
-// set, else one the store creates once and keeps, so sign-ins stay valid
-// across restarts and replicas.
+// secretSource gives the key that signs the instructor's sign-in:
+// LOCKLAB_SECRET if set, else one the store creates once and keeps, so
+// sign-ins stay valid across restarts and replicas.
 func secretSource(fromEnv string, st *store.Store) func(context.Context) ([]byte, error) {
 	if fromEnv != "" {
 		return func(context.Context) ([]byte, error) { return []byte(fromEnv), nil }
