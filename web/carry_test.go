@@ -274,6 +274,11 @@ func TestCarryQRCodeScans(t *testing.T) {
 	if got := decodeQR(t, rasterizeQR(t, svg, 8)); got != link {
 		t.Errorf("QR decodes to %q; want %q", got, link)
 	}
+	// 41 characters at medium error correction fit version 3: 29
+	// modules a side, plus the quiet zone of 4 on each side.
+	if !strings.Contains(svg, `viewBox="0 0 37 37"`) {
+		t.Errorf("QR SVG is not version 3 (29+8 modules): %.120s", svg)
+	}
 }
 
 // rasterizeQR draws the modules of a QR SVG (as qrSVG writes them: unit
