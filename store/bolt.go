@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -14,14 +16,25 @@ var (
 	learnersBucket = []byte("learners")
 	metaBucket     = []byte("meta")
 	secretKey      = []byte("secret")
+	// seenBucket holds when each learner was last seen (8 bytes, Unix
+	// seconds), for the sweep that drops learners idle for the progress TTL.
+	seenBucket = []byte("learners-seen")
 )
 
 // boltBackend keeps progress in one bbolt file. Every write is a
 // transaction that bbolt fsyncs before it returns.
-type boltBackend struct{ db *bolt.DB }
+type boltBackend struct {
+	db  *bolt.DB
+	ttl time.Duration
+	now func() time.Time
+	// sweepMu guards where each sweep goes on from (sweep.go).
+	sweepMu                sync.Mutex
+	learnerCursor, carryAt []byte
+}
 
 // OpenBolt opens (or creates) the progress file in dir.
-func OpenBolt(dir string) (*Store, error) {
+func OpenBolt(dir string, opts ...Option) (*Store, error) {
+	o := newOptions(opts)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("store: data directory %s: %w", dir, err)
 	}
@@ -31,7 +44,7 @@ func OpenBolt(dir string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{learnersBucket, metaBucket, []byte(workshopsBucket), []byte(workshopIndexBucket)} {
+		for _, b := range [][]byte{learnersBucket, metaBucket, []byte(workshopsBucket), []byte(workshopIndexBucket), seenBucket, carryBucket, carryByBucket} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -42,16 +55,20 @@ func OpenBolt(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: init %s: %w", path, err)
 	}
-	return &Store{b: &boltBackend{db: db}, name: "bolt " + path}, nil
+	return &Store{b: &boltBackend{db: db, ttl: o.progressTTL, now: o.now}, name: "bolt " + path}, nil
 }
 
 // add uses Batch: concurrent writers share one transaction and one fsync,
 // and each returns only after that fsync, so an answer is still durable
 // before it is acknowledged.
 func (b *boltBackend) add(_ context.Context, learner string, flags ...string) error {
+	seen := unixBytes(b.now())
 	return b.db.Batch(func(tx *bolt.Tx) error {
 		lb, err := tx.Bucket(learnersBucket).CreateBucketIfNotExists([]byte(learner))
 		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(seenBucket).Put([]byte(learner), seen); err != nil {
 			return err
 		}
 		for _, f := range flags {
@@ -63,19 +80,47 @@ func (b *boltBackend) add(_ context.Context, learner string, flags ...string) er
 	})
 }
 
+// seenEvery is how stale a learner's last-seen time may get before a read
+// writes a new one: reads stay reads (no fsync) on all but one page a day.
+const seenEvery = 24 * time.Hour
+
 func (b *boltBackend) list(_ context.Context, learner string) ([]string, error) {
 	var flags []string
+	now := b.now()
+	stale := false
 	err := b.db.View(func(tx *bolt.Tx) error {
 		lb := tx.Bucket(learnersBucket).Bucket([]byte(learner))
 		if lb == nil {
 			return nil
 		}
+		seen, ok := unixFrom(tx.Bucket(seenBucket).Get([]byte(learner)))
+		stale = !ok || now.Sub(seen) > seenEvery
 		return lb.ForEach(func(k, _ []byte) error {
 			flags = append(flags, string(k))
 			return nil
 		})
 	})
+	if err != nil || !stale {
+		return flags, err
+	}
+	err = b.db.Batch(func(tx *bolt.Tx) error {
+		if tx.Bucket(learnersBucket).Bucket([]byte(learner)) == nil {
+			return nil // swept in between
+		}
+		return tx.Bucket(seenBucket).Put([]byte(learner), unixBytes(now))
+	})
 	return flags, err
+}
+
+func unixBytes(t time.Time) []byte {
+	return binary.BigEndian.AppendUint64(nil, uint64(t.Unix()))
+}
+
+func unixFrom(v []byte) (time.Time, bool) {
+	if len(v) != 8 {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(binary.BigEndian.Uint64(v)), 0), true
 }
 
 func (b *boltBackend) secret(_ context.Context, fresh []byte) ([]byte, error) {

@@ -13,20 +13,20 @@ import (
 // ErrUnavailable well within a second instead of a hanging request.
 const opTimeout = 700 * time.Millisecond
 
-// learnerTTL drops the progress of learners not seen for this long.
-const learnerTTL = 400 * 24 * time.Hour
-
 // redisBackend keeps each learner's flags in one hash. Replicas sharing
-// the Redis share the progress.
+// the Redis share the progress. Every read or write of a learner renews
+// the hash's expiry, so Redis itself drops learners not seen for ttl.
 type redisBackend struct {
 	rdb    *redis.Client
 	prefix string
+	ttl    time.Duration
 }
 
 // OpenRedis connects to the Redis at url (redis://[user:pass@]host:port/db).
 // It does not fail when Redis is down: each call reports ErrUnavailable
 // until Redis is back, with no restart needed.
-func OpenRedis(url string) (*Store, error) {
+func OpenRedis(url string, opts ...Option) (*Store, error) {
+	o := newOptions(opts)
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: REDIS_URL: %w", err)
@@ -41,7 +41,7 @@ func OpenRedis(url string) (*Store, error) {
 	opt.DialerRetries = 2
 	opt.DialerRetryTimeout = 50 * time.Millisecond
 	rdb := redis.NewClient(opt)
-	return &Store{b: &redisBackend{rdb: rdb, prefix: "locklab:"}, name: "redis " + opt.Addr}, nil
+	return &Store{b: &redisBackend{rdb: rdb, prefix: "locklab:", ttl: o.progressTTL}, name: "redis " + opt.Addr}, nil
 }
 
 func (r *redisBackend) key(learner string) string { return r.prefix + "learner:" + learner }
@@ -62,7 +62,7 @@ func (r *redisBackend) add(ctx context.Context, learner string, flags ...string)
 	}
 	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, r.key(learner), args...)
-		p.Expire(ctx, r.key(learner), learnerTTL)
+		p.Expire(ctx, r.key(learner), r.ttl)
 		return nil
 	})
 	return unavailable(err)
@@ -71,8 +71,18 @@ func (r *redisBackend) add(ctx context.Context, learner string, flags ...string)
 func (r *redisBackend) list(ctx context.Context, learner string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	flags, err := r.rdb.HKeys(ctx, r.key(learner)).Result()
-	return flags, unavailable(err)
+	// EXPIRE on a learner who has no hash creates nothing: a visitor who
+	// only reads costs no key.
+	var keys *redis.StringSliceCmd
+	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		keys = p.HKeys(ctx, r.key(learner))
+		p.Expire(ctx, r.key(learner), r.ttl)
+		return nil
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return keys.Val(), nil
 }
 
 func (r *redisBackend) secret(ctx context.Context, fresh []byte) ([]byte, error) {

@@ -41,6 +41,7 @@ type backend interface {
 	secret(ctx context.Context, fresh []byte) ([]byte, error)
 	close() error
 	workshopBackend
+	carryBackend
 }
 
 // Store is a progress store over one back end.

@@ -2,84 +2,281 @@ package web
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
 	"errors"
-	"fmt"
+	"math"
+	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
-	"sync"
+	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+	qr "github.com/piglig/go-qr"
 
+	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/web/views"
 )
 
-// A carry code moves a learner's progress to another browser: the learner
-// id and an HMAC of it, so nobody can make up a code for an id they were
-// not given.
-const carrySigBytes = 9
+// Carrying progress to another device. A learner asks for a transfer code
+// (POST), which is kept on the server for a short time and works once; on
+// the other device, adopting it copies the code owner's progress into a
+// fresh learner id for that browser. So the session cookie never leaves
+// the server, and a link someone sends cannot put their id on our
+// browser. The code is shown grouped, with its link and a QR code of the
+// link; GET pages never make a code.
 
-// secret fetches the signing key once and keeps it.
-type secret struct {
-	get func(context.Context) ([]byte, error)
-	mu  sync.Mutex
-	key []byte
+// CarryLimit meters one kind of event per key: each costs Cost units of
+// Meter, which refills Refill units a second, and none may happen while
+// fewer than Cost are left. A nil Meter is no limit.
+type CarryLimit struct {
+	Meter        Meter
+	Cost, Refill int
 }
 
-func (s *secret) value(ctx context.Context) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.key != nil {
-		return s.key, nil
+// CarryLimits meter transfer codes: new codes per learner and per client
+// address, and failed adoptions (a code that is unknown, used or expired)
+// per client address, so that codes cannot be guessed.
+type CarryLimits struct {
+	Issue, IssuePerAddress, Guesses CarryLimit
+}
+
+// over returns how long key must wait before l allows another event;
+// zero if it may go now, or if the meter fails (Redis down: the course
+// staying usable matters more than the limit).
+func (s *Server) over(c echo.Context, l CarryLimit, key string) time.Duration {
+	if l.Meter == nil {
+		return 0
 	}
-	key, err := s.get(ctx)
+	have, err := l.Meter.Available(c.Request().Context(), key)
 	if err != nil {
-		return nil, fmt.Errorf("signing secret: %w", err)
+		s.log.Warn("carry limit", "error", err)
+		return 0
 	}
-	if len(key) < 16 {
-		return nil, errors.New("signing secret: shorter than 16 bytes")
+	if have >= l.Cost {
+		return 0
 	}
-	s.key = key
-	return key, nil
+	return time.Duration(float64(l.Cost-have) / float64(max(l.Refill, 1)) * float64(time.Second))
 }
 
-func carrySig(key []byte, id string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("carry:" + id))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:carrySigBytes])
+// charge takes an event's cost from key's meter.
+func (s *Server) charge(c echo.Context, l CarryLimit, key string) {
+	if l.Meter == nil {
+		return
+	}
+	if err := l.Meter.Take(context.WithoutCancel(c.Request().Context()), key, l.Cost); err != nil {
+		s.log.Warn("carry limit", "error", err)
+	}
 }
 
-// parseCarryCode returns the learner id of a well-signed code (or link).
-func parseCarryCode(key []byte, code string) (string, bool) {
-	code = strings.TrimSpace(code)
-	if i := strings.LastIndex(code, "/carry/"); i >= 0 { // a pasted link
-		code = code[i+len("/carry/"):]
-	}
-	id, sig, ok := strings.Cut(code, ".")
-	if !ok || !validLearnerID(id) {
-		return "", false
-	}
-	return id, subtle.ConstantTimeCompare([]byte(sig), []byte(carrySig(key, id))) == 1
+// carryProgressJSON is the adopted learner's progress: every topic with a
+// quiz, by slug, as the quiz API shows it.
+type carryProgressJSON struct {
+	Progress map[string]quiz.Progress `json:"progress"`
 }
 
-func (s *Server) carryPage(c echo.Context) (views.Carry, []byte, error) {
-	m := views.Carry{Page: s.page("Continue on another device", "Carry your Lock Lab progress to another browser or device.", "")}
-	key, err := s.secret.value(c.Request().Context())
+type carryCodeJSON struct {
+	Code      string `json:"code"`
+	Link      string `json:"link"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+type carryRequest struct {
+	Code string `json:"code"`
+}
+
+// issueCode returns the learner's code: their live one while it has half
+// its time left, else a new one. Only a new one is metered.
+func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
+	ctx := c.Request().Context()
+	id := s.learnerID(c)
+	if id == "" {
+		return carry.Code{}, carry.ErrNothingToCarry
+	}
+	l, err := s.progress.Learner(ctx, id)
 	if err != nil {
-		return m, nil, err
+		return carry.Code{}, err
 	}
-	if id := s.learnerID(c); id != "" {
-		m.Code = id + "." + carrySig(key, id)
-		m.Link = requestOrigin(c.Request()) + "/carry/" + m.Code
+	if len(l) == 0 {
+		return carry.Code{}, carry.ErrNothingToCarry
 	}
-	return m, key, nil
+	live, ok, err := s.carry.Live(ctx, id)
+	if err != nil {
+		return carry.Code{}, err
+	}
+	if ok && s.carry.Reusable(live) {
+		return live, nil
+	}
+	limits := []struct {
+		l   CarryLimit
+		key string
+	}{{s.carryLimits.Issue, "c:learner:" + id}, {s.carryLimits.IssuePerAddress, "c:addr:" + addressKey(c.RealIP())}}
+	for _, l := range limits {
+		if wait := s.over(c, l.l, l.key); wait > 0 {
+			s.metrics.rateLimited.WithLabelValues("carry_codes").Inc()
+			return carry.Code{}, s.carryTooMany(c, wait, "You have asked for many codes in a short time.")
+		}
+	}
+	code, err := s.carry.Issue(ctx, id)
+	if err != nil {
+		return carry.Code{}, err
+	}
+	for _, l := range limits {
+		s.charge(c, l.l, l.key)
+	}
+	return code, nil
+}
+
+// adopt takes a code for this browser: it gets a fresh learner id holding
+// the code owner's progress and its own. Wrong codes count against the
+// address, so that codes cannot be guessed.
+func (s *Server) adopt(c echo.Context, input string) error {
+	if _, err := carry.Parse(input); err != nil {
+		return err // a typo: no code was looked up
+	}
+	guesses, key := s.carryLimits.Guesses, "g:addr:"+addressKey(c.RealIP())
+	if wait := s.over(c, guesses, key); wait > 0 {
+		s.metrics.rateLimited.WithLabelValues("carry_guesses").Inc()
+		return s.carryTooMany(c, wait, "There were many wrong codes from your address.")
+	}
+	fresh := newLearnerID()
+	err := s.carry.Adopt(c.Request().Context(), input, s.learnerID(c), fresh)
+	if errors.Is(err, carry.ErrUnknown) || errors.Is(err, carry.ErrUsed) || errors.Is(err, carry.ErrExpired) {
+		s.charge(c, guesses, key)
+	}
+	if err != nil {
+		return err
+	}
+	s.setLearnerCookie(c, fresh)
+	return nil
+}
+
+func (s *Server) carryTooMany(c echo.Context, wait time.Duration, why string) error {
+	secs := int(math.Ceil(wait.Seconds()))
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return echo.NewHTTPError(http.StatusTooManyRequests, why+" Please try again in "+waitText(secs)+".")
+}
+
+// addressKey is the address limits count by: the address itself, or for
+// IPv6 its /64, which one subscriber usually holds whole.
+func addressKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || !a.Unmap().Is6() {
+		return ip
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
+}
+
+func (s *Server) carryLink(c echo.Context, code carry.Code) string {
+	return s.origin(c.Request()) + "/carry/" + code.Display()
+}
+
+func (s *Server) handleCodeAPI(c echo.Context) error {
+	code, err := s.issueCode(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, carryCodeJSON{Code: code.Display(), Link: s.carryLink(c, code), ExpiresAt: code.Expires.UTC().Format(time.RFC3339)})
+}
+
+func (s *Server) handleCarryAPI(c echo.Context) error {
+	var req carryRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if err := s.adopt(c, req.Code); err != nil {
+		return err
+	}
+	out := carryProgressJSON{Progress: map[string]quiz.Progress{}}
+	l, err := s.progress.Learner(c.Request().Context(), s.learnerID(c))
+	if err != nil {
+		return err
+	}
+	course, err := s.content.Course()
+	if err != nil {
+		return err
+	}
+	for _, lesson := range course.Lessons() {
+		if q, err := s.quizzes.Quiz(lesson.Slug); err == nil {
+			tp := l[lesson.Slug]
+			out.Progress[lesson.Slug] = q.Progress(tp.Started, tp.Right)
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// carryPage is the /progress page for this browser: its live code if it
+// has one, else a button to make one if it has progress to carry.
+func (s *Server) carryPage(c echo.Context) (views.Carry, error) {
+	m := views.Carry{Page: s.page("Continue on another device", "Carry your Lock Lab progress to another browser or device.", ""), TTL: humanMinutes(s.carry.TTL())}
+	id := s.learnerID(c)
+	if id == "" {
+		return m, nil
+	}
+	ctx := c.Request().Context()
+	l, err := s.progress.Learner(ctx, id)
+	if err != nil {
+		return m, err
+	}
+	m.HasProgress = len(l) > 0
+	if !m.HasProgress {
+		return m, nil
+	}
+	live, ok, err := s.carry.Live(ctx, id)
+	if err != nil || !ok {
+		return m, err
+	}
+	s.showCode(c, &m, live)
+	return m, nil
+}
+
+func (s *Server) showCode(c echo.Context, m *views.Carry, code carry.Code) {
+	m.Code, m.Link = code.Display(), s.carryLink(c, code)
+	m.ExpiresAt = code.Expires.UTC().Format(time.RFC3339)
+	m.Until = code.Expires.UTC().Format("15:04") + " UTC"
+	if strings.HasPrefix(m.Link, "http") {
+		m.QR = qrSVG(m.Link)
+	}
+}
+
+// qrSVG draws link as an SVG QR code: dark modules on white with the
+// standard quiet zone of four modules, scaled by the page's CSS. Medium
+// error correction survives a smudged or glary phone screen.
+func qrSVG(link string) templ.Component {
+	code, err := qr.EncodeText(link, qr.Medium)
+	if err != nil {
+		return nil
+	}
+	svg, err := code.ToSVGBytes(qr.NewQrCodeImgConfig(1, 4))
+	if err != nil {
+		return nil
+	}
+	// The SVG is made by the library from our own link: markup we trust.
+	return templ.Raw(string(svg))
+}
+
+func waitText(secs int) string {
+	if secs < 90 {
+		return strconv.Itoa(secs) + " seconds"
+	}
+	return strconv.Itoa((secs+59)/60) + " minutes"
+}
+
+func humanMinutes(d time.Duration) string {
+	if m := int(d / time.Minute); d%time.Minute == 0 && m > 0 {
+		if m == 1 {
+			return "1 minute"
+		}
+		return strconv.Itoa(m) + " minutes"
+	}
+	return d.String()
 }
 
 func (s *Server) handleCarryPage(c echo.Context) error {
-	m, _, err := s.carryPage(c)
+	m, err := s.carryPage(c)
 	if err != nil {
 		return err
 	}
@@ -88,42 +285,140 @@ func (s *Server) handleCarryPage(c echo.Context) error {
 }
 
 // handleCarryLink shows the form filled in with the code from the link;
-// taking over progress is a POST, so following a link alone changes nothing.
+// adopting it is a POST, so following a link alone changes nothing.
 func (s *Server) handleCarryLink(c echo.Context) error {
-	m, _, err := s.carryPage(c)
+	m, err := s.carryPage(c)
 	if err != nil {
 		return err
 	}
 	m.Entered = c.Param("code")
+	if code, err := carry.Parse(m.Entered); err == nil {
+		m.Entered = carry.Format(code)
+	}
 	return render(c, http.StatusOK, views.CarryPage(m))
 }
 
-func (s *Server) handleCarry(c echo.Context) error {
-	m, key, err := s.carryPage(c)
-	if err != nil {
-		return err
+// handleCodeForm is "Get a code" without JavaScript: it makes (or reuses)
+// the code and shows the page with it.
+func (s *Server) handleCodeForm(c echo.Context) error {
+	if _, err := s.issueCode(c); err != nil {
+		return s.carryFormError(c, err, "")
 	}
-	code := c.FormValue("code")
-	from, ok := parseCarryCode(key, code)
-	if !ok {
-		m.Entered, m.Error = code, "That code is not valid. Copy it again from the other device, all of it."
-		return render(c, http.StatusBadRequest, views.CarryPage(m))
+	return c.Redirect(http.StatusSeeOther, "/progress#code")
+}
+
+func (s *Server) handleCarryForm(c echo.Context) error {
+	input := c.FormValue("code")
+	if err := s.adopt(c, input); err != nil {
+		return s.carryFormError(c, err, input)
 	}
-	// Whatever this browser had saved is merged in, so nothing is lost.
-	if old := s.learnerID(c); old != "" && old != from {
-		if err := s.progress.Merge(c.Request().Context(), old, from); err != nil {
-			return err
-		}
-	}
-	s.setLearnerCookie(c, from)
 	return c.Redirect(http.StatusSeeOther, "/progress?done=1")
 }
 
-// requestOrigin is the scheme and host the learner used to reach us.
-func requestOrigin(r *http.Request) string {
+// carryFormError shows the page again with the message of a refused code
+// under the field, with the status the API would answer.
+func (s *Server) carryFormError(c echo.Context, err error, entered string) error {
+	status, msg := classify(err)
+	if status >= 500 {
+		return err
+	}
+	m, perr := s.carryPage(c)
+	if perr != nil {
+		return perr
+	}
+	m.Entered = entered
+	if entered != "" || errors.Is(err, carry.ErrMalformed) {
+		m.Error = sentence(msg)
+	} else {
+		m.IssueError = sentence(msg)
+	}
+	return render(c, status, views.CarryPage(m))
+}
+
+// sentence makes an API message a sentence for a page.
+func sentence(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
+}
+
+// redactURI keeps transfer codes out of logs: /carry/K7QM-4TXP is logged
+// as /carry/….
+func redactURI(uri string) string {
+	if strings.HasPrefix(uri, "/carry/") {
+		return "/carry/…"
+	}
+	return uri
+}
+
+// origin is the scheme and host that links to this site start with: the
+// -public-url if set; else the request's Host, if well-formed, over HTTPS
+// when the connection is TLS, the site is served behind TLS, or a trusted
+// proxy says so in X-Forwarded-Proto. Anyone else's X-Forwarded-Proto is
+// ignored. "" if there is no host to trust: links are then relative.
+func (s *Server) origin(r *http.Request) string {
+	if s.publicURL != "" {
+		return s.publicURL
+	}
+	if !wellFormedHost(r.Host) {
+		return ""
+	}
 	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+	if r.TLS != nil || s.secureCookies || (s.fromTrustedProxy(r) && r.Header.Get("X-Forwarded-Proto") == "https") {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+func (s *Server) fromTrustedProxy(r *http.Request) bool {
+	if len(s.trustedProxies) == 0 {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	for _, p := range s.trustedProxies {
+		if p.Contains(ap.Addr().Unmap()) {
+			return true
+		}
+	}
+	return false
+}
+
+// wellFormedHost accepts a DNS name or an IP address, with an optional
+// port: nothing that could smuggle a path, credentials or markup into a
+// link.
+func wellFormedHost(h string) bool {
+	if h == "" || len(h) > 255 {
+		return false
+	}
+	host := h
+	if hp, port, err := net.SplitHostPort(h); err == nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return false
+		}
+		host = hp
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			switch ch := label[i]; {
+			case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9', ch == '-':
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/worker"
@@ -28,7 +29,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	code, msg := classify(err)
 	if code >= 500 {
-		s.log.Error("request failed", "uri", c.Request().RequestURI, "error", err)
+		s.log.Error("request failed", "uri", redactURI(c.Request().RequestURI), "error", err)
 	}
 	if isAPI(c.Request()) {
 		if c.Request().Method == http.MethodHead {
@@ -66,6 +67,16 @@ func classify(err error) (int, string) {
 		return http.StatusNotFound, unwrapMessage(err)
 	case errors.Is(err, quiz.ErrUnknownChoice):
 		return http.StatusBadRequest, unwrapMessage(err)
+	case errors.Is(err, carry.ErrMalformed):
+		return http.StatusBadRequest, "a code is 8 letters and digits, like K7QM-4TXP; check what you typed"
+	case errors.Is(err, carry.ErrUnknown):
+		return http.StatusNotFound, "there is no such code; check it, or get a new one on the other device"
+	case errors.Is(err, carry.ErrUsed):
+		return http.StatusGone, "this code has been used already; get a new one on the other device"
+	case errors.Is(err, carry.ErrExpired):
+		return http.StatusGone, "this code has expired; get a new one on the other device"
+	case errors.Is(err, carry.ErrNothingToCarry):
+		return http.StatusConflict, "this browser has no saved progress to carry yet: answer a question or run a playground command first"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, "your progress can't be saved right now; please try again in a moment"
 	case errors.Is(err, store.ErrBadLearner):

@@ -31,7 +31,7 @@ func testConfig(t testing.TB) Config {
 	pg := playground.NewManager(playground.Options{})
 	t.Cleanup(pg.Close)
 	return Config{
-		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st, Playground: pg, Workshops: st,
+		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st, Playground: pg, Workshops: st, CarryCodes: st,
 		Secret: func(context.Context) ([]byte, error) { return []byte("test-secret-0123456789"), nil },
 	}
 }

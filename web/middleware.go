@@ -24,7 +24,7 @@ func (s *Server) logRequests() echo.MiddlewareFunc {
 				level = slog.LevelError
 			}
 			attrs := []slog.Attr{
-				slog.String("method", v.Method), slog.String("uri", v.URI),
+				slog.String("method", v.Method), slog.String("uri", redactURI(v.URI)),
 				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
 				slog.Int64("bytes", v.ResponseSize), slog.String("remote_ip", v.RemoteIP),
 			}
@@ -43,7 +43,7 @@ func (s *Server) recoverPanics() echo.MiddlewareFunc {
 	return middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.log.Error("panic", "uri", c.Request().RequestURI, "error", err, "stack", string(stack))
+			s.log.Error("panic", "uri", redactURI(c.Request().RequestURI), "error", err, "stack", string(stack))
 			return fmt.Errorf("panic serving %s: %w", c.Request().URL.Path, err)
 		},
 	})

@@ -37,8 +37,11 @@ func (s *Server) routes() {
 		e.GET("/api/playground/keys", s.handleKeysAPI)
 	}
 	e.GET("/progress", s.handleCarryPage)
-	e.POST("/progress/carry", s.handleCarry)
+	e.POST("/progress/code", s.handleCodeForm)
+	e.POST("/progress/carry", s.handleCarryForm)
 	e.GET("/carry/:code", s.handleCarryLink)
+	e.POST("/api/progress/code", s.handleCodeAPI)
+	e.POST("/api/progress/carry", s.handleCarryAPI)
 
 	e.GET("/api/topics/:slug/quiz", s.handleQuizAPI)
 	e.POST("/api/topics/:slug/quiz/:question", s.handleAnswerAPI)

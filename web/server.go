@@ -11,11 +11,13 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
@@ -48,10 +50,19 @@ type Config struct {
 	Progress ProgressStore
 	// Playground runs learners' sandboxes; nil leaves it out.
 	Playground Playground
-	// Secret returns the key that signs the codes that carry progress to
-	// another device. It is asked again until it succeeds once (a shared
-	// store may be down when the server starts).
+	// Secret returns the key that signs the instructor's sign-in cookie.
+	// It is asked again until it succeeds once (a shared store may be down
+	// when the server starts).
 	Secret func(context.Context) ([]byte, error)
+	// CarryCodes keeps the transfer codes that carry progress to another
+	// device; CarryTTL is how long one is valid (zero: carry.DefaultTTL),
+	// CarryLimits how many may be made and guessed.
+	CarryCodes  carry.Store
+	CarryTTL    time.Duration
+	CarryLimits CarryLimits
+	// PublicURL is the site's address for links (scheme and host, such as
+	// https://locks.example.org); empty takes it from each request (origin).
+	PublicURL string
 	// Workshops keeps instructor-led workshops; nil turns them off.
 	Workshops WorkshopStore
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
@@ -82,6 +93,11 @@ type Server struct {
 	metrics    *metrics
 	limits     Limits
 	running    runningScripts
+	// Carrying progress to another device (carry.go).
+	carry          *carry.Codes
+	carryLimits    CarryLimits
+	publicURL      string
+	trustedProxies []netip.Prefix
 	// secureCookies: see Config.SecureCookies.
 	secureCookies bool
 	workshops     WorkshopStore
@@ -105,6 +121,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("web: no progress store")
 	case cfg.Secret == nil:
 		return nil, errors.New("web: no signing secret")
+	case cfg.CarryCodes == nil:
+		return nil, errors.New("web: no store for carry codes")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -118,6 +136,8 @@ func New(cfg Config) (*Server, error) {
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, sseEvery: 2 * time.Second,
+		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),
+		carryLimits: cfg.CarryLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -185,7 +185,7 @@ func (s *Server) handleWorkshopDashboard(c echo.Context) error {
 	m := views.Dashboard{
 		Page: s.page("Workshop "+d.Code, "", "admin"),
 		Code: d.Code, Title: d.Title, Running: d.Running,
-		JoinLink: requestOrigin(c.Request()) + "/join/" + d.Code,
+		JoinLink: s.origin(c.Request()) + "/join/" + d.Code,
 		Tiles: []views.Tile{
 			{Key: "joined", Label: "Joined", Value: d.Joined},
 			{Key: "active", Label: "Active in the last 5 minutes", Value: d.Active},

@@ -166,23 +166,6 @@ func TestAcknowledgedAnswersSurviveSIGKILL(t *testing.T) {
 	t.Logf("%d acknowledged answers from %d learners all found after SIGKILL and restart", total, learners)
 }
 
-func carryCodeOf(t *testing.T, base, learner string) string {
-	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/progress", nil)
-	req.AddCookie(&http.Cookie{Name: "locklab_learner", Value: learner})
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m := regexp.MustCompile(`<code class="carry-code">([^<]+)</code>`).FindSubmatch(b)
-	if m == nil {
-		return ""
-	}
-	return string(m[1])
-}
-
 // TestRedisOutage stops Redis under a running server: lessons keep
 // working, answering fails within a second with a clear message, and once
 // Redis is back saving works again without a restart.

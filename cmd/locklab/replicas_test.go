@@ -126,11 +126,33 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 		if p := progressOf(t, b, learner); p.Right != 1 || p.Status != "in-progress" {
 			t.Errorf("progress through B = %+v; want 1 right, in progress", p)
 		}
-		// Progress codes signed by one replica are valid on the other:
-		// the secret is shared through Redis.
-		codeA := carryCodeOf(t, a, learner)
-		if codeB := carryCodeOf(t, b, learner); codeA != codeB || codeA == "" {
-			t.Errorf("carry codes differ between replicas: %q vs %q", codeA, codeB)
+	})
+
+	t.Run("carry", func(t *testing.T) {
+		phone, laptop, third := newBrowser(t), newBrowser(t), newBrowser(t)
+		for _, br := range []*browser{phone, laptop, third} {
+			br.get(a + "/") // a page first, for the CSRF cookie
+		}
+		if status, body := phone.postJSON(a+"/api/topics/distributed-locks/quiz/gc-pause", map[string]string{"choice": "fencing"}); status != 200 {
+			t.Fatalf("answer through A = %d %s", status, body)
+		}
+		// A code made on A is the live code on B too, and works there.
+		code, _ := phone.carryCode(a)
+		if again, _ := phone.carryCode(b); again != code {
+			t.Errorf("code asked again through B = %q; want A's live code %q", again, code)
+		}
+		if status, body := laptop.postJSON(b+"/api/topics/distributed-locks/quiz/release-script", map[string]string{"choice": "other-holder"}); status != 200 {
+			t.Fatalf("laptop answer through B = %d %s", status, body)
+		}
+		if status, p := laptop.adopt(b, strings.ToLower(code)); status != 200 || p.Right != 2 {
+			t.Errorf("adopt through B = %d %+v; want 200 with both answers", status, p)
+		}
+		if p := progressOf(t, a, laptop.learner(a)); p.Right != 2 {
+			t.Errorf("laptop's progress through A = %+v; want the merged two", p)
+		}
+		// Used on B, so refused on A.
+		if status, _ := third.adopt(a, code); status != 410 {
+			t.Errorf("second adoption through A = %d; want 410", status)
 		}
 	})
 

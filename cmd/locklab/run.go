@@ -36,6 +36,7 @@ type config struct {
 	idle       time.Duration
 	sandboxes  int
 	security   securityConfig
+	keep       keepConfig
 	adminToken string
 	logFormat  string
 	// Sandbox worker processes (worker.go).
@@ -87,11 +88,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer sandboxes.Close()
 	go sweep(ctx, sandboxes)
+	go sweep(ctx, progress) // idle learners and old carry codes (bolt)
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
 		Workshops: progress, AdminToken: cfg.adminToken,
+		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,
 	})
 	if err != nil {
 		return err
@@ -158,6 +161,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := addSecurityFlags(fset, getenv, &cfg.security); err != nil {
 		return config{}, err
 	}
+	if err := addKeepFlags(fset, getenv, &cfg.keep); err != nil {
+		return config{}, err
+	}
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
 		fset.PrintDefaults()
@@ -169,6 +175,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if err := checkSecurityFlags(cfg.security); err != nil {
+		return config{}, err
+	}
+	if err := checkKeepFlags(&cfg.keep); err != nil {
 		return config{}, err
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
@@ -272,10 +281,11 @@ func (r quizReloader) Quiz(topic string) (*quiz.Quiz, error) {
 // openStore opens the progress store: Redis when a URL is given, else the
 // embedded file store in the data directory.
 func openStore(cfg config) (*store.Store, error) {
+	ttl := store.ProgressTTL(cfg.keep.progressTTL)
 	if cfg.redisURL != "" {
-		return store.OpenRedis(cfg.redisURL)
+		return store.OpenRedis(cfg.redisURL, ttl)
 	}
-	return store.OpenBolt(cfg.dataDir)
+	return store.OpenBolt(cfg.dataDir, ttl)
 }
 
 // sandboxCopies is where the replicas share learners' sandboxes: Redis,
@@ -288,9 +298,9 @@ func sandboxCopies(st *store.Store) playground.SnapshotStore {
 	return nil
 }
 
-// secretSource gives the key that signs progress codes: LOCKLAB_SECRET if
-// set, else one the store creates once and keeps, so codes stay valid
-// across restarts and replicas.
+// secretSource gives the key that signs the instructor's sign-in:
+// LOCKLAB_SECRET if set, else one the store creates once and keeps, so
+// sign-ins stay valid across restarts and replicas.
 func secretSource(fromEnv string, st *store.Store) func(context.Context) ([]byte, error) {
 	if fromEnv != "" {
 		return func(context.Context) ([]byte, error) { return []byte(fromEnv), nil }

@@ -112,6 +112,7 @@ func TestRunServesTheCourse(t *testing.T) {
 		{"/", 200, "Distributed locks and their caveats"},
 		{"/topics/distributed-locks", 200, "SET lock:invoice:7 3f9a1c NX PX 30000"},
 		{"/nope", 404, "Page not found"},
+		{"/carry/K7QM-4TXP", 200, `value="K7QM-4TXP"`},
 	} {
 		code, body := fetch(t, base+tt.path)
 		if code != tt.status || !strings.Contains(body, tt.want) {
@@ -131,6 +132,10 @@ func TestRunServesTheCourse(t *testing.T) {
 	}
 	if !strings.Contains(logs, "uri=/nope status=404") {
 		t.Errorf("log lacks the 404 line:\n%s", logs)
+	}
+	// A carry link is logged without its code.
+	if !strings.Contains(logs, "uri=/carry/… status=200") || strings.Contains(logs, "K7QM") {
+		t.Errorf("log shows a carry code, or lacks the redacted line:\n%s", logs)
 	}
 }
 
@@ -178,6 +183,8 @@ func TestRunFailsFast(t *testing.T) {
 		{"broken content", []string{"-content", broken}, `lessons/distributed-locks.md: front matter: missing "title"`},
 		{"bad log format", []string{"-log-format", "xml"}, "want text or json"},
 		{"port in use", []string{"-addr", "127.0.0.1:-1"}, "listen"},
+		{"public URL with a path", []string{"-public-url", "https://a.example/locks"}, "-public-url"},
+		{"carry TTL too short", []string{"-carry-ttl", "10s"}, "-carry-ttl"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := run(context.Background(), append([]string{"locklab", "-data", t.TempDir()}, tt.args...), func(string) string { return "" }, io.Discard, io.Discard)

@@ -6,6 +6,8 @@ package views
 import (
 	"html/template"
 	"strconv"
+
+	"github.com/a-h/templ"
 )
 
 // Page is what every page's layout needs.
@@ -155,14 +157,26 @@ func (q Quiz) ProgressText() string {
 	return itoa(q.Right) + " of " + itoa(q.Total) + " right so far."
 }
 
-// Carry is the page that moves progress to another browser.
+// Carry is the page that moves progress to another browser: this
+// browser's transfer code if it has a live one, and the form that takes a
+// code from another device.
 type Carry struct {
 	Page
-	Code    string
-	Link    string
-	Entered string
-	Error   string
-	Done    bool
+	// HasProgress: this browser has saved progress, so it may get a code.
+	HasProgress bool
+	// Code is the live code, grouped (K7QM-4TXP); Link opens the form
+	// with it filled in, QR is the link as an SVG QR code (nil without an
+	// absolute link), Until and ExpiresAt when it stops working.
+	Code, Link       string
+	QR               templ.Component
+	Until, ExpiresAt string
+	// TTL is how long a new code works, in words ("15 minutes").
+	TTL string
+	// IssueError says why no code was made; Entered and Error are the
+	// code typed in the form and why it was refused.
+	IssueError     string
+	Entered, Error string
+	Done           bool
 }
 
 // Race is the race widget: a scenario's settings, its events and verdict.

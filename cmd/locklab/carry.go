@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/web"
+)
+
+// keepConfig is how long the server keeps what learners leave behind, and
+// where its links point.
+type keepConfig struct {
+	// carryTTL is how long a "continue on another device" code works.
+	carryTTL time.Duration
+	// progressTTL drops a learner's progress after this long unseen.
+	progressTTL time.Duration
+	// publicURL is the site's address for links; empty takes the request's.
+	publicURL string
+}
+
+func addKeepFlags(fset *flag.FlagSet, getenv func(string) string, kc *keepConfig) error {
+	fset.DurationVar(&kc.carryTTL, "carry-ttl", carry.DefaultTTL, "how long a code that carries progress to another device works (it works once) (env LOCKLAB_CARRY_TTL)")
+	fset.DurationVar(&kc.progressTTL, "progress-ttl", store.DefaultProgressTTL, "drop a learner's progress after this long without a visit (env LOCKLAB_PROGRESS_TTL)")
+	fset.StringVar(&kc.publicURL, "public-url", "", "the site's address for the links it shows, such as https://locks.example.org; without it the request's Host is used (env LOCKLAB_PUBLIC_URL)")
+	for flagName, env := range map[string]string{"carry-ttl": "LOCKLAB_CARRY_TTL", "progress-ttl": "LOCKLAB_PROGRESS_TTL", "public-url": "LOCKLAB_PUBLIC_URL"} {
+		if v := getenv(env); v != "" {
+			if err := fset.Set(flagName, v); err != nil {
+				return fmt.Errorf("%s=%q: %w", env, v, err)
+			}
+		}
+	}
+	return nil
+}
+
+func checkKeepFlags(kc *keepConfig) error {
+	if kc.carryTTL < time.Minute || kc.carryTTL > 24*time.Hour {
+		return fmt.Errorf("-carry-ttl must be between 1m and 24h")
+	}
+	if kc.progressTTL < 24*time.Hour {
+		return fmt.Errorf("-progress-ttl must be at least 24h")
+	}
+	if kc.publicURL != "" {
+		u, err := url.Parse(kc.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("-public-url %q: want a scheme and host only, such as https://locks.example.org", kc.publicURL)
+		}
+		kc.publicURL = u.Scheme + "://" + u.Host
+	}
+	return nil
+}
+
+// carryLimits meters transfer codes, shared through Redis when the store
+// is Redis: a learner may make five new codes at once, then one a minute;
+// an address a hundred, then ten a minute (a classroom); and an address
+// may type ten wrong codes, then one a minute. With 30^8 codes, that makes
+// guessing hopeless (see the README). -rate-limit 0 turns them off too.
+func carryLimits(st *store.Store, sc securityConfig) web.CarryLimits {
+	if sc.writeRate == 0 {
+		return web.CarryLimits{}
+	}
+	perMinute := func(n, burst int) web.CarryLimit {
+		// A unit a second; an event costs a minute's units over n.
+		cost := 60 / n
+		return web.CarryLimit{Meter: st.Meter(1, burst*cost), Cost: cost, Refill: 1}
+	}
+	return web.CarryLimits{Issue: perMinute(1, 5), IssuePerAddress: perMinute(10, 100), Guesses: perMinute(1, 10)}
+}
