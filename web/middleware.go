@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -100,22 +102,58 @@ func compress() echo.MiddlewareFunc {
 }
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each
-// page has one address.
+// page has one address. It only ever redirects to a plain path on this
+// site: anything a browser could read as another host (//evil.com,
+// /\evil.com, a tab or newline it would drop, the same encoded once or
+// twice) gets the 404 page instead.
 func stripTrailingSlash() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			p := c.Request().URL.Path
-			if len(p) > 1 && strings.HasSuffix(p, "/") && !strings.HasPrefix(p, "/api/") {
-				target := strings.TrimRight(p, "/")
-				if target == "" || strings.HasPrefix(target, "//") {
-					target = "/"
+			u := c.Request().URL
+			if len(u.Path) > 1 && strings.HasSuffix(u.Path, "/") && !strings.HasPrefix(u.Path, "/api/") {
+				target := strings.TrimRight(u.EscapedPath(), "/")
+				if !localPath(target) || !printable(u.RawQuery) || strings.Contains(u.RawQuery, `\`) {
+					return echo.ErrNotFound
 				}
-				if q := c.Request().URL.RawQuery; q != "" {
-					target += "?" + q
+				if u.RawQuery != "" {
+					target += "?" + u.RawQuery
 				}
 				return c.Redirect(http.StatusMovedPermanently, target)
 			}
 			return next(c)
 		}
 	}
+}
+
+// localPath reports whether p, an escaped path, is safe as a redirect's
+// Location: a clean absolute path on this site, in printable ASCII, with
+// no backslash, no empty, "." or ".." segment, and still so after
+// percent-decoding it (up to three times, for double-encoded tricks).
+// Browsers drop tabs and newlines and read a backslash as a slash, so
+// anything near those is refused rather than normalized.
+func localPath(p string) bool {
+	for range 3 {
+		if !strings.HasPrefix(p, "/") || !printable(p) || strings.Contains(p, `\`) || path.Clean(p) != p {
+			return false
+		}
+		d, err := url.PathUnescape(p)
+		if err != nil {
+			return false
+		}
+		if d == p {
+			return true
+		}
+		p = d
+	}
+	return false
+}
+
+// printable reports whether s is all printable ASCII, without spaces.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -107,7 +108,7 @@ func (s *Server) handleEndWorkshop(c echo.Context) error {
 	if err := s.workshops.EndWorkshop(c.Request().Context(), code, time.Now()); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+code)
+	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+url.PathEscape(code))
 }
 
 // dashboardJSON is what the dashboard shows, sent again whenever it
@@ -344,6 +345,8 @@ func (s *Server) handleJoin(c echo.Context) error {
 			m.Error = "There is no workshop with the code " + code + ". Check it with your instructor."
 		case errors.Is(err, store.ErrEnded):
 			m.Error = "That workshop has ended."
+		case errors.Is(err, store.ErrFull):
+			m.Error = "That workshop is full: it has as many participants as it may have. Ask your instructor to start another one."
 		case errors.Is(err, store.ErrBadInput):
 			m.Error = "Please use a shorter nickname (40 characters at most)."
 		default:

@@ -38,6 +38,8 @@ type config struct {
 	security   securityConfig
 	adminToken string
 	logFormat  string
+	// maxParticipants caps each workshop's participants.
+	maxParticipants int
 	// Sandbox worker processes (worker.go).
 	workers      int
 	workerMemory int64
@@ -81,6 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer progress.Close()
+	progress.SetMaxParticipants(cfg.maxParticipants)
 	sandboxes, err := newSandboxes(cfg, logger, sandboxCopies(progress))
 	if err != nil {
 		return err
@@ -151,6 +154,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
 	}
 	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
+	maxPart, err := strconv.Atoi(envOr(getenv, "LOCKLAB_MAX_PARTICIPANTS", strconv.Itoa(store.DefaultMaxParticipants)))
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_MAX_PARTICIPANTS: %w", err)
+	}
+	fset.IntVar(&cfg.maxParticipants, "max-participants", maxPart, "most participants one workshop may have; newcomers beyond it are told the workshop is full (env LOCKLAB_MAX_PARTICIPANTS)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	if err := addWorkerFlags(fset, getenv, &cfg); err != nil {
 		return config{}, err
@@ -170,6 +178,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if err := checkSecurityFlags(cfg.security); err != nil {
 		return config{}, err
+	}
+	if cfg.maxParticipants < 1 {
+		return config{}, fmt.Errorf("-max-participants must be at least 1")
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
 		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")
