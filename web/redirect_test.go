@@ -52,7 +52,7 @@ func TestTrailingSlashRedirectStaysOnSite(t *testing.T) {
 		{"/topics/x/../", 404, ""},
 		{"/a\\b/", 404, ""},
 		{"/evil.com%5C/", 404, ""},
-		{"/%EF%BC%8Fevil.com/", 404, ""}, // fullwidth solidus
+		{"/%EF%BC%8Fevil.com/", 404, ""},  // fullwidth solidus
 		{"/%E3%80%80/evil.com/", 404, ""}, // ideographic space
 		{"/caf%C3%A9/", 404, ""},
 		{"/%/", 404, ""},
