@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -63,6 +64,32 @@ func securityHeaders() echo.MiddlewareFunc {
 	})
 }
 
+// noStore keeps every dynamic answer out of caches: pages show a
+// learner's progress or an instructor's workshop, API answers depend on
+// the learner's cookie, and a shared cache (a proxy, a CDN) must never
+// hand one person's page to another. Static files are left to the assets
+// handler, which marks the content-hashed ones immutable. Handlers may
+// still set a header of their own.
+func noStore() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if !isStatic(c.Request()) {
+				h := c.Response().Header()
+				h.Set("Cache-Control", "no-store, private")
+				// Once, however many middlewares say so (the CSRF one does).
+				c.Response().Before(func() {
+					if !slices.Contains(h.Values("Vary"), "Cookie") {
+						h.Add("Vary", "Cookie")
+					}
+				})
+			}
+			return next(c)
+		}
+	}
+}
+
+func isStatic(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/static/") }
+
 // csrfContextKey is where the CSRF middleware leaves the request's token.
 const csrfContextKey = "csrf"
 
@@ -72,6 +99,9 @@ const csrfContextKey = "csrf"
 // form field).
 func (s *Server) csrf() echo.MiddlewareFunc {
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
+		// Static files need no token, and a cookie on them would keep
+		// caches from keeping them.
+		Skipper:        func(c echo.Context) bool { return isStatic(c.Request()) },
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 		ContextKey:     csrfContextKey,
 		CookieName:     "_csrf",

@@ -9,6 +9,7 @@ import (
 // routes registers every route and the middleware around them, in one place.
 func (s *Server) routes() {
 	e := s.echo
+	e.Pre(noStore())
 	e.Pre(stripTrailingSlash())
 	e.Use(s.recoverPanics())
 	e.Use(s.logRequests())

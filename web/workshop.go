@@ -221,7 +221,6 @@ func (s *Server) handleWorkshopEvents(c echo.Context) error {
 	}
 	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
