@@ -53,16 +53,31 @@ func (s *Server) recoverPanics() echo.MiddlewareFunc {
 }
 
 // securityHeaders keeps every page to this origin: no third-party scripts,
-// styles or frames.
-func securityHeaders() echo.MiddlewareFunc {
-	return middleware.SecureWithConfig(middleware.SecureConfig{
+// styles or frames. Behind TLS, browsers are also told to use HTTPS only
+// (HSTS), whatever the proxy in front says in X-Forwarded-Proto.
+func (s *Server) securityHeaders() echo.MiddlewareFunc {
+	secure := middleware.SecureWithConfig(middleware.SecureConfig{
 		XSSProtection:         "0",
 		ContentTypeNosniff:    "nosniff",
 		XFrameOptions:         "DENY",
 		ReferrerPolicy:        "no-referrer",
 		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
 	})
+	if !s.secureCookies {
+		return secure
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		h := secure(next)
+		return func(c echo.Context) error {
+			c.Response().Header().Set("Strict-Transport-Security", hsts)
+			return h(c)
+		}
+	}
 }
+
+// hsts is the Strict-Transport-Security header behind TLS: a year, for
+// this host and the hosts under it.
+const hsts = "max-age=31536000; includeSubDomains"
 
 // noStore keeps every dynamic answer out of caches: pages show a
 // learner's progress or an instructor's workshop, API answers depend on
@@ -94,23 +109,40 @@ func isStatic(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/sta
 const csrfContextKey = "csrf"
 
 // csrf refuses state-changing requests from other sites. Browsers are
-// checked by Sec-Fetch-Site; other clients use the double-submit token:
-// the value of the _csrf cookie sent back in X-CSRF-Token (or the _csrf
-// form field).
+// checked by Sec-Fetch-Site: only same-origin (and none, a navigation the
+// user typed) may write; same-site is refused too, not left to the token,
+// because a sibling subdomain can plant a cookie for ours and then send
+// its value. Other clients use the double-submit token: the value of the
+// _csrf cookie (__Host-_csrf behind TLS, which no other host can set) sent
+// back in X-CSRF-Token or the _csrf form field.
 func (s *Server) csrf() echo.MiddlewareFunc {
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
+		// Called only for writes whose Sec-Fetch-Site is same-site or
+		// cross-site.
+		AllowSecFetchSiteFunc: func(c echo.Context) (bool, error) {
+			return false, echo.NewHTTPError(http.StatusForbidden, "request from another site refused (Sec-Fetch-Site: "+c.Request().Header.Get(echo.HeaderSecFetchSite)+")")
+		},
 		// Static files need no token, and a cookie on them would keep
 		// caches from keeping them.
 		Skipper:        func(c echo.Context) bool { return isStatic(c.Request()) },
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 		ContextKey:     csrfContextKey,
-		CookieName:     "_csrf",
+		CookieName:     s.csrfCookie(),
 		CookiePath:     "/",
 		CookieMaxAge:   7 * 24 * 3600,
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieHTTPOnly: false,
 		CookieSecure:   s.secureCookies,
 	})
+}
+
+// csrfCookie is the name of the CSRF cookie: with the __Host- prefix
+// behind TLS, so that it is Secure, host-only and for Path=/.
+func (s *Server) csrfCookie() string {
+	if s.secureCookies {
+		return "__Host-_csrf"
+	}
+	return "_csrf"
 }
 
 // maxBody bounds every request body; the largest legitimate one is the

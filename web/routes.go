@@ -9,12 +9,13 @@ import (
 // routes registers every route and the middleware around them, in one place.
 func (s *Server) routes() {
 	e := s.echo
+	// Headers for every answer, the trailing-slash redirect's too.
 	e.Pre(noStore())
+	e.Pre(s.securityHeaders())
 	e.Pre(stripTrailingSlash())
 	e.Use(s.recoverPanics())
 	e.Use(s.logRequests())
 	e.Use(s.metrics.observe())
-	e.Use(securityHeaders())
 	e.Use(limitBodies())
 	e.Use(s.csrf())
 	e.Use(s.limitWrites())
