@@ -56,6 +56,8 @@ type Config struct {
 	Workshops WorkshopStore
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
 	AdminToken string
+	// AdminLimits bound wrong guesses of the admin token.
+	AdminLimits AdminLimits
 	// Limits caps how fast learners may change things; zero is no limit.
 	Limits Limits
 	// TrustedProxies are the load balancers whose X-Forwarded-For header
@@ -86,6 +88,7 @@ type Server struct {
 	secureCookies bool
 	workshops     WorkshopStore
 	adminToken    string
+	adminLimits   AdminLimits
 	sseEvery      time.Duration
 	// raceDefaults caches the race widget of each scenario with its
 	// default settings (a run is deterministic).
@@ -117,7 +120,7 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
-		workshops: cfg.Workshops, adminToken: cfg.AdminToken, sseEvery: 2 * time.Second,
+		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, sseEvery: 2 * time.Second,
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -61,7 +61,11 @@ func (s *Server) handleAdminHome(c echo.Context) error {
 	if !s.adminEnabled() {
 		return echo.NewHTTPError(http.StatusNotFound, "workshop admin is off: set LOCKLAB_ADMIN_TOKEN to turn it on")
 	}
-	if !s.isAdmin(c) {
+	ok, err := s.isAdmin(c)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return render(c, http.StatusOK, views.AdminLoginPage(views.AdminLogin{Page: s.page("Instructor sign-in", "", "admin")}))
 	}
 	list, err := s.workshops.Workshops(c.Request().Context())

@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
-		Workshops: progress, AdminToken: cfg.adminToken,
+		Workshops: progress, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
 	})
 	if err != nil {
 		return err
@@ -185,8 +185,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
 		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")
 	}
-	if cfg.adminToken != "" && len(cfg.adminToken) < 12 {
-		return config{}, fmt.Errorf("LOCKLAB_ADMIN_TOKEN must be at least 12 characters long")
+	// 22 characters of base64 are 128 bits; a shorter token could be
+	// guessed, limits or not.
+	if cfg.adminToken != "" && len(cfg.adminToken) < minAdminToken {
+		return config{}, fmt.Errorf("LOCKLAB_ADMIN_TOKEN must be at least %d characters long (128 random bits: openssl rand -base64 16, or -hex 16)", minAdminToken)
 	}
 	if cfg.secret != "" && len(cfg.secret) < 16 {
 		return config{}, fmt.Errorf("LOCKLAB_SECRET must be at least 16 characters long")

@@ -126,3 +126,25 @@ func (p *proxyList) Set(v string) error {
 	*p = list
 	return nil
 }
+
+// minAdminToken is the shortest LOCKLAB_ADMIN_TOKEN accepted: 128 bits in
+// base64.
+const minAdminToken = 22
+
+// Wrong admin tokens forgiven a minute per address and overall, and the
+// bursts allowed before that. They hold whatever -rate-limit says: they
+// guard the instructor, not the server's load.
+const (
+	adminFailuresPerAddress, adminFailuresAddressBurst = 5, 10
+	adminFailuresOverall, adminFailuresOverallBurst    = 50, 50
+)
+
+// adminLimits meters wrong admin tokens, shared by every replica when the
+// store is Redis.
+func adminLimits(st *store.Store) web.AdminLimits {
+	return web.AdminLimits{
+		PerAddress:       st.MeterPer(adminFailuresPerAddress, time.Minute, adminFailuresAddressBurst),
+		Overall:          st.MeterPer(adminFailuresOverall, time.Minute, adminFailuresOverallBurst),
+		AddressPerMinute: adminFailuresPerAddress, OverallPerMinute: adminFailuresOverall,
+	}
+}
