@@ -22,7 +22,9 @@ func (s *Server) routes() {
 	e.Use(compress())
 
 	e.GET("/healthz", handleHealthz)
-	e.GET("/metrics", s.metrics.handler())
+	if !s.separateMetrics {
+		e.GET("/metrics", s.handleMetrics)
+	}
 	e.GET("/static/*", s.assets.handle)
 
 	e.GET("/", s.handleHome)

@@ -40,6 +40,9 @@ type config struct {
 	logFormat  string
 	// maxParticipants caps each workshop's participants.
 	maxParticipants int
+	// metricsAddr, if set, serves /metrics there instead of on addr;
+	// metricsToken, if set, must come as a Bearer token.
+	metricsAddr, metricsToken string
 	// Sandbox worker processes (worker.go).
 	workers      int
 	workerMemory int64
@@ -95,9 +98,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
 		Workshops: progress, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
+		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
 	})
 	if err != nil {
 		return err
+	}
+	if cfg.metricsAddr != "" {
+		if _, err := serveMetrics(ctx, cfg.metricsAddr, srv, logger); err != nil {
+			return err
+		}
 	}
 
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -144,6 +153,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
 	cfg.secret = getenv("LOCKLAB_SECRET")
 	cfg.adminToken = getenv("LOCKLAB_ADMIN_TOKEN")
+	cfg.metricsToken = getenv("LOCKLAB_METRICS_TOKEN")
+	fset.StringVar(&cfg.metricsAddr, "metrics-addr", getenv("LOCKLAB_METRICS_ADDR"), "serve /metrics on this address only, not on -addr (for a private network) (env LOCKLAB_METRICS_ADDR)")
 	idle, err := time.ParseDuration(envOr(getenv, "LOCKLAB_SANDBOX_IDLE", "30m"))
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_SANDBOX_IDLE: %w", err)
@@ -189,6 +200,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	// guessed, limits or not.
 	if cfg.adminToken != "" && len(cfg.adminToken) < minAdminToken {
 		return config{}, fmt.Errorf("LOCKLAB_ADMIN_TOKEN must be at least %d characters long (128 random bits: openssl rand -base64 16, or -hex 16)", minAdminToken)
+	}
+	if cfg.metricsToken != "" && len(cfg.metricsToken) < minAdminToken {
+		return config{}, fmt.Errorf("LOCKLAB_METRICS_TOKEN must be at least %d characters long", minAdminToken)
 	}
 	if cfg.secret != "" && len(cfg.secret) < 16 {
 		return config{}, fmt.Errorf("LOCKLAB_SECRET must be at least 16 characters long")

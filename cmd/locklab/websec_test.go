@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -31,5 +33,40 @@ func TestParseFlagsChecksSecrets(t *testing.T) {
 				t.Errorf("parseFlags = %v; want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestRunMetricsListener checks -metrics-addr and LOCKLAB_METRICS_TOKEN:
+// /metrics moves off the public listener to its own, which wants the
+// token.
+func TestRunMetricsListener(t *testing.T) {
+	const token = "metrics-token-0123456789abc"
+	base, stderr, _ := startServer(t, map[string]string{"LOCKLAB_METRICS_TOKEN": token}, "-metrics-addr", "127.0.0.1:0")
+	m := regexp.MustCompile(`msg="serving metrics" addr=(127\.0\.0\.1:\d+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics address in the log:\n%s", stderr)
+	}
+	if code, _ := fetch(t, base+"/metrics"); code != 404 {
+		t.Errorf("GET /metrics on the public listener = %d; want 404", code)
+	}
+	get := func(auth string) int {
+		req, _ := http.NewRequest("GET", "http://"+m[1]+"/metrics", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tt := range []struct {
+		auth string
+		want int
+	}{{"", 401}, {"Bearer wrong", 401}, {"Basic " + token, 401}, {"Bearer " + token, 200}} {
+		if code := get(tt.auth); code != tt.want {
+			t.Errorf("GET /metrics on -metrics-addr with Authorization %q = %d; want %d", tt.auth, code, tt.want)
+		}
 	}
 }
