@@ -103,8 +103,12 @@ type Server struct {
 	// raceDefaults caches the race widget of each scenario with its
 	// default settings (a run is deterministic).
 	raceDefaults sync.Map
-	log          *slog.Logger
-	assets       *assets
+	// raceRuns caches race runs by scenario and settings; raceClock
+	// measures a run's time (time.Since; tests fix it).
+	raceRuns  *raceRuns
+	raceClock func(time.Time) time.Duration
+	log       *slog.Logger
+	assets    *assets
 }
 
 // New builds the server and its routes.
@@ -130,6 +134,7 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
+		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since,
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second,
 	}

@@ -397,7 +397,7 @@ func (s *Server) handleRaceDone(c echo.Context) error {
 	for k, v := range req.Params {
 		q[k] = []string{v}
 	}
-	_, tl, err := runRace(req.Scenario, q)
+	_, tl, err := s.runRace(c, req.Scenario, q)
 	if err != nil {
 		return err
 	}
