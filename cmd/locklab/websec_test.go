@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/internal/redistest"
 )
 
 // TestParseFlagsChecksSecrets checks the admin token's minimum length
@@ -68,5 +70,48 @@ func TestRunMetricsListener(t *testing.T) {
 		if code := get(tt.auth); code != tt.want {
 			t.Errorf("GET /metrics on -metrics-addr with Authorization %q = %d; want %d", tt.auth, code, tt.want)
 		}
+	}
+}
+
+// TestAdminGuessesSharedAndFailClosed runs two replicas on one real
+// redis-server: wrong admin tokens sent to one count on the other, and
+// with Redis down no token is checked at all (503), not even the right one.
+func TestAdminGuessesSharedAndFailClosed(t *testing.T) {
+	const token = "replica-admin-token-0123"
+	rs := redistest.StartServer(t)
+	env := map[string]string{"LOCKLAB_ADMIN_TOKEN": token, "REDIS_URL": "redis://" + rs.Addr}
+	a, _, _ := startServer(t, env)
+	b, _, _ := startServer(t, env)
+	get := func(base, tok string) (int, string) {
+		req, _ := http.NewRequest("GET", base+"/admin", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Retry-After")
+	}
+	if code, _ := get(a, token); code != 200 {
+		t.Fatalf("right token on A = %d", code)
+	}
+	// The address may get 10 wrong (its burst), across both replicas.
+	for i := range adminFailuresAddressBurst {
+		base := a
+		if i%2 == 1 {
+			base = b
+		}
+		if code, _ := get(base, "wrong-token-0123456789abc"); code != 401 {
+			t.Fatalf("wrong token %d = %d; want 401", i, code)
+		}
+	}
+	for _, base := range []string{a, b} {
+		if code, retry := get(base, token); code != 429 || retry != "12" {
+			t.Errorf("right token after 10 wrong = %d Retry-After %q; want 429 12", code, retry)
+		}
+	}
+	rs.Stop()
+	if code, retry := get(b, token); code != 503 || retry == "" {
+		t.Errorf("token with Redis down = %d Retry-After %q; want 503 with Retry-After", code, retry)
 	}
 }
