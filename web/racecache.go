@@ -98,7 +98,7 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 		have, err := meter.Available(c.Request().Context(), mkey)
 		if err != nil {
 			s.log.Warn("race budget", "error", err)
-		} else if have < 1 {
+		} else if have < max(s.limits.RaceNeed, 1) {
 			s.metrics.rateLimited.WithLabelValues("races_per_address").Inc()
 			return info, race.Timeline{}, tooMany(c, "new race runs from your address")
 		}

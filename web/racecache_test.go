@@ -85,6 +85,14 @@ func TestRaceRunsCachedAndLimited(t *testing.T) {
 		t.Errorf("run after a costly one = %d; want 429", w.Code)
 	}
 	took = time.Millisecond
+	// With RaceNeed, a run waits until that many units are left.
+	s.limits.RaceNeed = 2
+	for i, want := range []int{200, 200, http.StatusTooManyRequests} {
+		if w := get("198.51.100.4:1", "/api/race/normal?seed="+strconv.Itoa(6000+i)); w.Code != want {
+			t.Errorf("run %d with 3 units and RaceNeed 2 = %d; want %d", i, w.Code, want)
+		}
+	}
+	s.limits.RaceNeed = 0
 	// A run's error is deterministic too: cached, not run again.
 	bad := "/api/race/renewal?ttl_ms=100&work_ms=600000"
 	if w := get("203.0.113.9:1", bad); w.Code != 400 {

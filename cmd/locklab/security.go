@@ -38,7 +38,7 @@ func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securi
 	fset.IntVar(&sc.writeRate, "rate-limit", 20, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns every rate limit off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&sc.addressRate, "ip-rate-limit", 200, "state-changing requests per second allowed per client address, with bursts of twice that; raise it for a large workshop behind one address (env LOCKLAB_IP_RATE_LIMIT)")
 	fset.IntVar(&sc.scriptRate, "script-rate-limit", 2, "playground lines that run Lua (EVAL, EVALSHA, ...) per second per learner, with bursts of twice that; ten times as many per client address (env LOCKLAB_SCRIPT_RATE_LIMIT)")
-	fset.IntVar(&sc.raceRate, "race-rate-limit", 20, "race simulations (GET /api/race/..., /race pages with new settings) per second per client address, with bursts of twice that; a run that takes more than 5 ms counts once per 5 ms; repeated runs come from a cache and are free (env LOCKLAB_RACE_RATE_LIMIT)")
+	fset.IntVar(&sc.raceRate, "race-rate-limit", 20, "race simulations (GET /api/race/..., /race pages with new settings) per second per client address, with bursts of twice that; a run that takes more than 5 ms counts once per 5 ms, and a run starts only when the address has a second's worth left; repeated runs come from a cache and are free (env LOCKLAB_RACE_RATE_LIMIT)")
 	fset.DurationVar(&sc.scriptTimeout, "script-timeout", time.Second, "how long one playground script (EVAL) may run before it is stopped with an error; scripts' time is also metered per learner and address (env LOCKLAB_SCRIPT_TIMEOUT)")
 	fset.Var(&sc.trustedProxies, "trusted-proxies", "comma-separated addresses or CIDR ranges of load balancers whose X-Forwarded-For header names the client; none by default, so the header is ignored (env LOCKLAB_TRUSTED_PROXIES)")
 	fset.BoolVar(&sc.behindTLS, "behind-tls", false, "the site is served over HTTPS (by a proxy in front): cookies become Secure and the session cookie gets the __Host- prefix (env LOCKLAB_BEHIND_TLS)")
@@ -90,7 +90,7 @@ func limits(st *store.Store, sc securityConfig) web.Limits {
 	return web.Limits{
 		Writes: per(sc.writeRate), WritesPerAddress: per(sc.addressRate),
 		Scripts: per(sc.scriptRate), ScriptsPerAddress: per(10 * sc.scriptRate),
-		Races: raceMeter(st, sc.raceRate),
+		Races: raceMeter(st, sc.raceRate), RaceNeed: sc.raceRate,
 		ScriptTime: web.ScriptBudget{
 			Learner: st.Meter(learnerRefill, 2*need), Address: st.Meter(addressRefill, 5*need),
 			Need: need, LearnerRefill: learnerRefill, AddressRefill: addressRefill,
@@ -155,7 +155,8 @@ func adminLimits(st *store.Store) web.AdminLimits {
 	}
 }
 
-// raceMeter meters race simulations per address, or nil for none.
+// raceMeter meters race simulations per address, or nil for none: units
+// of web.RaceUnit, perSecond a second with bursts of twice that.
 func raceMeter(st *store.Store, perSecond int) web.Meter {
 	if perSecond <= 0 {
 		return nil
