@@ -120,7 +120,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		// Called only for writes whose Sec-Fetch-Site is same-site or
 		// cross-site.
 		AllowSecFetchSiteFunc: func(c echo.Context) (bool, error) {
-			return false, echo.NewHTTPError(http.StatusForbidden, "request from another site refused (Sec-Fetch-Site: "+c.Request().Header.Get(echo.HeaderSecFetchSite)+")")
+			return false, echo.NewHTTPError(http.StatusForbidden, "cross-site request blocked by CSRF (Sec-Fetch-Site: "+c.Request().Header.Get(echo.HeaderSecFetchSite)+")")
 		},
 		// Static files need no token, and a cookie on them would keep
 		// caches from keeping them.
