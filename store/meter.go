@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
+	"golang.org/x/time/rate"
 )
 
 // Meter measures something that is only known afterwards, such as how long
@@ -53,6 +54,23 @@ func (m *redisMeter) Take(ctx context.Context, key string, n int) error {
 		_, err := m.r.l.AllowAtMost(ctx, m.r.prefix+key, m.r.limit, n)
 		return err
 	})
+}
+
+// MeterPer is Meter with the refill given per period instead of per
+// second: n units every per, for things counted per minute or hour (failed
+// sign-ins). With Redis it is shared by every replica.
+func (s *Store) MeterPer(n int, per time.Duration, burst int) Meter {
+	if r, ok := s.b.(*redisBackend); ok {
+		return &redisMeter{redisLimiter{l: redis_rate.NewLimiter(r.rdb), limit: redis_rate.Limit{Rate: n, Burst: burst, Period: per}, prefix: r.prefix + "meter:"}}
+	}
+	return NewMemoryMeterPer(n, per, burst)
+}
+
+// NewMemoryMeterPer returns a MeterPer kept in this process.
+func NewMemoryMeterPer(n int, per time.Duration, burst int) Meter {
+	m := &memoryMeter{bs: newBuckets(0, burst)}
+	m.bs.perSec = rate.Limit(float64(n) / per.Seconds())
+	return m
 }
 
 // memoryMeter is a Meter kept in this process.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // TestMeter checks both meters: a key starts with its burst, Take removes
@@ -51,5 +52,38 @@ func TestMeter(t *testing.T) {
 				t.Errorf("Available(another key) = %d; want 100", n)
 			}
 		})
+	}
+}
+
+// TestMeterPer checks a meter refilled per hour: what one replica takes
+// is gone for the other, and it does not come back within the second a
+// per-second meter would refill it in.
+func TestMeterPer(t *testing.T) {
+	ctx := context.Background()
+	a, b := twoReplicas(t)
+	mem := NewMemoryMeterPer(5, time.Hour, 5)
+	for _, tt := range []struct {
+		name         string
+		first, other Meter
+	}{
+		{"memory", mem, mem},
+		{"redis", a.MeterPer(5, time.Hour, 5), b.MeterPer(5, time.Hour, 5)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 5 {
+				if err := tt.first.Take(ctx, "ip:x", 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, err := tt.other.Available(ctx, "ip:x"); err != nil || n != 0 {
+				t.Errorf("Available after 5 of 5 = %d, %v; want 0", n, err)
+			}
+			if n, err := tt.other.Available(ctx, "ip:y"); err != nil || n != 5 {
+				t.Errorf("Available(another key) = %d, %v; want 5", n, err)
+			}
+		})
+	}
+	if got, want := float64(mem.(*memoryMeter).bs.perSec), 5.0/3600; got != want {
+		t.Errorf("memory refill = %v/s; want %v", got, want)
 	}
 }

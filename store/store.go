@@ -48,6 +48,9 @@ type backend interface {
 type Store struct {
 	b    backend
 	name string
+	// maxParticipants caps each workshop's participants; 0 is
+	// DefaultMaxParticipants. Set before use (SetMaxParticipants).
+	maxParticipants int
 }
 
 // Name says which back end is in use, for logs.

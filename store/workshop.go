@@ -29,6 +29,27 @@ var ErrExists = errors.New("workshop code already taken")
 // ErrEnded means the workshop has ended, so nobody can join it any more.
 var ErrEnded = errors.New("workshop has ended")
 
+// ErrFull means the workshop has as many participants as it may have
+// (SetMaxParticipants), so nobody new can join; those who joined before
+// can still rejoin.
+var ErrFull = errors.New("workshop is full")
+
+// DefaultMaxParticipants is how many participants a workshop may have
+// unless SetMaxParticipants says otherwise. It bounds what one workshop
+// costs: its dashboard and export read every participant.
+const DefaultMaxParticipants = 500
+
+// SetMaxParticipants caps each workshop's participants at n (n < 1 means
+// DefaultMaxParticipants). Call it before the store is used.
+func (s *Store) SetMaxParticipants(n int) { s.maxParticipants = n }
+
+func (s *Store) participantCap() int {
+	if s.maxParticipants < 1 {
+		return DefaultMaxParticipants
+	}
+	return s.maxParticipants
+}
+
 // ErrBadInput means an argument is malformed: a workshop code, a nickname
 // or title that is too long, an unknown event kind, an id with characters
 // that are not allowed. Nothing was written.
@@ -123,7 +144,8 @@ type workshopBackend interface {
 	// joinWorkshop keeps the first join time, replaces the nickname unless
 	// the new one is empty and moves the last-active time forward. It
 	// returns ErrEnded for an ended workshop.
-	joinWorkshop(ctx context.Context, code, learner, nickname string, at int64) error
+	// A new participant beyond limit gets ErrFull.
+	joinWorkshop(ctx context.Context, code, learner, nickname string, at int64, limit int) error
 	// recordWorkshopEvent applies p if learner has joined and the workshop
 	// is running, and does nothing otherwise.
 	recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p eventPlan) error
@@ -297,7 +319,8 @@ func (s *Store) EndWorkshop(ctx context.Context, code string, at time.Time) erro
 // (keeping the first join time). The nickname is trimmed and may be empty;
 // an empty nickname leaves an earlier one in place. Joining marks the
 // participant active at the given time. Joining an ended workshop returns
-// an error wrapping ErrEnded; an unknown one, ErrNotFound.
+// an error wrapping ErrEnded; an unknown one, ErrNotFound; a full one
+// (to a learner who has not joined it before), ErrFull.
 func (s *Store) JoinWorkshop(ctx context.Context, code, learner, nickname string, at time.Time) error {
 	if err := checkLookupCode(code); err != nil {
 		return fmt.Errorf("store: join workshop: %w", err)
@@ -312,7 +335,7 @@ func (s *Store) JoinWorkshop(ctx context.Context, code, learner, nickname string
 	if err := checkTime("join time", at); err != nil {
 		return fmt.Errorf("store: join workshop %s: %w", code, err)
 	}
-	if err := s.b.joinWorkshop(ctx, code, learner, nick, toMillis(at)); err != nil {
+	if err := s.b.joinWorkshop(ctx, code, learner, nick, toMillis(at), s.participantCap()); err != nil {
 		return fmt.Errorf("store: join workshop %s: %w", code, err)
 	}
 	return nil

@@ -164,7 +164,7 @@ func getMember(members *bolt.Bucket, learner string) (boltMember, bool, error) {
 	return m, true, nil
 }
 
-func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname string, at int64) error {
+func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname string, at int64, limit int) error {
 	return b.db.Update(func(tx *bolt.Tx) error {
 		ws, err := openWorkshop(tx, code)
 		if err != nil {
@@ -179,6 +179,9 @@ func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname st
 			return err
 		}
 		if !ok {
+			if members.Stats().KeyN >= limit {
+				return ErrFull
+			}
 			m = boltMember{Joined: at, Last: at}
 		}
 		if nickname != "" {

@@ -58,6 +58,7 @@ const (
 	scriptNotFound = -1
 	scriptExists   = -2
 	scriptEnded    = -3
+	scriptFull     = -4
 )
 
 // createScript: KEYS = wsKeys + index; ARGV = title, started, ttl ms, code.
@@ -78,10 +79,12 @@ for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 1
 `
 
-// joinScript: KEYS = wsKeys; ARGV = learner, nickname, at, ttl ms.
+// joinScript: KEYS = wsKeys; ARGV = learner, nickname, at, ttl ms, most
+// participants.
 const joinScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
 if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 and redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[5]) then return -4 end
 redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[2]) end
 local last = redis.call('HGET', KEYS[4], ARGV[1])
@@ -135,6 +138,8 @@ func (r *redisBackend) run(ctx context.Context, src string, keys []string, args 
 		return ErrExists
 	case scriptEnded:
 		return ErrEnded
+	case scriptFull:
+		return ErrFull
 	}
 	return fmt.Errorf("workshop script returned %d", n)
 }
@@ -263,10 +268,10 @@ func (r *redisBackend) endWorkshop(ctx context.Context, code string, at int64) e
 	return r.run(ctx, endScript, r.wsKeys(code), at, ttlMillis())
 }
 
-func (r *redisBackend) joinWorkshop(ctx context.Context, code, learner, nickname string, at int64) error {
+func (r *redisBackend) joinWorkshop(ctx context.Context, code, learner, nickname string, at int64, limit int) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	return r.run(ctx, joinScript, r.wsKeys(code), learner, nickname, at, ttlMillis())
+	return r.run(ctx, joinScript, r.wsKeys(code), learner, nickname, at, ttlMillis(), limit)
 }
 
 func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p eventPlan) error {

@@ -650,3 +650,32 @@ func TestWorkshopRedisOutage(t *testing.T) {
 		t.Errorf("after recovery, commands = %d; want 1", st.Commands)
 	}
 }
+
+// TestWorkshopFull checks the cap on participants: a newcomer beyond it
+// gets ErrFull, while those already in may rejoin and rename, and other
+// workshops are not affected.
+func TestWorkshopFull(t *testing.T) {
+	ctx := context.Background()
+	forEachBackend(t, func(t *testing.T, s, replica *Store) {
+		s.SetMaxParticipants(2)
+		replica.SetMaxParticipants(2)
+		mustCreate(t, s, Workshop{Code: "FULL1", Title: "Small", StartedAt: t0})
+		mustCreate(t, s, Workshop{Code: "FULL2", Title: "Other", StartedAt: t0})
+		mustJoin(t, s, "FULL1", alice, "Ann", t0)
+		mustJoin(t, replica, "FULL1", bob, "", t0)
+		for _, st := range []*Store{s, replica} {
+			if err := st.JoinWorkshop(ctx, "FULL1", carol, "Carol", t0); !errors.Is(err, ErrFull) {
+				t.Errorf("third JoinWorkshop = %v; want ErrFull", err)
+			}
+		}
+		mustJoin(t, replica, "FULL1", alice, "Annie", t0.Add(time.Minute))
+		mustJoin(t, s, "FULL2", carol, "Carol", t0)
+		if st := mustStats(t, s, "FULL1", time.Time{}); st.Joined != 2 {
+			t.Errorf("Joined = %d; want 2", st.Joined)
+		}
+	})
+	s := &Store{}
+	if got := s.participantCap(); got != DefaultMaxParticipants {
+		t.Errorf("default cap = %d; want %d", got, DefaultMaxParticipants)
+	}
+}

@@ -33,13 +33,34 @@ func (s *Server) adminSig(key []byte, expiry int64) string {
 }
 
 // isAdmin reports whether the request comes from a signed-in instructor.
-func (s *Server) isAdmin(c echo.Context) bool {
+// A wrong Bearer token is an error (401), and so is a guess over the
+// limits (429, or 503 if they cannot be checked): a client that sent a
+// token should hear that it was refused, not get the sign-in page.
+func (s *Server) isAdmin(c echo.Context) (bool, error) {
 	if !s.adminEnabled() {
-		return false
+		return false, nil
 	}
 	if auth := c.Request().Header.Get("Authorization"); strings.HasPrefix(auth, "Bearer ") {
-		return subtle.ConstantTimeCompare([]byte(strings.TrimPrefix(auth, "Bearer ")), []byte(s.adminToken)) == 1
+		if err := s.checkAdminGuess(c); err != nil {
+			return false, err
+		}
+		if !s.rightToken(strings.TrimPrefix(auth, "Bearer ")) {
+			s.failedAdminGuess(c)
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="locklab admin"`)
+			return false, echo.NewHTTPError(http.StatusUnauthorized, "wrong admin token")
+		}
+		return true, nil
 	}
+	return s.hasAdminCookie(c), nil
+}
+
+func (s *Server) rightToken(token string) bool {
+	return subtle.ConstantTimeCompare([]byte(token), []byte(s.adminToken)) == 1
+}
+
+// hasAdminCookie reports whether the request holds a valid sign-in cookie.
+// Its HMAC cannot be guessed, so a bad one is not counted as a guess.
+func (s *Server) hasAdminCookie(c echo.Context) bool {
 	ck, err := s.cookie(c, adminCookie)
 	if err != nil {
 		return false
@@ -63,7 +84,11 @@ func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 		if !s.adminEnabled() {
 			return echo.NewHTTPError(http.StatusNotFound, "workshop admin is off: set LOCKLAB_ADMIN_TOKEN to turn it on")
 		}
-		if !s.isAdmin(c) {
+		ok, err := s.isAdmin(c)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			if isAPI(c.Request()) || strings.HasSuffix(c.Path(), "/events") || strings.HasSuffix(c.Path(), ".csv") {
 				return echo.NewHTTPError(http.StatusUnauthorized, "sign in as the instructor first")
 			}
@@ -77,8 +102,11 @@ func (s *Server) handleAdminLogin(c echo.Context) error {
 	if !s.adminEnabled() {
 		return echo.NewHTTPError(http.StatusNotFound, "workshop admin is off: set LOCKLAB_ADMIN_TOKEN to turn it on")
 	}
-	token := c.FormValue("token")
-	if subtle.ConstantTimeCompare([]byte(token), []byte(s.adminToken)) != 1 {
+	if err := s.checkAdminGuess(c); err != nil {
+		return err
+	}
+	if !s.rightToken(c.FormValue("token")) {
+		s.failedAdminGuess(c)
 		m := views.AdminLogin{Page: s.page("Instructor sign-in", "", "admin"), Error: "That token is not right."}
 		return render(c, http.StatusUnauthorized, views.AdminLoginPage(m))
 	}

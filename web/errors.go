@@ -40,11 +40,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	m := views.Error{Page: s.page(http.StatusText(code), "", ""), Code: code, Message: msg}
-	switch code {
-	case http.StatusNotFound:
+	switch {
+	case code == http.StatusNotFound && errors.Is(err, store.ErrNotFound):
+		m.Heading = "Workshop not found"
+		m.Message = "There is no workshop with this code. Check the link or the code with your instructor."
+	case code == http.StatusNotFound:
 		m.Heading = "Page not found"
 		m.Message = "There is no page at this address. It may have moved, or the link may be mistyped."
-	case http.StatusInternalServerError:
+	case code == http.StatusInternalServerError:
 		m.Heading = "Something went wrong"
 	default:
 		m.Heading = http.StatusText(code)
@@ -79,6 +82,14 @@ func classify(err error) (int, string) {
 		return http.StatusConflict, "this browser has no saved progress to carry yet: answer a question or run a playground command first"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, "your progress can't be saved right now; please try again in a moment"
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound, "there is no workshop with that code; check it with your instructor"
+	case errors.Is(err, store.ErrEnded):
+		return http.StatusConflict, "that workshop has ended"
+	case errors.Is(err, store.ErrFull):
+		return http.StatusConflict, "that workshop is full; ask your instructor to start another one"
+	case errors.Is(err, store.ErrBadInput):
+		return http.StatusBadRequest, "that workshop code or nickname is malformed"
 	case errors.Is(err, store.ErrBadLearner):
 		return http.StatusBadRequest, "your learner cookie is malformed; clear this site's cookies and try again"
 	case errors.Is(err, playground.ErrUnknownClient), errors.Is(err, playground.ErrBadAdvance),

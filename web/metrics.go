@@ -1,8 +1,10 @@
 package web
 
 import (
+	"crypto/subtle"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -95,6 +97,47 @@ func (m *metrics) observe() echo.MiddlewareFunc {
 	}
 }
 
-func (m *metrics) handler() echo.HandlerFunc {
-	return echo.WrapHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// handleMetrics serves /metrics on the site's own listener; with a
+// metrics token, only to a client that sends it. Wrong tokens count
+// towards the same limits as wrong admin tokens.
+func (s *Server) handleMetrics(c echo.Context) error {
+	if s.metricsToken != "" {
+		if err := s.checkAdminGuess(c); err != nil {
+			return err
+		}
+		if !metricsAuthorized(c.Request(), s.metricsToken) {
+			s.failedAdminGuess(c)
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="locklab metrics"`)
+			return echo.NewHTTPError(http.StatusUnauthorized, "send the metrics token as Authorization: Bearer")
+		}
+	}
+	s.metrics.handler().ServeHTTP(c.Response(), c.Request())
+	return nil
+}
+
+// MetricsHandler serves the metrics alone, for a listener of their own
+// (Config.SeparateMetrics); with a metrics token, only to a client that
+// sends it.
+func (s *Server) MetricsHandler() http.Handler {
+	h := s.metrics.handler()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if s.metricsToken != "" && !metricsAuthorized(r, s.metricsToken) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="locklab metrics"`)
+			http.Error(w, "send the metrics token as Authorization: Bearer", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+	return mux
+}
+
+func metricsAuthorized(r *http.Request, token string) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
 }

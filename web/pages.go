@@ -126,7 +126,7 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	}
 	var raceWidget templ.Component
 	if l.Race != "" {
-		rv, _ := s.raceView(l.Race, nil, true)
+		rv, _ := s.raceView(c, l.Race, nil, true)
 		raceWidget = views.RaceWidget(rv)
 		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
 	}

@@ -49,14 +49,14 @@ func (l *learnerClient) do(method, path, ctype, body string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// csrfToken returns the learner's _csrf cookie, asking the server for one
+// csrfToken returns the learner's _csrf cookie (__Host-_csrf over TLS), asking the server for one
 // first if the jar has none: what a non-browser client does.
 func (l *learnerClient) csrfToken() string {
 	l.t.Helper()
 	u, _ := url.Parse(l.base)
 	find := func() string {
 		for _, c := range l.http.Jar.Cookies(u) {
-			if c.Name == "_csrf" {
+			if c.Name == "_csrf" || c.Name == "__Host-_csrf" {
 				return c.Value
 			}
 		}

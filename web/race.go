@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -63,11 +62,10 @@ func (s *Server) handleRaceScenarios(c echo.Context) error {
 }
 
 func (s *Server) handleRaceAPI(c echo.Context) error {
-	info, tl, err := runRace(c.Param("id"), c.QueryParams())
+	info, tl, err := s.runRace(c, c.Param("id"), c.QueryParams())
 	if err != nil {
 		return err
 	}
-	s.metrics.races.WithLabelValues(info.ID).Inc()
 	return c.JSON(http.StatusOK, raceToJSON(info, tl))
 }
 
@@ -84,24 +82,6 @@ func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
 		})
 	}
 	return out
-}
-
-// runRace runs a scenario with its defaults, overridden by the query.
-func runRace(id string, q url.Values) (race.Info, race.Timeline, error) {
-	i := slices.IndexFunc(race.List(), func(in race.Info) bool { return in.ID == id })
-	if i < 0 {
-		return race.Info{}, race.Timeline{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no race scenario %q", id))
-	}
-	info := race.List()[i]
-	p, err := raceParams(info.Defaults, q)
-	if err != nil {
-		return info, race.Timeline{}, err
-	}
-	tl, err := race.Run(id, p)
-	if err != nil {
-		return info, race.Timeline{}, echo.NewHTTPError(http.StatusBadRequest, err.Error())
-	}
-	return info, tl, nil
 }
 
 // raceParams reads the scenario's knobs from a query, starting from p.
@@ -160,7 +140,7 @@ func raceParams(p race.Params, q url.Values) (race.Params, error) {
 
 // raceView builds the race widget for a scenario and query. A bad query is
 // shown as an error in the widget, over the scenario's defaults.
-func (s *Server) raceView(id string, q url.Values, compact bool) (views.Race, int) {
+func (s *Server) raceView(c echo.Context, id string, q url.Values, compact bool) (views.Race, int) {
 	// A scenario with its defaults always gives the same run; the lesson
 	// shows one on every visit, so it is computed once.
 	if len(q) == 0 {
@@ -168,17 +148,17 @@ func (s *Server) raceView(id string, q url.Values, compact bool) (views.Race, in
 		if v, ok := s.raceDefaults.Load(key); ok {
 			return v.(views.Race), http.StatusOK
 		}
-		v, code := s.computeRaceView(id, nil, compact)
+		v, code := s.computeRaceView(c, id, nil, compact)
 		if code == http.StatusOK {
 			s.raceDefaults.Store(key, v)
 		}
 		return v, code
 	}
-	return s.computeRaceView(id, q, compact)
+	return s.computeRaceView(c, id, q, compact)
 }
 
-func (s *Server) computeRaceView(id string, q url.Values, compact bool) (views.Race, int) {
-	info, tl, err := runRace(id, q)
+func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, compact bool) (views.Race, int) {
+	info, tl, err := s.runRace(c, id, q)
 	if err == nil {
 		return buildRaceView(info, tl, compact), http.StatusOK
 	}
@@ -186,7 +166,7 @@ func (s *Server) computeRaceView(id string, q url.Values, compact bool) (views.R
 	if code == http.StatusNotFound {
 		id = defaultScenario
 	}
-	info, tl, err = runRace(id, nil)
+	info, tl, err = s.runRace(c, id, nil)
 	if err != nil {
 		return views.Race{Compact: compact, Error: capitalize(msg) + "."}, http.StatusInternalServerError
 	}
@@ -237,7 +217,7 @@ func (s *Server) racePage(c echo.Context, title string) (views.RacePage, int) {
 	if id == "" {
 		id = defaultScenario
 	}
-	rv, code := s.raceView(id, c.QueryParams(), false)
+	rv, code := s.raceView(c, id, c.QueryParams(), false)
 	m := views.RacePage{Page: s.page(title, "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
 	m.Page.Scripts = []string{s.assets.href("race.js")}
 	return m, code

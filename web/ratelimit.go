@@ -28,6 +28,15 @@ type Limits struct {
 	// Writes counts each learner's state-changing requests (answers,
 	// playground commands); WritesPerAddress counts them per client address.
 	Writes, WritesPerAddress RateLimiter
+	// Races meters the race simulations not found in the cache per client
+	// address (IPv6 by its /64), in units of RaceUnit of CPU time: a run
+	// starts when the address holds RaceNeed units (at least one) and is
+	// charged the time it took, so typical runs (a millisecond) cost one
+	// unit each and the costliest (100 ms or more) empty the meter. With
+	// RaceNeed a second's refill, an address gets at most one of those a
+	// second, and Retry-After is never more than a second.
+	Races    Meter
+	RaceNeed int
 	// Scripts counts each learner's playground lines that run Lua (EVAL,
 	// EVALSHA, FCALL, SCRIPT, FUNCTION), which may each take up to the script
 	// deadline; ScriptsPerAddress counts them per client address.

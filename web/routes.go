@@ -9,18 +9,22 @@ import (
 // routes registers every route and the middleware around them, in one place.
 func (s *Server) routes() {
 	e := s.echo
+	// Headers for every answer, the trailing-slash redirect's too.
+	e.Pre(noStore())
+	e.Pre(s.securityHeaders())
 	e.Pre(stripTrailingSlash())
 	e.Use(s.recoverPanics())
 	e.Use(s.logRequests())
 	e.Use(s.metrics.observe())
-	e.Use(securityHeaders())
 	e.Use(limitBodies())
 	e.Use(s.csrf())
 	e.Use(s.limitWrites())
 	e.Use(compress())
 
 	e.GET("/healthz", handleHealthz)
-	e.GET("/metrics", s.metrics.handler())
+	if !s.separateMetrics {
+		e.GET("/metrics", s.handleMetrics)
+	}
 	e.GET("/static/*", s.assets.handle)
 
 	e.GET("/", s.handleHome)

@@ -67,6 +67,15 @@ type Config struct {
 	Workshops WorkshopStore
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
 	AdminToken string
+	// AdminLimits bound wrong guesses of the admin token (and of the
+	// metrics token).
+	AdminLimits AdminLimits
+	// MetricsToken, if set, must be sent as "Authorization: Bearer" to
+	// read /metrics.
+	MetricsToken string
+	// SeparateMetrics leaves /metrics off this handler, for the caller to
+	// serve MetricsHandler on a listener of its own.
+	SeparateMetrics bool
 	// Limits caps how fast learners may change things; zero is no limit.
 	Limits Limits
 	// TrustedProxies are the load balancers whose X-Forwarded-For header
@@ -102,12 +111,20 @@ type Server struct {
 	secureCookies bool
 	workshops     WorkshopStore
 	adminToken    string
-	sseEvery      time.Duration
+	adminLimits   AdminLimits
+	// metricsToken and separateMetrics: see Config.
+	metricsToken    string
+	separateMetrics bool
+	sseEvery        time.Duration
 	// raceDefaults caches the race widget of each scenario with its
 	// default settings (a run is deterministic).
 	raceDefaults sync.Map
-	log          *slog.Logger
-	assets       *assets
+	// raceRuns caches race runs by scenario and settings; raceClock
+	// measures a run's time (time.Since; tests fix it).
+	raceRuns  *raceRuns
+	raceClock func(time.Time) time.Duration
+	log       *slog.Logger
+	assets    *assets
 }
 
 // New builds the server and its routes.
@@ -135,7 +152,9 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
-		workshops: cfg.Workshops, adminToken: cfg.AdminToken, sseEvery: 2 * time.Second,
+		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since,
+		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits,
+		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),
 		carryLimits: cfg.CarryLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
 	}

@@ -349,6 +349,7 @@ func TestCSRF(t *testing.T) {
 		{"double submit", map[string]string{"X-CSRF-Token": "right"}, "right", 200, `"correct":true`},
 		{"browser, same origin", map[string]string{"Sec-Fetch-Site": "same-origin"}, "", 200, `"correct":true`},
 		{"browser, other site", map[string]string{"Sec-Fetch-Site": "cross-site", "X-CSRF-Token": "right"}, "right", 403, "cross-site request blocked"},
+		{"browser, sibling subdomain", map[string]string{"Sec-Fetch-Site": "same-site", "X-CSRF-Token": "right"}, "right", 403, "cross-site request blocked"},
 	} {
 		code, body := post(tt.headers, tt.cookie)
 		if code != tt.status || !strings.Contains(body, tt.want) {

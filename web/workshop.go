@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +61,11 @@ func (s *Server) handleAdminHome(c echo.Context) error {
 	if !s.adminEnabled() {
 		return echo.NewHTTPError(http.StatusNotFound, "workshop admin is off: set LOCKLAB_ADMIN_TOKEN to turn it on")
 	}
-	if !s.isAdmin(c) {
+	ok, err := s.isAdmin(c)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return render(c, http.StatusOK, views.AdminLoginPage(views.AdminLogin{Page: s.page("Instructor sign-in", "", "admin")}))
 	}
 	list, err := s.workshops.Workshops(c.Request().Context())
@@ -107,7 +112,7 @@ func (s *Server) handleEndWorkshop(c echo.Context) error {
 	if err := s.workshops.EndWorkshop(c.Request().Context(), code, time.Now()); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+code)
+	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+url.PathEscape(code))
 }
 
 // dashboardJSON is what the dashboard shows, sent again whenever it
@@ -220,7 +225,6 @@ func (s *Server) handleWorkshopEvents(c echo.Context) error {
 	}
 	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
@@ -344,6 +348,8 @@ func (s *Server) handleJoin(c echo.Context) error {
 			m.Error = "There is no workshop with the code " + code + ". Check it with your instructor."
 		case errors.Is(err, store.ErrEnded):
 			m.Error = "That workshop has ended."
+		case errors.Is(err, store.ErrFull):
+			m.Error = "That workshop is full: it has as many participants as it may have. Ask your instructor to start another one."
 		case errors.Is(err, store.ErrBadInput):
 			m.Error = "Please use a shorter nickname (40 characters at most)."
 		default:
@@ -391,7 +397,7 @@ func (s *Server) handleRaceDone(c echo.Context) error {
 	for k, v := range req.Params {
 		q[k] = []string{v}
 	}
-	_, tl, err := runRace(req.Scenario, q)
+	_, tl, err := s.runRace(c, req.Scenario, q)
 	if err != nil {
 		return err
 	}

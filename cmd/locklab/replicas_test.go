@@ -115,7 +115,7 @@ func startReplicas(t *testing.T, env map[string]string) (string, string) {
 // a learner's progress, playground sandbox and workshop answers follow
 // them from one to the other.
 func TestTwoReplicasShareRedis(t *testing.T) {
-	const adminToken = "replica-admin-token"
+	const adminToken = "replica-admin-token-0123"
 	a, b := startReplicas(t, map[string]string{"LOCKLAB_ADMIN_TOKEN": adminToken})
 
 	t.Run("progress", func(t *testing.T) {

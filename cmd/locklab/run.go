@@ -39,6 +39,11 @@ type config struct {
 	keep       keepConfig
 	adminToken string
 	logFormat  string
+	// maxParticipants caps each workshop's participants.
+	maxParticipants int
+	// metricsAddr, if set, serves /metrics there instead of on addr;
+	// metricsToken, if set, must come as a Bearer token.
+	metricsAddr, metricsToken string
 	// Sandbox worker processes (worker.go).
 	workers      int
 	workerMemory int64
@@ -82,6 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer progress.Close()
+	progress.SetMaxParticipants(cfg.maxParticipants)
 	sandboxes, err := newSandboxes(cfg, logger, sandboxCopies(progress))
 	if err != nil {
 		return err
@@ -93,11 +99,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
-		Workshops: progress, AdminToken: cfg.adminToken,
+		Workshops: progress, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,
+		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
 	})
 	if err != nil {
 		return err
+	}
+	if cfg.metricsAddr != "" {
+		if _, err := serveMetrics(ctx, cfg.metricsAddr, srv, logger); err != nil {
+			return err
+		}
 	}
 
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -144,6 +156,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
 	cfg.secret = getenv("LOCKLAB_SECRET")
 	cfg.adminToken = getenv("LOCKLAB_ADMIN_TOKEN")
+	cfg.metricsToken = getenv("LOCKLAB_METRICS_TOKEN")
+	fset.StringVar(&cfg.metricsAddr, "metrics-addr", getenv("LOCKLAB_METRICS_ADDR"), "serve /metrics on this address only, not on -addr (for a private network) (env LOCKLAB_METRICS_ADDR)")
 	idle, err := time.ParseDuration(envOr(getenv, "LOCKLAB_SANDBOX_IDLE", "30m"))
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_SANDBOX_IDLE: %w", err)
@@ -154,6 +168,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
 	}
 	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
+	maxPart, err := strconv.Atoi(envOr(getenv, "LOCKLAB_MAX_PARTICIPANTS", strconv.Itoa(store.DefaultMaxParticipants)))
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_MAX_PARTICIPANTS: %w", err)
+	}
+	fset.IntVar(&cfg.maxParticipants, "max-participants", maxPart, "most participants one workshop may have; newcomers beyond it are told the workshop is full (env LOCKLAB_MAX_PARTICIPANTS)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	if err := addWorkerFlags(fset, getenv, &cfg); err != nil {
 		return config{}, err
@@ -180,11 +199,19 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := checkKeepFlags(&cfg.keep); err != nil {
 		return config{}, err
 	}
+	if cfg.maxParticipants < 1 {
+		return config{}, fmt.Errorf("-max-participants must be at least 1")
+	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
 		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")
 	}
-	if cfg.adminToken != "" && len(cfg.adminToken) < 12 {
-		return config{}, fmt.Errorf("LOCKLAB_ADMIN_TOKEN must be at least 12 characters long")
+	// 22 characters of base64 are 128 bits; a shorter token could be
+	// guessed, limits or not.
+	if cfg.adminToken != "" && len(cfg.adminToken) < minAdminToken {
+		return config{}, fmt.Errorf("LOCKLAB_ADMIN_TOKEN must be at least %d characters long (128 random bits: openssl rand -base64 16, or -hex 16)", minAdminToken)
+	}
+	if cfg.metricsToken != "" && len(cfg.metricsToken) < minAdminToken {
+		return config{}, fmt.Errorf("LOCKLAB_METRICS_TOKEN must be at least %d characters long", minAdminToken)
 	}
 	if cfg.secret != "" && len(cfg.secret) < 16 {
 		return config{}, fmt.Errorf("LOCKLAB_SECRET must be at least 16 characters long")

@@ -21,6 +21,9 @@ type securityConfig struct {
 	// scriptRate is playground lines that run Lua per second per learner;
 	// ten times as many are allowed per address.
 	scriptRate int
+	// raceRate is race simulations per second per client address (in
+	// web.RaceUnit of CPU time each, so a costly one counts as several).
+	raceRate int
 	// scriptTimeout is how long one playground script may run.
 	scriptTimeout time.Duration
 	// trustedProxies may name the client in X-Forwarded-For.
@@ -35,6 +38,7 @@ func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securi
 	fset.IntVar(&sc.writeRate, "rate-limit", 20, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns every rate limit off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&sc.addressRate, "ip-rate-limit", 200, "state-changing requests per second allowed per client address, with bursts of twice that; raise it for a large workshop behind one address (env LOCKLAB_IP_RATE_LIMIT)")
 	fset.IntVar(&sc.scriptRate, "script-rate-limit", 2, "playground lines that run Lua (EVAL, EVALSHA, ...) per second per learner, with bursts of twice that; ten times as many per client address (env LOCKLAB_SCRIPT_RATE_LIMIT)")
+	fset.IntVar(&sc.raceRate, "race-rate-limit", 20, "race simulations (GET /api/race/..., /race pages with new settings) per second per client address, with bursts of twice that; a run that takes more than 5 ms counts once per 5 ms, and a run starts only when the address has a second's worth left; repeated runs come from a cache and are free (env LOCKLAB_RACE_RATE_LIMIT)")
 	fset.DurationVar(&sc.scriptTimeout, "script-timeout", time.Second, "how long one playground script (EVAL) may run before it is stopped with an error; scripts' time is also metered per learner and address (env LOCKLAB_SCRIPT_TIMEOUT)")
 	fset.Var(&sc.trustedProxies, "trusted-proxies", "comma-separated addresses or CIDR ranges of load balancers whose X-Forwarded-For header names the client; none by default, so the header is ignored (env LOCKLAB_TRUSTED_PROXIES)")
 	fset.BoolVar(&sc.behindTLS, "behind-tls", false, "the site is served over HTTPS (by a proxy in front): cookies become Secure and the session cookie gets the __Host- prefix (env LOCKLAB_BEHIND_TLS)")
@@ -42,6 +46,7 @@ func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securi
 		"rate-limit": "LOCKLAB_RATE_LIMIT", "ip-rate-limit": "LOCKLAB_IP_RATE_LIMIT",
 		"script-rate-limit": "LOCKLAB_SCRIPT_RATE_LIMIT", "trusted-proxies": "LOCKLAB_TRUSTED_PROXIES",
 		"behind-tls": "LOCKLAB_BEHIND_TLS", "script-timeout": "LOCKLAB_SCRIPT_TIMEOUT",
+		"race-rate-limit": "LOCKLAB_RACE_RATE_LIMIT",
 	} {
 		if v := getenv(env); v != "" {
 			if err := fset.Set(flagName, v); err != nil {
@@ -53,8 +58,8 @@ func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securi
 }
 
 func checkSecurityFlags(sc securityConfig) error {
-	if sc.writeRate < 0 || sc.addressRate < 0 || sc.scriptRate < 0 {
-		return fmt.Errorf("-rate-limit, -ip-rate-limit and -script-rate-limit must be 0 (off) or more")
+	if sc.writeRate < 0 || sc.addressRate < 0 || sc.scriptRate < 0 || sc.raceRate < 0 {
+		return fmt.Errorf("-rate-limit, -ip-rate-limit, -script-rate-limit and -race-rate-limit must be 0 (off) or more")
 	}
 	if sc.scriptTimeout < 10*time.Millisecond || sc.scriptTimeout > 10*time.Second {
 		return fmt.Errorf("-script-timeout must be between 10ms and 10s")
@@ -85,6 +90,7 @@ func limits(st *store.Store, sc securityConfig) web.Limits {
 	return web.Limits{
 		Writes: per(sc.writeRate), WritesPerAddress: per(sc.addressRate),
 		Scripts: per(sc.scriptRate), ScriptsPerAddress: per(10 * sc.scriptRate),
+		Races: raceMeter(st, sc.raceRate), RaceNeed: sc.raceRate,
 		ScriptTime: web.ScriptBudget{
 			Learner: st.Meter(learnerRefill, 2*need), Address: st.Meter(addressRefill, 5*need),
 			Need: need, LearnerRefill: learnerRefill, AddressRefill: addressRefill,
@@ -125,4 +131,35 @@ func (p *proxyList) Set(v string) error {
 	}
 	*p = list
 	return nil
+}
+
+// minAdminToken is the shortest LOCKLAB_ADMIN_TOKEN accepted: 128 bits in
+// base64.
+const minAdminToken = 22
+
+// Wrong admin tokens forgiven a minute per address and overall, and the
+// bursts allowed before that. They hold whatever -rate-limit says: they
+// guard the instructor, not the server's load.
+const (
+	adminFailuresPerAddress, adminFailuresAddressBurst = 5, 10
+	adminFailuresOverall, adminFailuresOverallBurst    = 50, 50
+)
+
+// adminLimits meters wrong admin tokens, shared by every replica when the
+// store is Redis.
+func adminLimits(st *store.Store) web.AdminLimits {
+	return web.AdminLimits{
+		PerAddress:       st.MeterPer(adminFailuresPerAddress, time.Minute, adminFailuresAddressBurst),
+		Overall:          st.MeterPer(adminFailuresOverall, time.Minute, adminFailuresOverallBurst),
+		AddressPerMinute: adminFailuresPerAddress, OverallPerMinute: adminFailuresOverall,
+	}
+}
+
+// raceMeter meters race simulations per address, or nil for none: units
+// of web.RaceUnit, perSecond a second with bursts of twice that.
+func raceMeter(st *store.Store, perSecond int) web.Meter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return st.Meter(perSecond, 2*perSecond)
 }

@@ -21,15 +21,16 @@ func TestSecurityFlags(t *testing.T) {
 		want    securityConfig
 		wantErr string
 	}{
-		{name: "defaults", want: securityConfig{writeRate: 20, addressRate: 200, scriptRate: 2, scriptTimeout: time.Second}},
+		{name: "defaults", want: securityConfig{writeRate: 20, addressRate: 200, scriptRate: 2, raceRate: 20, scriptTimeout: time.Second}},
 		{name: "from env", env: map[string]string{
 			"LOCKLAB_RATE_LIMIT": "5", "LOCKLAB_IP_RATE_LIMIT": "50", "LOCKLAB_SCRIPT_RATE_LIMIT": "1",
 			"LOCKLAB_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1", "LOCKLAB_BEHIND_TLS": "true", "LOCKLAB_SCRIPT_TIMEOUT": "250ms",
-		}, want: securityConfig{writeRate: 5, addressRate: 50, scriptRate: 1, scriptTimeout: 250 * time.Millisecond, behindTLS: true, trustedProxies: proxyList{
+			"LOCKLAB_RACE_RATE_LIMIT": "7",
+		}, want: securityConfig{writeRate: 5, addressRate: 50, scriptRate: 1, raceRate: 7, scriptTimeout: 250 * time.Millisecond, behindTLS: true, trustedProxies: proxyList{
 			netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32"),
 		}}},
 		{name: "flag beats env", args: []string{"-rate-limit", "0"}, env: map[string]string{"LOCKLAB_RATE_LIMIT": "5"},
-			want: securityConfig{writeRate: 0, addressRate: 200, scriptRate: 2, scriptTimeout: time.Second}},
+			want: securityConfig{writeRate: 0, addressRate: 200, scriptRate: 2, raceRate: 20, scriptTimeout: time.Second}},
 		{name: "script timeout too long", args: []string{"-script-timeout", "1m"}, wantErr: "-script-timeout must be between"},
 		{name: "bad proxy", env: map[string]string{"LOCKLAB_TRUSTED_PROXIES": "10.0.0.0/8,lb.local"}, wantErr: `LOCKLAB_TRUSTED_PROXIES="10.0.0.0/8,lb.local": "lb.local" is neither an address nor a CIDR range`},
 		{name: "bad rate", env: map[string]string{"LOCKLAB_SCRIPT_RATE_LIMIT": "lots"}, wantErr: "LOCKLAB_SCRIPT_RATE_LIMIT"},
