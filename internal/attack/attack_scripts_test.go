@@ -1,0 +1,139 @@
+package attack
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scriptTimeout is the servers' -script-timeout (the default).
+const scriptTimeout = time.Second
+
+// spin is a script that runs until the playground stops it.
+const spin = `"while true do end"`
+
+// dodge is one way of running a spinning script, and how many scripts the
+// lines may run at most.
+type dodge struct {
+	name    string
+	lines   []string
+	scripts int
+}
+
+// dodges are the ways a learner might run scripts past the budget: a
+// redis-cli repeat count in front, other spellings, scripts queued in a
+// transaction, EVALSHA after SCRIPT LOAD, FCALL, and (in attackScriptBudget)
+// two lines at once.
+var dodges = []dodge{
+	{"plain", []string{"EVAL " + spin + " 0"}, 1},
+	{"repeat 1", []string{"1 EVAL " + spin + " 0"}, 1},
+	{"repeat 3", []string{"3 eval " + spin + " 0"}, 3},
+	{"mixed case", []string{"eVaL " + spin + " 0"}, 1},
+	{"quoted name", []string{`"EVAL" ` + spin + " 0"}, 1},
+	{"EVAL_RO", []string{"EVAL_RO " + spin + " 0"}, 1},
+	{"MULTI", []string{"MULTI", "EVAL " + spin + " 0", "EVAL " + spin + " 0", "EVAL " + spin + " 0", "EXEC"}, 3},
+	{"EVALSHA", []string{"SCRIPT LOAD " + spin, "EVALSHA 694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7 0"}, 1},
+	{"FCALL", []string{"FCALL spin 0"}, 1},
+}
+
+// attackScriptBudget has one learner on the limited server spend eight
+// seconds trying every dodge, from two tabs at once, and sums the time
+// its lines ran scripts on the server: at most what the README's budget
+// grants (two deadlines up front, then 0.1 s a second) plus one deadline.
+func attackScriptBudget(t *testing.T, tg *target) {
+	s := tg.limited
+	b := newBrowser(s)
+	if _, out := b.exec("script-start", "PING", ordinary); out != "PONG" {
+		t.Fatalf("first PING = %q", out)
+	}
+	const length, tabs = 8 * time.Second, 2
+	type result struct {
+		dodge   string
+		line    string
+		a       answer
+		server  time.Duration
+		stopped int
+	}
+	var mu sync.Mutex
+	var results []result
+	from := time.Now()
+	var wg sync.WaitGroup
+	for tab := range tabs {
+		wg.Go(func() {
+			pace := time.NewTicker(50 * time.Millisecond) // an attacker's loop, not a wait
+			defer pace.Stop()
+			for i := tab; time.Since(from) < length; i++ {
+				d := dodges[i%len(dodges)]
+				for _, line := range d.lines {
+					deadline := scriptTimeout * time.Duration(d.scripts)
+					if strings.HasPrefix(line, "MULTI") || strings.HasPrefix(line, "SCRIPT") {
+						deadline = ordinary
+					}
+					a, out := b.exec("script", line, deadline)
+					mu.Lock()
+					results = append(results, result{dodge: d.name, line: line, a: a, stopped: strings.Count(out, "stopped the script")})
+					mu.Unlock()
+					<-pace.C
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(from)
+
+	type tally struct {
+		lines, limited, stopped, late int
+		time                          time.Duration
+	}
+	by := map[string]*tally{}
+	var total time.Duration
+	var late []string
+	for i := range results {
+		r := &results[i]
+		// The time the server spent on the line, as it logged it; a
+		// line the client gave up on counts what the client waited.
+		r.server = r.a.took
+		if d, ok := s.log.serverLatency(r.a.uri, 5*time.Second); ok {
+			r.server = d
+		}
+		tl := by[r.dodge]
+		if tl == nil {
+			tl = &tally{}
+			by[r.dodge] = tl
+		}
+		tl.lines++
+		tl.stopped += r.stopped
+		if r.a.status == 429 {
+			tl.limited++
+		}
+		if r.a.err != nil {
+			tl.late++
+			late = append(late, r.line+": "+r.a.String())
+		}
+		// A line that ran for a quarter of a deadline or more ran a
+		// script that long; quick refusals and PONGs cost nothing here.
+		if r.server >= scriptTimeout/4 {
+			tl.time += r.server
+			total += r.server
+		}
+	}
+	budget := 2*scriptTimeout + time.Duration(float64(elapsed)*0.1)
+	var rows strings.Builder
+	for _, d := range dodges {
+		if tl := by[d.name]; tl != nil {
+			fmt.Fprintf(&rows, "\n  %-11s %3d lines, %3d refused (429), %2d scripts stopped at the deadline, %v of script time",
+				d.name+":", tl.lines, tl.limited, tl.stopped, tl.time.Round(10*time.Millisecond))
+		}
+	}
+	t.Logf("one learner, %d tabs, %v: %d lines, %v of script time on the server; the budget allows %v (2 deadlines + 0.1 s a second), %v with one deadline's margin:%s",
+		tabs, elapsed.Round(time.Millisecond), len(results), total.Round(10*time.Millisecond), budget.Round(10*time.Millisecond), (budget + scriptTimeout).Round(10*time.Millisecond), rows.String())
+	if total > budget+scriptTimeout {
+		t.Errorf("one learner got %v of script time in %v; the budget allows %v (plus a %v margin)", total.Round(10*time.Millisecond), elapsed.Round(time.Millisecond), budget.Round(10*time.Millisecond), scriptTimeout)
+	}
+	if len(late) > 0 {
+		t.Errorf("%d script lines got no answer within their deadline plus %v; first: %s", len(late), slack, late[0])
+	}
+	tg.mon.checkPings(t, s, from, time.Now(), "while a learner dodges the script budget")
+}
