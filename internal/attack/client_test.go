@@ -80,6 +80,9 @@ func (a answer) String() string {
 	if a.err != nil {
 		return fmt.Sprintf("no answer after %v: %v", a.took.Round(time.Millisecond), a.err)
 	}
+	if ct := a.header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") || len(a.body) == 0 {
+		return fmt.Sprintf("%d in %v", a.status, a.took.Round(time.Millisecond))
+	}
 	return fmt.Sprintf("%d in %v: %.200q", a.status, a.took.Round(time.Millisecond), a.body)
 }
 
