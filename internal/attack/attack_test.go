@@ -18,16 +18,21 @@ type target struct {
 	// about what a request costs, not about how many are allowed.
 	open *server
 	// limited has the default limits: the attacks on it try to get round
-	// them (the script time budget, admin sign-in).
+	// them (the script time budget, admin sign-in), or need them on to
+	// reach the code under attack (a line is tokenized to see whether it
+	// runs a script only when limits are on).
 	limited *server
+	// control is attacked by nobody; its bystander's PINGs show what the
+	// machine alone adds to a PING's time.
+	control *server
 	mon     *monitor
 }
 
-// TestAttacks builds the server, starts two of it (see target) with two
-// sandbox workers each, and attacks them over HTTP. Every attack is a
-// subtest; a bystander learner on each server PINGs all along, and the
-// memory of each server with its workers is sampled, for the summary at
-// the end and for the targets every attack is held to.
+// TestAttacks builds the server, starts three of it (see target) with two
+// sandbox workers each, and attacks two of them over HTTP. Every attack
+// is a subtest; a bystander learner on each server PINGs all along, and
+// the memory of each server with its workers is sampled, for the summary
+// at the end and for the targets every attack is held to.
 func TestAttacks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the attack suite in -short mode: it builds the server and attacks it for a few minutes")
@@ -40,8 +45,9 @@ func TestAttacks(t *testing.T) {
 	tg := &target{
 		open:    startServer(t, bin, "open", env, "-sandbox-workers", "2", "-rate-limit", "0"),
 		limited: startServer(t, bin, "limited", env, "-sandbox-workers", "2"),
+		control: startServer(t, bin, "control", env, "-sandbox-workers", "2"),
 	}
-	tg.mon = startMonitor(t, tg.open, tg.limited)
+	tg.mon = startMonitor(t, tg.control, tg.open, tg.limited)
 	start := time.Now()
 
 	for _, a := range []struct {
@@ -65,7 +71,7 @@ func TestAttacks(t *testing.T) {
 	}
 
 	tg.mon.stop()
-	t.Logf("attack suite summary (cpu: server and workers; ping99: another learner's PING p99, server-side; client99: as the test saw it):%s", tg.mon.summary())
+	t.Logf("attack suite summary (cpu: server and workers; ping99: a bystander learner's PING p99, server-side; client99: as the test saw it; control: a server nobody attacks):%s", tg.mon.summary())
 	t.Run("whole-suite", func(t *testing.T) {
 		for _, s := range []*server{tg.open, tg.limited} {
 			tg.mon.checkPings(t, s, start, time.Now(), s.name+" server, whole suite")

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -85,9 +84,6 @@ func (a answer) String() string {
 	}
 	return fmt.Sprintf("%d in %v: %.200q", a.status, a.took.Round(time.Millisecond), a.body)
 }
-
-// late reports whether the request got no answer in its time.
-func (a answer) late() bool { return errors.Is(a.err, context.DeadlineExceeded) }
 
 // cookie returns the value of this browser's cookie name, or "".
 func (b *browser) cookie(name string) string {

@@ -27,6 +27,7 @@ const (
 // phase, so the summary can say what each one cost.
 type monitor struct {
 	servers []*server
+	control *server // attacked by nobody: what the machine alone costs
 	proc    loadgen.Proc
 	wg      sync.WaitGroup
 	cancel  context.CancelFunc
@@ -62,10 +63,11 @@ const (
 	rssEvery  = 100 * time.Millisecond
 )
 
-func startMonitor(t *testing.T, servers ...*server) *monitor {
+func startMonitor(t *testing.T, control *server, servers ...*server) *monitor {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &monitor{servers: servers, proc: loadgen.Proc{Root: "/proc"}, cancel: cancel, peak: map[string]int64{}}
+	servers = append(servers, control)
+	m := &monitor{servers: servers, control: control, proc: loadgen.Proc{Root: "/proc"}, cancel: cancel, peak: map[string]int64{}}
 	for i, s := range servers {
 		b := newBrowser(s)
 		// The bystander has an address of its own, as another learner
@@ -182,11 +184,10 @@ func (m *monitor) peakNow(s *server) int64 {
 
 // pingStats sums up the bystander's PINGs on s sent in [from, to).
 type pingStats struct {
-	n, failed      int
-	p99, max       time.Duration // as the server measured them
-	clientP99      time.Duration // as the client saw them (includes the client's own delays)
-	firstFailure   string
-	missingLogLine int
+	n, failed    int
+	p99, max     time.Duration // as the server measured them
+	clientP99    time.Duration // as the client saw them (includes the client's own delays)
+	firstFailure string
 }
 
 func (m *monitor) pingStats(s *server, from, to time.Time) pingStats {
@@ -210,9 +211,7 @@ func (m *monitor) pingStats(s *server, from, to time.Time) pingStats {
 				st.firstFailure = p.what
 			}
 		} else if sd, ok := s.log.serverLatency(p.uri, 2*time.Second); ok {
-			d = sd
-		} else {
-			st.missingLogLine++
+			d = sd // else the client's time, which is longer
 		}
 		server = append(server, d)
 	}
@@ -220,19 +219,31 @@ func (m *monitor) pingStats(s *server, from, to time.Time) pingStats {
 	return st
 }
 
-// checkPings fails t if the bystander on s was slow or refused in
-// [from, to).
+// minPings is how many PINGs a window needs for its p99 to be judged:
+// with fewer, the 99th percentile is the slowest one, which one hiccup of
+// the machine decides. The whole suite's p99 covers the short windows.
+const minPings = 100
+
+// checkPings fails t if the bystander on s was refused in [from, to), or
+// slow: its p99 may exceed what the bystander on the idle control server
+// saw in the same window by less than pingP99. The control's PINGs take
+// what the machine itself adds (other programs, the test client), so the
+// check measures what the attack costs, not how busy the machine is.
 func (m *monitor) checkPings(t *testing.T, s *server, from, to time.Time, what string) pingStats {
 	t.Helper()
 	st := m.pingStats(s, from, to)
-	if st.n == 0 {
-		return st
-	}
-	if st.p99 >= pingP99 {
-		t.Errorf("%s: another learner's PING p99 = %v (max %v, %d PINGs, server-side); want < %v", what, st.p99, st.max, st.n, pingP99)
-	}
 	if st.failed > 0 {
 		t.Errorf("%s: %d of another learner's %d PINGs failed; first: %s", what, st.failed, st.n, st.firstFailure)
+	}
+	if st.n < minPings {
+		return st
+	}
+	limit := pingP99
+	if m.control != nil && s != m.control {
+		limit += m.pingStats(m.control, from, to).p99
+	}
+	if st.p99 >= limit {
+		t.Errorf("%s: another learner's PING p99 = %v (max %v, %d PINGs, server-side); want < %v (%v over the idle control server's)", what, st.p99, st.max, st.n, limit, pingP99)
 	}
 	return st
 }

@@ -151,12 +151,11 @@ type logWatch struct {
 	mu      sync.Mutex
 	lines   []string
 	latency map[string]time.Duration
-	status  map[string]int
 	changed chan struct{} // closed and replaced on every line
 }
 
 func newLogWatch() *logWatch {
-	return &logWatch{latency: map[string]time.Duration{}, status: map[string]int{}, changed: make(chan struct{})}
+	return &logWatch{latency: map[string]time.Duration{}, changed: make(chan struct{})}
 }
 
 // scan reads log lines from r until it ends.
@@ -168,7 +167,6 @@ func (w *logWatch) scan(r io.Reader) {
 		var rec struct {
 			Msg     string `json:"msg"`
 			URI     string `json:"uri"`
-			Status  int    `json:"status"`
 			Latency int64  `json:"latency"`
 		}
 		marked := strings.Contains(line, "m=") && json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "request"
@@ -176,7 +174,6 @@ func (w *logWatch) scan(r io.Reader) {
 		w.lines = append(w.lines, line)
 		if marked {
 			w.latency[rec.URI] = time.Duration(rec.Latency)
-			w.status[rec.URI] = rec.Status
 		}
 		close(w.changed)
 		w.changed = make(chan struct{})
