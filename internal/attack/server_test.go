@@ -17,12 +17,16 @@ import (
 	"github.com/locklab/locklab/internal/testenv"
 )
 
-// buildServer builds ./cmd/locklab into dir and returns the binary. It is
-// built without the race detector even when the tests run with -race: the
-// detector multiplies memory and CPU, and those are what the suite
-// measures.
+// buildServer builds ./cmd/locklab into dir and returns the binary, or
+// returns $LOCKLAB_SERVER_BIN if set (as the load generator's end-to-end
+// test does). It is built without the race detector even when the tests
+// run with -race: the detector multiplies memory and CPU, and those are
+// what the suite measures.
 func buildServer(t *testing.T, dir string) string {
 	t.Helper()
+	if bin := os.Getenv("LOCKLAB_SERVER_BIN"); bin != "" {
+		return bin
+	}
 	gobin := testenv.LookPath(t, "install Go from https://go.dev/dl/", "go")
 	bin := filepath.Join(dir, "locklab")
 	build := exec.Command(gobin, "build", "-o", bin, "./cmd/locklab")
