@@ -91,6 +91,25 @@ func attackTokenize(t *testing.T, tg *target) {
 		cpu0 := cpu()
 		check(t, fmt.Sprintf("%d KB multipart form", body.Len()/1000), cpu0, b.do("POST", mark("/playground/exec", "tok-multipart"), w.FormDataContentType(), body.Bytes(), quick, nil))
 	})
+	t.Run("transcript", func(t *testing.T) {
+		// The form carries the transcript so far back and forth: the
+		// most entries the server keeps, each as large as the 4x24 KB
+		// the server still reads allows, with a quadratic line in each.
+		type entry struct { // views.PGEntry
+			Client string `json:"c"`
+			Line   string `json:"l"`
+			Output string `json:"o"`
+		}
+		var entries []entry
+		for range 30 {
+			entries = append(entries, entry{"A", strings.Repeat("'' ", 1000), strings.Repeat("x", 100)})
+		}
+		transcript, _ := json.Marshal(entries)
+		b := newBrowser(s)
+		form := url.Values{"line": {"PING"}, "client": {"A"}, "transcript": {string(transcript)}, "_csrf": {b.csrf()}}
+		cpu0 := cpu()
+		check(t, fmt.Sprintf("%d KB transcript", len(transcript)/1000), cpu0, b.do("POST", mark("/playground/exec", "tok-transcript"), "application/x-www-form-urlencoded", []byte(form.Encode()), quick, nil))
+	})
 	t.Run("ten-at-once", func(t *testing.T) {
 		var bs []*browser
 		for range 10 {

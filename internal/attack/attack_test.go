@@ -63,6 +63,7 @@ func TestAttacks(t *testing.T) {
 		{"unknown-workshop", attackUnknownWorkshop},
 		{"carry-codes", attackCarryCodes},
 		{"host-header", attackHostHeader},
+		{"cross-site", attackCrossSite},
 		{"fresh-cookies", attackFreshCookies},
 		{"race-api", attackRaceAPI},
 		{"long-requests", attackLongRequests},

@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -341,6 +342,39 @@ func attackHostHeader(t *testing.T, tg *target) {
 			if strings.Contains(string(a.body), "evil.com") {
 				t.Errorf("%s %s with %v: %s points to evil.com", tt.method, tt.path, hdr, tt.what)
 			}
+		}
+	}
+}
+
+// attackCrossSite posts from another site, as a page there could make a
+// learner's browser do: without the CSRF token the server must refuse.
+func attackCrossSite(t *testing.T, tg *target) {
+	s := tg.open
+	body := []byte(`{"line":"SET stolen 1","client":"A"}`)
+	for _, tt := range []struct {
+		name string
+		hdr  http.Header
+	}{
+		{"cross-site fetch", http.Header{"Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.com"}}},
+		{"same-site fetch", http.Header{"Sec-Fetch-Site": {"same-site"}, "Origin": {"https://sub.evil.com"}}},
+		{"no fetch metadata", http.Header{"Origin": {"https://evil.com"}}},
+	} {
+		b := newBrowser(s)
+		b.get("/playground") // the learner's cookies, as a browser would hold them
+		c := &http.Client{Transport: transport, Jar: b.jar}
+		req, _ := http.NewRequest("POST", s.base+"/api/playground/exec", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range tt.hdr {
+			req.Header[k] = v
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		resp.Body.Close()
+		t.Logf("%s without the token: %d", tt.name, resp.StatusCode)
+		if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s without the CSRF token = %d; want 403", tt.name, resp.StatusCode)
 		}
 	}
 }
