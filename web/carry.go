@@ -357,22 +357,67 @@ func redactURI(uri string) string {
 }
 
 // origin is the scheme and host that links to this site start with: the
-// -public-url if set; else the request's Host, if well-formed, over HTTPS
-// when the connection is TLS, the site is served behind TLS, or a trusted
-// proxy says so in X-Forwarded-Proto. Anyone else's X-Forwarded-Proto is
-// ignored. "" if there is no host to trust: links are then relative.
+// -public-url if set. Without it, the Host header is believed only where
+// nobody can pick it for someone else: from a trusted proxy, or when it
+// names this machine (localhost, a loopback address, or the address the
+// connection reached). Any other Host could be an attacker's, so links use
+// the address the connection reached instead, and are relative if even
+// that is unknown. The scheme is HTTPS when the connection is TLS, the
+// site is served behind TLS, or a trusted proxy says so in
+// X-Forwarded-Proto; anyone else's X-Forwarded-Proto is ignored.
 func (s *Server) origin(r *http.Request) string {
 	if s.publicURL != "" {
 		return s.publicURL
 	}
-	if !wellFormedHost(r.Host) {
-		return ""
+	proxied := s.fromTrustedProxy(r)
+	host := r.Host
+	if !wellFormedHost(host) || (!proxied && !namesThisMachine(r, host)) {
+		host = localAddr(r)
+		if host == "" {
+			return ""
+		}
 	}
 	scheme := "http"
-	if r.TLS != nil || s.secureCookies || (s.fromTrustedProxy(r) && r.Header.Get("X-Forwarded-Proto") == "https") {
+	if r.TLS != nil || s.secureCookies || (proxied && r.Header.Get("X-Forwarded-Proto") == "https") {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	return scheme + "://" + host
+}
+
+// namesThisMachine reports whether host is localhost, a loopback address
+// or the address the connection reached, with any port.
+func namesThisMachine(r *http.Request, host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(name, "[]"))
+	if err != nil {
+		return false
+	}
+	if a.IsLoopback() {
+		return true
+	}
+	local, err := netip.ParseAddrPort(localAddr(r))
+	return err == nil && local.Addr().Unmap() == a.Unmap()
+}
+
+// localAddr is the address and port the request's connection reached, ""
+// if the server does not say.
+func localAddr(r *http.Request) string {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return ""
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil || ap.Addr().IsUnspecified() {
+		return ""
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
 }
 
 func (s *Server) fromTrustedProxy(r *http.Request) bool {

@@ -9,6 +9,8 @@ import (
 	"image"
 	"image/color"
 	"log/slog"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
@@ -355,20 +357,28 @@ func TestOrigin(t *testing.T) {
 		remote    string
 		forwarded string
 		tls       bool
+		local     string // the address the connection reached
 		want      string
 	}{
 		{name: "plain", host: "localhost:8080", want: "http://localhost:8080"},
 		{name: "public URL wins", public: "https://locks.example.org", host: "evil.example", want: "https://locks.example.org"},
-		{name: "forwarded proto from anyone is ignored", host: "a.example", forwarded: "https", remote: "192.0.2.1:5000", want: "http://a.example"},
-		{name: "forwarded proto from a trusted proxy", trusted: []netip.Prefix{proxy}, host: "a.example", forwarded: "https", remote: "10.1.2.3:5000", want: "https://a.example"},
-		{name: "forwarded proto from an untrusted peer with proxies set", trusted: []netip.Prefix{proxy}, host: "a.example", forwarded: "https", remote: "192.0.2.1:5000", want: "http://a.example"},
-		{name: "behind TLS", secure: true, host: "a.example", want: "https://a.example"},
-		{name: "TLS connection", tls: true, host: "a.example", want: "https://a.example"},
+		{name: "a name from a direct client is not believed", host: "evil.example", local: "192.0.2.10:8080", want: "http://192.0.2.10:8080"},
+		{name: "a name from a direct client, no local address", host: "evil.example", want: ""},
+		{name: "the address the connection reached", host: "192.0.2.10:8080", local: "192.0.2.10:8080", want: "http://192.0.2.10:8080"},
+		{name: "another address", host: "198.51.100.7:8080", local: "192.0.2.10:8080", want: "http://192.0.2.10:8080"},
+		{name: "a loopback address", host: "127.0.0.1:8080", want: "http://127.0.0.1:8080"},
+		{name: "a localhost subdomain", host: "app.localhost:8080", want: "http://app.localhost:8080"},
+		{name: "forwarded proto from anyone is ignored", host: "localhost", forwarded: "https", remote: "192.0.2.1:5000", want: "http://localhost"},
+		{name: "a trusted proxy's host and proto", trusted: []netip.Prefix{proxy}, host: "a.example", forwarded: "https", remote: "10.1.2.3:5000", want: "https://a.example"},
+		{name: "forwarded proto from an untrusted peer with proxies set", trusted: []netip.Prefix{proxy}, host: "localhost", forwarded: "https", remote: "192.0.2.1:5000", want: "http://localhost"},
+		{name: "an untrusted peer's host with proxies set", trusted: []netip.Prefix{proxy}, host: "evil.example", remote: "192.0.2.1:5000", local: "192.0.2.10:443", want: "http://192.0.2.10:443"},
+		{name: "behind TLS", secure: true, host: "localhost", want: "https://localhost"},
+		{name: "TLS connection", tls: true, host: "localhost", want: "https://localhost"},
 		{name: "IPv6 host", host: "[::1]:8080", want: "http://[::1]:8080"},
-		{name: "host with a path", host: "a.example/evil", want: ""},
+		{name: "host with a path", trusted: []netip.Prefix{proxy}, remote: "10.1.2.3:5000", host: "a.example/evil", want: ""},
 		{name: "host with credentials", host: "user@a.example", want: ""},
 		{name: "host with markup", host: `a.example"><script>`, want: ""},
-		{name: "bad port", host: "a.example:99999", want: ""},
+		{name: "bad port", host: "localhost:99999", want: ""},
 		{name: "empty host", host: "", want: ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -383,6 +393,9 @@ func TestOrigin(t *testing.T) {
 			}
 			if tt.tls {
 				r.TLS = &tls.ConnectionState{}
+			}
+			if tt.local != "" {
+				r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.TCPAddrFromAddrPort(netip.MustParseAddrPort(tt.local))))
 			}
 			if got := s.origin(r); got != tt.want {
 				t.Errorf("origin(Host %q) = %q; want %q", tt.host, got, tt.want)

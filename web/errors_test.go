@@ -65,8 +65,8 @@ func TestUnknownWorkshop(t *testing.T) {
 	if code, body := form(l, "/join", url.Values{"code": {"NOPE42"}}); code != 400 || !strings.Contains(body, "There is no workshop with the code NOPE42") {
 		t.Errorf("joining an unknown workshop = %d", code)
 	}
-	if code, body := l.do("GET", "/join/NOPE42", "", ""); code != 200 || !strings.Contains(body, "There is no workshop with the code NOPE42") {
-		t.Errorf("join link of an unknown workshop = %d", code)
+	if code, body := l.do("GET", "/join/NOPE42", "", ""); code != 404 || !strings.Contains(body, "There is no workshop with the code NOPE42") {
+		t.Errorf("join link of an unknown workshop = %d; want 404 with the form and the error", code)
 	}
 }
 

@@ -320,11 +320,15 @@ func (s *Server) handleJoinForm(c echo.Context) error {
 		code = normalizeCode(c.QueryParam("code"))
 	}
 	m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code}
+	// A link to a workshop that does not exist is a page that does not
+	// exist: 404, with the form to type the right code.
+	status := http.StatusOK
 	if code != "" {
 		w, err := s.workshops.Workshop(c.Request().Context(), code)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			m.Error = "There is no workshop with the code " + code + ". Check it with your instructor."
+			status = http.StatusNotFound
 		case err != nil:
 			return err
 		case !w.Running():
@@ -333,7 +337,7 @@ func (s *Server) handleJoinForm(c echo.Context) error {
 			m.Title = w.Title
 		}
 	}
-	return render(c, http.StatusOK, views.JoinPage(m))
+	return render(c, status, views.JoinPage(m))
 }
 
 func (s *Server) handleJoin(c echo.Context) error {

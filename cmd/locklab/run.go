@@ -129,6 +129,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	fmt.Fprintf(stdout, "Lock Lab is serving the course on %s\n", displayURL(ln.Addr()))
 	logger.Info("listening", "addr", ln.Addr().String(), "content", contentLabel(cfg.contentDir), "progress", progress.Name())
+	if cfg.keep.publicURL == "" {
+		logger.Info("links to this site (progress codes, join links) name localhost, this machine's address or what a trusted proxy says; set -public-url to name the site")
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
