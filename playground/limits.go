@@ -14,6 +14,7 @@ type Limits struct {
 	MaxValueBytes    int           // bytes in one argument or string value; default 64 KiB
 	MaxKeys          int           // keys in a sandbox; default 1,000
 	MaxDataBytes     int           // bytes of keys and values in a sandbox; default 4 MiB
+	MaxKeyBytes      int           // bytes of one key: its name and all its elements; default 256 KiB
 	MaxCount         int           // counts of SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP; default 1,000
 	MaxReplyLines    int           // lines of a reply shown; default 500
 	MaxReplyBytes    int           // bytes of a reply shown; default 32 KiB
@@ -36,6 +37,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxValueBytes, 64<<10)
 	def(&l.MaxKeys, 1000)
 	def(&l.MaxDataBytes, 4<<20)
+	def(&l.MaxKeyBytes, 256<<10)
 	def(&l.MaxCount, 1000)
 	def(&l.MaxReplyLines, 500)
 	def(&l.MaxReplyBytes, 32<<10)

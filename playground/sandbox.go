@@ -83,6 +83,11 @@ type Sandbox struct {
 	// command being run may add to them; see guard.go.
 	keysBound, sizeBound     int
 	pendingKeys, pendingSize int
+	// sizeMeasured is the data's size when it was last measured.
+	sizeMeasured int
+	// allow is the data the line being run may leave in the sandbox, as
+	// ExecWithin was given it.
+	allow int
 
 	// track notes what commands changed, for TakeChanges; see changes.go.
 	track tracker
@@ -126,6 +131,7 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 		}),
 		now:    opts.Now,
 		limits: limits,
+		allow:  limits.MaxDataBytes,
 	}
 	if err := s.startServer(); err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -252,7 +258,7 @@ func (s *Sandbox) startServer() error {
 	s.tick()
 	m.ClockTTL(true)
 	s.srv.SetPreHook(s.hook)
-	s.keysBound, s.sizeBound = 0, 0
+	s.keysBound, s.sizeBound, s.sizeMeasured = 0, 0, 0
 	s.track.all = true // every key of the old server is gone
 	s.writes++
 	return nil

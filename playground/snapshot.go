@@ -129,7 +129,7 @@ func (s *Sandbox) restore(snap Snapshot) error {
 		}
 	}
 	s.keysBound = len(snap.Keys)
-	s.sizeBound = s.dataSize()
+	s.measure()
 	// The caller has this state already: report only what changes next.
 	s.track = tracker{lastScripts: s.engine.Scripts(), lastOffset: s.offset}
 	return nil
