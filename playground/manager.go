@@ -100,8 +100,8 @@ type Manager struct {
 	byAddr   map[string]*list.List // the sessions of each address, as lru
 	data     int                   // the sizes of all sessions
 	reserved int                   // the data the calls in flight may add
-	dropped  map[string]dropped       // learners to tell about a reset
-	scripts  *script.Cache            // compiled scripts, shared by all sandboxes
+	dropped  map[string]dropped    // learners to tell about a reset
+	scripts  *script.Cache         // compiled scripts, shared by all sandboxes
 	closed   bool
 
 	followWarn followWarn
