@@ -107,8 +107,8 @@ func maxSavedBytes(l Limits) int {
 // so under the session's lock: first it brings the sandbox up to date
 // with the copy another replica saved, if there is a newer one (moved
 // then reports that it did), and afterwards it saves the sandbox if f
-// may have changed it (see saveSoon).
-func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved bool, err error) {
+// may have changed it: at once if urgent is set, else as saveSoon does.
+func (m *Manager) use(ctx context.Context, s *session, urgent bool, f func(Box) error) (moved bool, err error) {
 	if m.opts.Follow == nil {
 		return false, f(s.box)
 	}
@@ -116,6 +116,9 @@ func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved
 	defer s.mu.Unlock()
 	moved = m.pull(ctx, s)
 	err = f(s.box)
+	if urgent {
+		s.savedAt = time.Time{}
+	}
 	m.saveSoon(s)
 	return moved, err
 }

@@ -202,7 +202,7 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 		allow, reserved := m.grant(s)
 		var res Result
 		size := -1
-		moved, err := m.use(ctx, s, func(box Box) (err error) {
+		moved, err := m.use(ctx, s, false, func(box Box) (err error) {
 			res, size, err = box.ExecWithin(ctx, client, line, allow)
 			return err
 		})
@@ -260,7 +260,9 @@ func (m *Manager) Advance(learner string, d time.Duration) (time.Time, error) {
 			return time.Time{}, err
 		}
 		var now time.Time
-		_, err = m.use(context.Background(), s, func(box Box) (err error) {
+		// A clock move is one click, which lessons make to watch a TTL run
+		// out, often from another page: it is saved at once.
+		_, err = m.use(context.Background(), s, true, func(box Box) (err error) {
 			now, err = box.Advance(d)
 			return err
 		})
@@ -279,7 +281,7 @@ func (m *Manager) Keys(learner string) ([]KeyInfo, error) {
 			return []KeyInfo{}, err
 		}
 		var keys []KeyInfo
-		_, err = m.use(context.Background(), s, func(box Box) (err error) {
+		_, err = m.use(context.Background(), s, false, func(box Box) (err error) {
 			keys, err = box.Keys()
 			return err
 		})
@@ -302,7 +304,7 @@ func (m *Manager) Clock(learner string) (time.Time, error) {
 			return m.opts.Now(), nil
 		}
 		var now time.Time
-		_, err = m.use(context.Background(), s, func(box Box) error {
+		_, err = m.use(context.Background(), s, false, func(box Box) error {
 			now = box.Now()
 			return nil
 		})
@@ -451,7 +453,7 @@ func (m *Manager) dropLocked(s *session, now time.Time, notice string) *session 
 
 // grant reserves for a call to s the data it may add: enough to fill
 // the sandbox to Limits.MaxDataBytes if the budget has room, less if it
-// has not, none if it is full. To make room for a full sandbox, it first
+// has not or other calls hold some, none if it is full. To make room for a full sandbox, it first
 // drops the least recently used idle sandboxes that hold data. It
 // returns the allowance for the call and what it reserved, for settle.
 func (m *Manager) grant(s *session) (allow, reserved int) {
@@ -472,7 +474,14 @@ func (m *Manager) grant(s *session) (allow, reserved int) {
 		}
 		toClose = append(toClose, m.dropLocked(victim, now, fullNotice))
 	}
-	reserved = min(want, max(m.opts.MaxDataBytes-m.data-m.reserved, 0))
+	// A call alone may take all the room there is; with others in
+	// flight, half of what they left, so that none is starved while they
+	// cannot all pass the budget together.
+	free := max(m.opts.MaxDataBytes-m.data-m.reserved, 0)
+	if m.reserved > 0 {
+		free /= 2
+	}
+	reserved = min(want, free)
 	s.reserved += reserved
 	m.reserved += reserved
 	return s.size + reserved, reserved

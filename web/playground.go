@@ -76,7 +76,9 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 		return playground.Result{}, err
 	}
 	defer done()
-	res, err := s.playground.Exec(c.Request().Context(), id, client, line)
+	// The address counts the learner's sandbox towards its cap per address.
+	ctx := playground.WithAddress(c.Request().Context(), c.RealIP())
+	res, err := s.playground.Exec(ctx, id, client, line)
 	// A refused line (not allowed, over a limit) is still a reply: the
 	// terminal shows it as an (error) line, as redis-cli would.
 	refused := errors.Is(err, playground.ErrNotAllowed) || errors.Is(err, playground.ErrLimit)

@@ -41,6 +41,7 @@ type config struct {
 	// Sandbox worker processes (worker.go).
 	workers      int
 	workerMemory int64
+	memory       memoryConfig // memory.go
 }
 
 // run is the whole program: it parses args (args[0] is the program name),
@@ -63,6 +64,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer limitMemory(cfg.memory)()
 
 	logger, err := newLogger(cfg.logFormat, stderr)
 	if err != nil {
@@ -158,6 +160,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := addSecurityFlags(fset, getenv, &cfg.security); err != nil {
 		return config{}, err
 	}
+	if err := addMemoryFlags(fset, getenv, &cfg.memory); err != nil {
+		return config{}, err
+	}
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
 		fset.PrintDefaults()
@@ -169,6 +174,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if err := checkSecurityFlags(cfg.security); err != nil {
+		return config{}, err
+	}
+	if err := checkMemoryFlags(cfg.memory); err != nil {
 		return config{}, err
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
