@@ -88,8 +88,8 @@ func run(args []string, stdout io.Writer) error {
 	line := "SET k%d " + strings.Repeat("x", *value)
 	var (
 		written, refused, sets atomic.Int64
-		firstRefusal           sync.Once
-		refusal                string
+		refusalsMu             sync.Mutex
+		refusals               = map[string]int{} // by the message's start
 		wg                     sync.WaitGroup
 		next                   atomic.Int64
 		failed                 atomic.Value
@@ -115,7 +115,9 @@ func run(args []string, stdout io.Writer) error {
 						sets.Add(1)
 						if strings.HasPrefix(out, "(error)") {
 							refused.Add(1)
-							firstRefusal.Do(func() { refusal = out })
+							refusalsMu.Lock()
+							refusals[out[:min(len(out), 64)]]++
+							refusalsMu.Unlock()
 							break
 						}
 						written.Add(int64(*value))
@@ -143,8 +145,8 @@ func run(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "learners %d, SETs %d in %v, refused %d, accepted %.1f MiB of values\n",
 		*cookies, sets.Load(), elapsed.Round(time.Millisecond), refused.Load(), float64(written.Load())/(1<<20))
-	if refusal != "" {
-		fmt.Fprintf(stdout, "first refusal: %.160s\n", refusal)
+	for msg, n := range refusals {
+		fmt.Fprintf(stdout, "refused %d times: %s...\n", n, msg)
 	}
 	var total int64
 	for i, p := range tree {
