@@ -197,3 +197,31 @@ func TestFollowSavesAtMostOnceASecond(t *testing.T) {
 	m1.Close()
 	wantOutput(t, m2, "replica 2 after replica 1 closed", "ada", ClientA, "GET k", `"b"`)
 }
+
+func TestSandboxQueuedBytesLimit(t *testing.T) {
+	clock := newFakeClock()
+	s := newTestSandbox(t, clock, Limits{MaxQueuedBytes: 1000})
+	item := strings.Repeat("x", 400)
+	runSteps(t, s, []step{
+		{ClientA, "MULTI", "OK"},
+		{ClientA, "SET a " + item, "QUEUED"},
+		{ClientA, "SET b " + item, "QUEUED"},
+		{ClientA, "SET c " + item, "(error) ERR the playground queues at most 1000 bytes of commands in a transaction"},
+		{ClientA, "EXEC", "(error) EXECABORT Transaction discarded because of previous errors."},
+		{ClientA, "MULTI", "OK"},
+		{ClientA, "SET a " + item, "QUEUED"},
+		{ClientA, "SET b " + item, "QUEUED"},
+		{ClientA, "EXEC", "1) OK\n2) OK"},
+	})
+	// What a transaction holds counts as data for a Manager's budget.
+	ctx := context.Background()
+	_, before, _ := s.ExecWithin(ctx, ClientA, "PING", 1<<20)
+	s.Exec(ctx, ClientB, "MULTI")
+	if _, size, _ := s.ExecWithin(ctx, ClientB, "SET c "+item, 1<<20); size < before+400 {
+		t.Errorf("size with a command queued = %d; want at least 400 more than the %d without", size, before)
+	}
+	s.Exec(ctx, ClientB, "DISCARD")
+	if _, size, _ := s.ExecWithin(ctx, ClientA, "PING", 1<<20); size != before {
+		t.Errorf("size after DISCARD = %d; want %d back", size, before)
+	}
+}

@@ -23,8 +23,9 @@ func (s *Sandbox) Exec(ctx context.Context, client Client, line string) (res Res
 // leave more than allow bytes of data in the sandbox (counted as
 // Limits.MaxDataBytes counts them, and never more than that limit) with an
 // ErrLimit saying that the playground is full. It returns an upper bound
-// of the data the sandbox holds after the line, which a Manager adds up
-// to keep all its sandboxes within a budget.
+// of the data the sandbox holds after the line, the commands its clients
+// have queued in transactions included, which a Manager adds up to keep
+// all its sandboxes within a budget.
 func (s *Sandbox) ExecWithin(ctx context.Context, client Client, line string, allow int) (res Result, size int, err error) {
 	c, err := s.connOf(client)
 	if err != nil {
@@ -36,7 +37,7 @@ func (s *Sandbox) ExecWithin(ctx context.Context, client Client, line string, al
 		return Result{}, 0, ErrClosed
 	}
 	s.allow = allow
-	defer func() { s.allow, size = s.limits.MaxDataBytes, s.sizeBound }()
+	defer func() { s.allow, size = s.limits.MaxDataBytes, s.sizeBound+s.queuedBytes() }()
 	res, err = s.execLocked(ctx, c, client, line)
 	return res, size, err
 }

@@ -57,10 +57,12 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 		return nil
 	}
 	growth := s.growth(name, argv)
-	if allow := min(l.MaxDataBytes, s.allow); growth > 0 && s.sizeBound+growth > allow {
+	// The commands queued in transactions hold memory as data does.
+	queued := s.queuedBytes()
+	if allow := min(l.MaxDataBytes, s.allow) - queued; growth > 0 && s.sizeBound+growth > allow {
 		s.measure()
 		switch {
-		case s.sizeBound+growth > l.MaxDataBytes:
+		case s.sizeBound+growth+queued > l.MaxDataBytes:
 			return overLimit("ERR the playground keeps at most %d bytes of data in a sandbox; delete some keys (DEL, FLUSHDB)", l.MaxDataBytes)
 		case s.sizeBound+growth > allow:
 			return overLimit("ERR the playground is full right now and cannot take more data in your sandbox; try again in a few minutes, or make room in it (DEL, FLUSHDB)")

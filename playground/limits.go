@@ -20,6 +20,7 @@ type Limits struct {
 	MaxReplyBytes    int           // bytes of a reply shown; default 32 KiB
 	MaxRepeat        int           // redis-cli's "N command" repeat prefix; default 100
 	MaxQueued        int           // commands queued in one MULTI; default 1,000
+	MaxQueuedBytes   int           // bytes of the commands queued in one MULTI; default 1 MiB
 	MaxAdvance       time.Duration // one clock advance; default 24 hours
 	Script           script.Limits
 	ScriptCacheLen   int // scripts kept for EVALSHA per sandbox; default 100
@@ -43,6 +44,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxReplyBytes, 32<<10)
 	def(&l.MaxRepeat, 100)
 	def(&l.MaxQueued, 1000)
+	def(&l.MaxQueuedBytes, 1<<20)
 	def(&l.ScriptCacheLen, 100)
 	def(&l.ScriptCacheBytes, 1<<20)
 	if l.MaxAdvance <= 0 {

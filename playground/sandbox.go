@@ -101,12 +101,13 @@ type Sandbox struct {
 // the transaction the playground queues itself, so that EVAL can be part of
 // MULTI/EXEC.
 type conn struct {
-	peer  *server.Peer
-	out   *bytes.Buffer
-	w     *bufio.Writer
-	multi bool
-	dirty bool
-	queue [][]string
+	peer   *server.Peer
+	out    *bytes.Buffer
+	w      *bufio.Writer
+	multi  bool
+	dirty  bool
+	queue  [][]string
+	queued int // bytes of queue, as argvBytes counts them
 }
 
 func newConn() *conn {
