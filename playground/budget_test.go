@@ -225,3 +225,14 @@ func TestSandboxQueuedBytesLimit(t *testing.T) {
 		t.Errorf("size after DISCARD = %d; want %d back", size, before)
 	}
 }
+
+func TestManagerBudgetCountsRestoredCopies(t *testing.T) {
+	m1, m2, _, _ := newReplicas(t, Options{Limits: budgetLimits})
+	mustExec(t, m1, "ada", ClientA, fillLine("k1"))
+	if keys, err := m2.Keys("ada"); err != nil || len(keys) != 1 {
+		t.Fatalf("replica 2 Keys(ada) = %v, %v; want k1", keys, err)
+	}
+	if data, _ := m2.DataBytes(); data != 4002 {
+		t.Errorf("replica 2 DataBytes() after restoring ada's copy = %d; want its 4002", data)
+	}
+}

@@ -243,6 +243,8 @@ func (m *Manager) pull(ctx context.Context, s *session) bool {
 	old := s.box
 	if current {
 		s.box = box
+		// Until its next command reports its size.
+		m.setSizeLocked(s, snap.dataSize())
 	}
 	m.mu.Unlock()
 	if !current {
