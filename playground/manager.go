@@ -194,10 +194,14 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 		return Result{}, err
 	}
 	addr, _ := ctx.Value(addressKey{}).(string)
+	var notice string // kept across attempts: a notice is given once
 	for attempt := 0; ; attempt++ {
-		s, notice, err := m.getFrom(learner, true, addr)
+		s, n, err := m.getFrom(learner, true, addr)
 		if err != nil {
 			return Result{}, err
+		}
+		if n != "" {
+			notice = n
 		}
 		allow, reserved := m.grant(s)
 		var res Result
