@@ -1,6 +1,7 @@
 package web
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/playground"
@@ -30,5 +31,10 @@ func TestPlaygroundCapPerAddress(t *testing.T) {
 	}
 	if code, r, body := ada.exec("A", "GET k"); code != 200 || r.Output != "(nil)" || r.Notice == "" {
 		t.Errorf("ada's GET k = %d %s; want a fresh sandbox and a notice", code, body)
+	}
+	// ada's return dropped bob: cyd's "SET k v" is left, which counts
+	// 64 + 11 + 9 + 9 bytes.
+	if _, body := get(t, base, "/metrics"); !strings.Contains(body, "locklab_sandbox_data_bytes 93\n") {
+		t.Errorf("/metrics lacks locklab_sandbox_data_bytes 93")
 	}
 }
