@@ -6,7 +6,12 @@
 //
 //	go build -o /tmp/mem-locklab ./cmd/locklab
 //	/tmp/mem-locklab -addr 127.0.0.1:18431 -rate-limit 0 -trusted-proxies 127.0.0.1 &
-//	go run ./bench/memfill -url http://127.0.0.1:18431 -cookies 300
+//	go run ./bench/memfill -url http://127.0.0.1:18431 -cookies 300 -forwarded-for
+//
+// -forwarded-for gives each learner an address of its own, so that the
+// cap on sandboxes per address (-sandboxes-per-address) does not reset
+// them; without it, all learners share 127.0.0.1, as a classroom behind
+// one address does.
 package main
 
 import (
