@@ -6,7 +6,14 @@
 // terminal (Format).
 //
 // A Manager keeps one sandbox per learner, created on first use, dropped
-// after an idle timeout or when the cap on live sandboxes is reached. The
+// after an idle timeout or when the cap on live sandboxes, or on those of
+// one client address, is reached. It also keeps all sandboxes' data
+// within one budget (Options.MaxDataBytes): each sandbox reports its size
+// after every line, each call is granted an allowance of the room left,
+// least recently used idle sandboxes are dropped to make room, and when
+// none is idle, writes past the allowance are refused (ErrLimit). A single
+// key is bounded too (Limits.MaxKeyBytes), so that no small edit has to
+// copy a large value. The
 // Manager sees sandboxes through the Box interface, so that a later change
 // can run them in worker processes; Sandbox is the in-process Box, and its
 // Snapshot and Restore carry a sandbox's state across such a boundary.

@@ -15,15 +15,35 @@ import (
 // still holds the (error) line to show. ErrUnknownClient and ErrClosed
 // come with an empty Result.
 func (s *Sandbox) Exec(ctx context.Context, client Client, line string) (res Result, err error) {
+	res, _, err = s.ExecWithin(ctx, client, line, s.limits.MaxDataBytes)
+	return res, err
+}
+
+// ExecWithin runs a line as Exec does, but refuses writes that would
+// leave more than allow bytes of data in the sandbox (counted as
+// Limits.MaxDataBytes counts them, and never more than that limit) with an
+// ErrLimit saying that the playground is full. It returns an upper bound
+// of the data the sandbox holds after the line, the commands its clients
+// have queued in transactions included, which a Manager adds up to keep
+// all its sandboxes within a budget.
+func (s *Sandbox) ExecWithin(ctx context.Context, client Client, line string, allow int) (res Result, size int, err error) {
 	c, err := s.connOf(client)
 	if err != nil {
-		return Result{}, err
+		return Result{}, 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return Result{}, ErrClosed
+		return Result{}, 0, ErrClosed
 	}
+	s.allow = allow
+	defer func() { s.allow, size = s.limits.MaxDataBytes, s.sizeBound+s.queuedBytes() }()
+	res, err = s.execLocked(ctx, c, client, line)
+	return res, size, err
+}
+
+// execLocked is Exec with s.mu held.
+func (s *Sandbox) execLocked(ctx context.Context, c *conn, client Client, line string) (res Result, err error) {
 	res.Client = Client(strings.ToUpper(string(client)))
 	defer func() { res.ClockMS = s.clock().UnixMilli() }()
 	if len(line) > s.limits.MaxLineBytes {

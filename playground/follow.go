@@ -107,8 +107,8 @@ func maxSavedBytes(l Limits) int {
 // so under the session's lock: first it brings the sandbox up to date
 // with the copy another replica saved, if there is a newer one (moved
 // then reports that it did), and afterwards it saves the sandbox if f
-// may have changed it.
-func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved bool, err error) {
+// may have changed it: at once if urgent is set, else as saveSoon does.
+func (m *Manager) use(ctx context.Context, s *session, urgent bool, f func(Box) error) (moved bool, err error) {
 	if m.opts.Follow == nil {
 		return false, f(s.box)
 	}
@@ -116,8 +116,91 @@ func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved
 	defer s.mu.Unlock()
 	moved = m.pull(ctx, s)
 	err = f(s.box)
-	m.push(ctx, s, false)
+	if urgent {
+		s.savedAt = time.Time{}
+	}
+	m.saveSoon(s)
 	return moved, err
+}
+
+// saveSoon saves the session's sandbox if it may have changed: at once if
+// its last save is SaveEvery old, else when it is, so that a learner
+// typing fast costs one save a second, not one a command, and the last
+// state is always saved. It is called with s.mu held.
+//
+// The trade-off: for up to SaveEvery after a command, the shared copy
+// may lack its changes. A learner whose next command lands on another
+// replica within that time finds their sandbox as it was before the
+// unsaved commands; the deferred save then does not overwrite the copy
+// the other replica saved since (see saveDue), so the sandbox stays
+// consistent, one second back in time, rather than forking.
+func (m *Manager) saveSoon(s *session) {
+	if !s.unsaved && s.box.Writes() == s.writes {
+		return
+	}
+	now := m.opts.Now()
+	due := s.savedAt.Add(m.opts.SaveEvery)
+	if !now.Before(due) {
+		if s.later != nil {
+			s.later()
+			s.later = nil
+		}
+		m.push(context.Background(), s, false)
+		s.savedAt = now
+		return
+	}
+	if s.later == nil {
+		s.later = m.opts.AfterFunc(due.Sub(now), func() { m.saveDue(s) })
+	}
+}
+
+// saveDue is the deferred save of saveSoon.
+func (m *Manager) saveDue(s *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.later == nil {
+		return // saved or cancelled meanwhile
+	}
+	s.later = nil
+	if !s.unsaved && s.box.Writes() == s.writes {
+		return
+	}
+	// The learner may have moved on to another replica, which saved a
+	// newer copy: theirs wins; the changes here are lost.
+	ver, err := m.opts.Follow.Version(context.Background(), s.learner, m.opts.IdleTimeout)
+	if err == nil && ver != s.version {
+		s.writes, s.unsaved = s.box.Writes(), false
+		return
+	}
+	m.push(context.Background(), s, false)
+	s.savedAt = m.opts.Now()
+}
+
+// saveNow does at once the deferred save of a session, if one is due, as
+// its sandbox is about to be closed.
+func (m *Manager) saveNow(s *session) {
+	if m.opts.Follow == nil {
+		return
+	}
+	s.mu.Lock()
+	pending := s.later != nil
+	s.mu.Unlock()
+	if pending {
+		m.saveDue(s)
+	}
+}
+
+// cancelSave drops the deferred save of a session, if any.
+func (m *Manager) cancelSave(s *session) {
+	if m.opts.Follow == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.later != nil {
+		s.later()
+		s.later = nil
+	}
 }
 
 // pull replaces the session's sandbox with the learner's saved copy if
@@ -160,6 +243,8 @@ func (m *Manager) pull(ctx context.Context, s *session) bool {
 	old := s.box
 	if current {
 		s.box = box
+		// Until its next command reports its size.
+		m.setSizeLocked(s, snap.dataSize())
 	}
 	m.mu.Unlock()
 	if !current {

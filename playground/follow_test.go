@@ -100,7 +100,7 @@ func newReplicas(t *testing.T, opts Options) (*Manager, *Manager, *memSnapshots,
 	t.Helper()
 	clock := newFakeClock()
 	store := newMemSnapshots(clock.Now)
-	opts.Now, opts.Follow = clock.Now, store
+	opts.Now, opts.Follow, opts.AfterFunc = clock.Now, store, clock.AfterFunc
 	m1, m2 := NewManager(opts), NewManager(opts)
 	t.Cleanup(m1.Close)
 	t.Cleanup(m2.Close)
@@ -133,20 +133,22 @@ func TestFollowCommandsAcrossReplicas(t *testing.T) {
 }
 
 func TestFollowScriptsAcrossReplicas(t *testing.T) {
-	m1, m2, _, _ := newReplicas(t, Options{})
+	m1, m2, _, clock := newReplicas(t, Options{})
 	sha := mustExec(t, m1, "ada", ClientA, `SCRIPT LOAD "return redis.call('GET', KEYS[1])"`).Output
 	mustExec(t, m1, "ada", ClientA, "SET k v")
+	clock.runTimers()
 	wantOutput(t, m2, "replica 2", "ada", ClientA, "EVALSHA "+strings.Trim(sha, `"`)+" 1 k", `"v"`)
 }
 
 func TestFollowClockAndReset(t *testing.T) {
-	m1, m2, _, _ := newReplicas(t, Options{})
+	m1, m2, _, clock := newReplicas(t, Options{})
 	mustExec(t, m1, "ada", ClientA, "SET lock:1 tok PX 30000")
 	mustExec(t, m1, "ada", ClientA, "SET plain v")
 	now1, err := m1.Advance("ada", 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
+	clock.runTimers()
 	if now2, err := m2.Clock("ada"); err != nil || !now2.Equal(now1) {
 		t.Errorf("replica 2 Clock = %v, %v; want replica 1's %v after Advance", now2, err, now1)
 	}
@@ -154,6 +156,7 @@ func TestFollowClockAndReset(t *testing.T) {
 	if _, err := m2.Advance("ada", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	clock.runTimers()
 	wantOutput(t, m1, "replica 1", "ada", ClientA, "EXISTS lock:1", "(integer) 0")
 
 	if err := m2.Reset("ada"); err != nil {
@@ -182,12 +185,13 @@ func TestFollowKeysOnAReplicaNotUsedYet(t *testing.T) {
 }
 
 func TestFollowSavesOnlyChanges(t *testing.T) {
-	m1, m2, store, _ := newReplicas(t, Options{})
+	m1, m2, store, clock := newReplicas(t, Options{})
 	mustExec(t, m1, "ada", ClientA, "SET k v")
 	saves := store.saveCount()
 	for _, line := range []string{"GET k", "PTTL k", "KEYS *", "PING", "SET k w XX GET"} {
 		mustExec(t, m1, "ada", ClientA, line)
 	}
+	clock.runTimers()
 	mustExec(t, m2, "ada", ClientB, "GET k")
 	m2.Keys("ada")
 	if got := store.saveCount() - saves; got != 1 {
@@ -196,7 +200,7 @@ func TestFollowSavesOnlyChanges(t *testing.T) {
 }
 
 func TestFollowStoreDown(t *testing.T) {
-	m1, m2, store, _ := newReplicas(t, Options{})
+	m1, m2, store, clock := newReplicas(t, Options{})
 	mustExec(t, m1, "ada", ClientA, "SET k 1")
 	store.setDown(true)
 	// Each replica goes on with the sandbox it has.
@@ -212,10 +216,12 @@ func TestFollowStoreDown(t *testing.T) {
 	if _, err := m2.Keys("ada"); err != nil {
 		t.Errorf("Keys with the store down: %v", err)
 	}
-	// When it is back, what replica 1 could not save is saved with its
+	// When it is back, what replica 1 could not save is saved after its
 	// next command, a read included.
+	clock.runTimers() // fails: the store is down
 	store.setDown(false)
 	mustExec(t, m1, "ada", ClientA, "GET k")
+	clock.runTimers()
 	wantOutput(t, m2, "replica 2, store back", "ada", ClientA, "GET k", `"2"`)
 }
 

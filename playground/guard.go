@@ -57,13 +57,21 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 		return nil
 	}
 	growth := s.growth(name, argv)
-	if s.sizeBound+growth > l.MaxDataBytes {
-		s.sizeBound = s.dataSize()
-		if s.sizeBound+growth > l.MaxDataBytes {
+	// The commands queued in transactions hold memory as data does.
+	queued := s.queuedBytes()
+	if allow := min(l.MaxDataBytes, s.allow) - queued; growth > 0 && s.sizeBound+growth > allow {
+		s.measure()
+		switch {
+		case s.sizeBound+growth+queued > l.MaxDataBytes:
 			return overLimit("ERR the playground keeps at most %d bytes of data in a sandbox; delete some keys (DEL, FLUSHDB)", l.MaxDataBytes)
+		case s.sizeBound+growth > allow:
+			return overLimit("ERR the playground is full right now and cannot take more data in your sandbox; try again in a few minutes, or make room in it (DEL, FLUSHDB)")
 		}
 	}
 	keys := cmd.keys(argv)
+	if ref := s.guardKeySize(name, argv, keys, growth); ref != nil {
+		return ref
+	}
 	if name == "RENAME" || name == "RENAMENX" {
 		keys = nil // a rename does not add a key
 	}
@@ -83,18 +91,61 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 func (s *Sandbox) account(cmd command, argv []string) {
 	switch strings.ToUpper(argv[0]) {
 	case "FLUSHDB", "FLUSHALL":
-		s.sizeBound, s.keysBound = 0, 0
+		s.sizeBound, s.keysBound, s.sizeMeasured = 0, 0, 0
 		return
 	}
 	s.sizeBound += s.pendingSize
 	s.keysBound += s.pendingKeys
 	s.pendingSize, s.pendingKeys = 0, 0
+	// Overwrites and deletes leave the bound above the data. Measuring
+	// again once it has grown by as much as was measured, or 256 KiB,
+	// keeps it within twice the data plus that, for a cost that is linear
+	// in the bytes written since: the Manager counts sandboxes by it.
+	if s.sizeBound-s.sizeMeasured > max(s.sizeMeasured, 256<<10) {
+		s.measure()
+	}
+}
+
+// measure sets the data bound to the data's exact size.
+func (s *Sandbox) measure() {
+	s.sizeBound = s.dataSize()
+	s.sizeMeasured = s.sizeBound
+}
+
+// guardKeySize refuses a write that could take one key past
+// Limits.MaxKeyBytes, so that a small edit to a key never has to copy a
+// large value: the changes a worker reports, the Mirror and the replicas'
+// copies all carry whole keys. growth bounds what the write adds to any
+// one key. Sizes are only measured when the whole sandbox could be past
+// the limit.
+func (s *Sandbox) guardKeySize(name string, argv, keys []string, growth int) *RefusedError {
+	max := s.limits.MaxKeyBytes
+	if growth == 0 || s.sizeBound+growth <= max {
+		return nil
+	}
+	switch name {
+	case "RENAME", "RENAMENX":
+		return nil // moves a key as it is
+	case "COPY":
+		keys = argv[2:3] // growth counts the source already
+	case "SUNIONSTORE", "SINTERSTORE", "SDIFFSTORE", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE":
+		keys = keys[:min(1, len(keys))]
+	}
+	for _, k := range keys {
+		if growth > max || s.keySize(k)+growth > max {
+			return overLimit("ERR the playground keeps each key under %d bytes, all its elements together, and %s could grow past that; use several smaller keys", max, Quote(k))
+		}
+	}
+	return nil
 }
 
 // growth is an upper bound of the bytes a write command can add: its
 // arguments with some overhead for each, and for the commands that copy
 // keys or write at an offset, those too.
 func (s *Sandbox) growth(name string, argv []string) int {
+	if shrinking[name] {
+		return 0
+	}
 	n := 64
 	for _, a := range argv {
 		n += len(a) + 8
@@ -121,6 +172,17 @@ func (s *Sandbox) growth(name string, argv []string) int {
 		}
 	}
 	return n
+}
+
+// shrinking are the write commands that can only remove data, or leave
+// it as it is: a learner at a data limit can always run them to make
+// room.
+var shrinking = map[string]bool{
+	"DEL": true, "UNLINK": true, "FLUSHDB": true, "FLUSHALL": true, "GETDEL": true,
+	"HDEL": true, "SREM": true, "ZREM": true, "LREM": true, "LTRIM": true,
+	"LPOP": true, "RPOP": true, "SPOP": true, "ZPOPMIN": true, "ZPOPMAX": true,
+	"ZREMRANGEBYSCORE": true, "ZREMRANGEBYRANK": true, "ZREMRANGEBYLEX": true,
+	"EXPIRE": true, "PEXPIRE": true, "EXPIREAT": true, "PEXPIREAT": true, "PERSIST": true,
 }
 
 // newKeys counts the distinct keys that do not exist yet.

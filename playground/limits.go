@@ -14,11 +14,13 @@ type Limits struct {
 	MaxValueBytes    int           // bytes in one argument or string value; default 64 KiB
 	MaxKeys          int           // keys in a sandbox; default 1,000
 	MaxDataBytes     int           // bytes of keys and values in a sandbox; default 4 MiB
+	MaxKeyBytes      int           // bytes of one key: its name and all its elements; default 256 KiB
 	MaxCount         int           // counts of SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP; default 1,000
 	MaxReplyLines    int           // lines of a reply shown; default 500
 	MaxReplyBytes    int           // bytes of a reply shown; default 32 KiB
 	MaxRepeat        int           // redis-cli's "N command" repeat prefix; default 100
 	MaxQueued        int           // commands queued in one MULTI; default 1,000
+	MaxQueuedBytes   int           // bytes of the commands queued in one MULTI; default 1 MiB
 	MaxAdvance       time.Duration // one clock advance; default 24 hours
 	Script           script.Limits
 	ScriptCacheLen   int // scripts kept for EVALSHA per sandbox; default 100
@@ -39,11 +41,13 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxValueBytes, 64<<10)
 	def(&l.MaxKeys, 1000)
 	def(&l.MaxDataBytes, 4<<20)
+	def(&l.MaxKeyBytes, 256<<10)
 	def(&l.MaxCount, 1000)
 	def(&l.MaxReplyLines, 500)
 	def(&l.MaxReplyBytes, 32<<10)
 	def(&l.MaxRepeat, 100)
 	def(&l.MaxQueued, 1000)
+	def(&l.MaxQueuedBytes, 1<<20)
 	def(&l.ScriptCacheLen, 100)
 	def(&l.ScriptCacheBytes, 1<<20)
 	if l.MaxAdvance <= 0 {

@@ -16,7 +16,11 @@ import (
 // later Box can proxy to a sandbox in a worker process and keep its
 // Snapshot to restore it.
 type Box interface {
-	Exec(ctx context.Context, client Client, line string) (Result, error)
+	// ExecWithin runs a line as Sandbox.ExecWithin does: writes that would
+	// leave more than allow bytes of data are refused. size bounds the data
+	// after the line; it is -1 if the sandbox could not tell, as when its
+	// worker died, which leaves the sandbox as it was.
+	ExecWithin(ctx context.Context, client Client, line string, allow int) (res Result, size int, err error)
 	Advance(d time.Duration) (time.Time, error)
 	Now() time.Time
 	Keys() ([]KeyInfo, error)
@@ -51,8 +55,32 @@ type Options struct {
 	// with the other replicas of the server, so that a learner's sandbox
 	// follows them from one replica to another; see SnapshotStore.
 	Follow SnapshotStore
+	// SaveEvery spaces out the saves of a learner's sandbox to Follow:
+	// the first change after a quiet SaveEvery is saved at once, later
+	// ones together when SaveEvery has passed since that save; default 1
+	// second. See follow.go for what this costs a learner who moves.
+	SaveEvery time.Duration
+	// AfterFunc runs f after d, for the deferred saves; default
+	// time.AfterFunc. Tests give a fake clock's.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// Logger gets the failures of Follow, as warnings; default none.
 	Logger *slog.Logger
+
+	// MaxDataBytes is the budget of data of all sandboxes together,
+	// counted as Limits.MaxDataBytes counts one sandbox's. Before it is
+	// reached, the least recently used idle sandboxes that hold data are
+	// dropped to make room; when no idle ones are left, writes that would
+	// pass it are refused with ErrLimit. Default MaxSandboxes sandboxes
+	// at their limit, so no budget beyond that.
+	MaxDataBytes int
+	// ActiveFor is how long after a learner's last command their sandbox
+	// counts as active: it is not dropped for the data budget while an
+	// idle one holds data. Default 2 minutes.
+	ActiveFor time.Duration
+	// MaxPerAddress caps the live sandboxes of the learners at one client
+	// address (see WithAddress); at the cap, the address's least recently
+	// used sandbox is dropped for a new one. Default 50.
+	MaxPerAddress int
 }
 
 // Manager keeps one sandbox per learner: created on first use, dropped
@@ -66,8 +94,14 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*list.Element // of *session
 	lru      *list.List               // front: most recently used
-	dropped  map[string]dropped       // learners to tell about a reset
-	scripts  *script.Cache            // compiled scripts, shared by all sandboxes
+	// withData has the sessions whose size is not 0, most recently used
+	// first: where room for data is found.
+	withData *list.List
+	byAddr   map[string]*list.List // the sessions of each address, as lru
+	data     int                   // the sizes of all sessions
+	reserved int                   // the data the calls in flight may add
+	dropped  map[string]dropped    // learners to tell about a reset
+	scripts  *script.Cache         // compiled scripts, shared by all sandboxes
 	closed   bool
 
 	followWarn followWarn
@@ -80,12 +114,23 @@ type session struct {
 	box      Box
 	lastUsed time.Time
 
+	// Under Manager.mu: the sandbox's data as it last reported it, the
+	// data its calls in flight may add, how many calls are in flight, and
+	// its client address; the elements are in Manager.withData and
+	// Manager.byAddr. gone is set when the session is removed.
+	size, reserved, running int
+	addr                    string
+	dataElem, addrElem      *list.Element
+	gone                    bool
+
 	// With Follow set, mu serializes the learner's calls and guards
 	// what follows.
 	mu      sync.Mutex
 	version string // of the shared copy box matches; "" if none
 	writes  uint64 // box.Writes() when box matched that copy
 	unsaved bool   // a save failed: box has changes the copy lacks
+	savedAt time.Time
+	later   func() bool // stops the deferred save, if one is due
 }
 
 type dropped struct {
@@ -113,11 +158,28 @@ func NewManager(opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.SaveEvery <= 0 {
+		opts.SaveEvery = time.Second
+	}
+	if opts.AfterFunc == nil {
+		opts.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	if opts.ActiveFor <= 0 {
+		opts.ActiveFor = 2 * time.Minute
+	}
+	if opts.MaxPerAddress <= 0 {
+		opts.MaxPerAddress = 50
+	}
 	opts.Limits = opts.Limits.withDefaults()
+	if opts.MaxDataBytes <= 0 {
+		opts.MaxDataBytes = opts.MaxSandboxes * opts.Limits.MaxDataBytes
+	}
 	return &Manager{
 		opts:     opts,
 		sessions: map[string]*list.Element{},
 		lru:      list.New(),
+		withData: list.New(),
+		byAddr:   map[string]*list.List{},
 		dropped:  map[string]dropped{},
 		scripts:  script.NewCache(0),
 	}
@@ -125,20 +187,30 @@ func NewManager(opts Options) *Manager {
 
 // Exec runs a line typed by client in the learner's sandbox, creating the
 // sandbox on first use. Errors are those of Sandbox.Exec, and ErrClosed.
+// The learner's client address, if ctx has one (WithAddress), counts
+// their sandbox towards Options.MaxPerAddress.
 func (m *Manager) Exec(ctx context.Context, learner string, client Client, line string) (Result, error) {
 	if _, err := clientIndex(client); err != nil {
 		return Result{}, err
 	}
+	addr, _ := ctx.Value(addressKey{}).(string)
+	var notice string // kept across attempts: a notice is given once
 	for attempt := 0; ; attempt++ {
-		s, notice, err := m.get(learner, true)
+		s, n, err := m.getFrom(learner, true, addr)
 		if err != nil {
 			return Result{}, err
 		}
+		if n != "" {
+			notice = n
+		}
+		allow, reserved := m.grant(s)
 		var res Result
-		moved, err := m.use(ctx, s, func(box Box) (err error) {
-			res, err = box.Exec(ctx, client, line)
+		size := -1
+		moved, err := m.use(ctx, s, false, func(box Box) (err error) {
+			res, size, err = box.ExecWithin(ctx, client, line, allow)
 			return err
 		})
+		m.settle(s, reserved, size)
 		if m.retry(err, attempt) {
 			continue
 		}
@@ -170,7 +242,8 @@ func (m *Manager) Reset(learner string) error {
 	delete(m.dropped, learner)
 	m.mu.Unlock()
 	if old != nil {
-		old.Close()
+		m.cancelSave(old) // the copy is replaced below
+		old.box.Close()
 	}
 	s, _, err := m.get(learner, true)
 	if err != nil || m.opts.Follow == nil {
@@ -191,7 +264,9 @@ func (m *Manager) Advance(learner string, d time.Duration) (time.Time, error) {
 			return time.Time{}, err
 		}
 		var now time.Time
-		_, err = m.use(context.Background(), s, func(box Box) (err error) {
+		// A clock move is one click, which lessons make to watch a TTL run
+		// out, often from another page: it is saved at once.
+		_, err = m.use(context.Background(), s, true, func(box Box) (err error) {
 			now, err = box.Advance(d)
 			return err
 		})
@@ -210,7 +285,7 @@ func (m *Manager) Keys(learner string) ([]KeyInfo, error) {
 			return []KeyInfo{}, err
 		}
 		var keys []KeyInfo
-		_, err = m.use(context.Background(), s, func(box Box) (err error) {
+		_, err = m.use(context.Background(), s, false, func(box Box) (err error) {
 			keys, err = box.Keys()
 			return err
 		})
@@ -233,7 +308,7 @@ func (m *Manager) Clock(learner string) (time.Time, error) {
 			return m.opts.Now(), nil
 		}
 		var now time.Time
-		_, err = m.use(context.Background(), s, func(box Box) error {
+		_, err = m.use(context.Background(), s, false, func(box Box) error {
 			now = box.Now()
 			return nil
 		})
@@ -278,13 +353,22 @@ func (m *Manager) ScriptTimeouts() int64 { return m.scripts.Timeouts() }
 // idle too long, and creating one if create is set. notice is set once
 // for a learner whose sandbox was dropped.
 func (m *Manager) get(learner string, create bool) (s *session, notice string, err error) {
+	return m.getFrom(learner, create, "")
+}
+
+// Notices of sandboxes dropped to make room.
+const (
+	busyNotice    = "The playground was busy, so your sandbox was reset to make room for other learners."
+	fullNotice    = "The playground was full, so your sandbox, idle for a while, was reset to make room for other learners' data."
+	addressNotice = "Many sandboxes were in use from your network address, so your sandbox, the least recently used of them, was reset to make room for a new one."
+)
+
+// getFrom is get for a learner at client address addr, "" if unknown: a
+// session created or used with an address counts towards its cap.
+func (m *Manager) getFrom(learner string, create bool, addr string) (s *session, notice string, err error) {
 	now := m.opts.Now()
-	var toClose []Box
-	defer func() {
-		for _, b := range toClose {
-			b.Close()
-		}
-	}()
+	var toClose []*session
+	defer func() { m.closeSessions(toClose) }()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -296,6 +380,10 @@ func (m *Manager) get(learner string, create bool) (s *session, notice string, e
 			if create {
 				s.lastUsed = now
 				m.lru.MoveToFront(e)
+				if s.dataElem != nil {
+					m.withData.MoveToFront(s.dataElem)
+				}
+				toClose = m.setAddrLocked(s, addr, now, toClose)
 			}
 			return s, "", nil
 		}
@@ -307,8 +395,7 @@ func (m *Manager) get(learner string, create bool) (s *session, notice string, e
 	}
 	for len(m.sessions) >= m.opts.MaxSandboxes {
 		oldest := m.lru.Back().Value.(*session)
-		toClose = append(toClose, m.removeLocked(oldest.learner))
-		m.dropped[oldest.learner] = dropped{at: now, notice: "The playground was busy, so your sandbox was reset to make room for other learners."}
+		toClose = append(toClose, m.dropLocked(oldest, now, busyNotice))
 	}
 	box, err := m.opts.NewBox(SandboxOptions{Now: m.opts.Now, Limits: m.opts.Limits, Scripts: m.scripts, Learner: learner})
 	if err != nil {
@@ -316,6 +403,7 @@ func (m *Manager) get(learner string, create bool) (s *session, notice string, e
 	}
 	s = &session{learner: learner, box: box, lastUsed: now, writes: box.Writes()}
 	m.sessions[learner] = m.lru.PushFront(s)
+	toClose = m.setAddrLocked(s, addr, now, toClose)
 	if d, ok := m.dropped[learner]; ok {
 		notice = d.notice
 		delete(m.dropped, learner)
@@ -323,25 +411,191 @@ func (m *Manager) get(learner string, create bool) (s *session, notice string, e
 	return s, notice, nil
 }
 
+// setAddrLocked notes that s was just used from addr, dropping the
+// address's least recently used sandbox if s is new to it and it is at
+// its cap, and appends what it dropped to toClose. An empty addr
+// changes nothing.
+func (m *Manager) setAddrLocked(s *session, addr string, now time.Time, toClose []*session) []*session {
+	if addr == "" {
+		return toClose
+	}
+	if s.addr == addr {
+		m.byAddr[addr].MoveToFront(s.addrElem)
+		return toClose
+	}
+	m.unlinkAddrLocked(s)
+	l := m.byAddr[addr]
+	if l == nil {
+		l = list.New()
+		m.byAddr[addr] = l
+	}
+	for l.Len() >= m.opts.MaxPerAddress {
+		toClose = append(toClose, m.dropLocked(l.Back().Value.(*session), now, addressNotice))
+	}
+	s.addr, s.addrElem = addr, l.PushFront(s)
+	return toClose
+}
+
+func (m *Manager) unlinkAddrLocked(s *session) {
+	if s.addrElem == nil {
+		return
+	}
+	l := m.byAddr[s.addr]
+	l.Remove(s.addrElem)
+	if l.Len() == 0 {
+		delete(m.byAddr, s.addr)
+	}
+	s.addr, s.addrElem = "", nil
+}
+
+// dropLocked removes s to make room, to be closed by the caller, and
+// keeps notice for its learner.
+func (m *Manager) dropLocked(s *session, now time.Time, notice string) *session {
+	m.dropped[s.learner] = dropped{at: now, notice: notice}
+	return m.removeLocked(s.learner)
+}
+
+// grant reserves for a call to s the data it may add: enough to fill
+// the sandbox to Limits.MaxDataBytes if the budget has room, less if it
+// has not or other calls hold some, none if it is full. To make room for a full sandbox, it first
+// drops the least recently used idle sandboxes that hold data. It
+// returns the allowance for the call and what it reserved, for settle.
+func (m *Manager) grant(s *session) (allow, reserved int) {
+	now := m.opts.Now()
+	var toClose []*session
+	defer func() { m.closeSessions(toClose) }()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s.running++
+	if s.gone {
+		return s.size, 0 // the call finds the box closed
+	}
+	want := max(m.opts.Limits.MaxDataBytes-s.size, 0)
+	for m.data+want > m.opts.MaxDataBytes {
+		victim := m.idleWithDataLocked(s, now)
+		if victim == nil {
+			break
+		}
+		toClose = append(toClose, m.dropLocked(victim, now, fullNotice))
+	}
+	// A call alone may take all the room there is; with others in
+	// flight, half of what they left, so that none is starved while they
+	// cannot all pass the budget together.
+	free := max(m.opts.MaxDataBytes-m.data-m.reserved, 0)
+	if m.reserved > 0 {
+		free /= 2
+	}
+	reserved = min(want, free)
+	s.reserved += reserved
+	m.reserved += reserved
+	return s.size + reserved, reserved
+}
+
+// idleWithDataLocked returns the least recently used session that holds
+// data and is idle (no call in flight, none for ActiveFor), other than
+// but; nil if there is none. The sessions are in order of use, so it stops
+// at the first active one that has no call in flight.
+func (m *Manager) idleWithDataLocked(but *session, now time.Time) *session {
+	for e := m.withData.Back(); e != nil; e = e.Prev() {
+		s := e.Value.(*session)
+		switch {
+		case s == but || s.running > 0:
+			continue
+		case now.Sub(s.lastUsed) < m.opts.ActiveFor:
+			return nil
+		}
+		return s
+	}
+	return nil
+}
+
+// settle ends a call that grant reserved for: the reservation is
+// released and the sandbox's size, if it reported one (size >= 0), is
+// noted.
+func (m *Manager) settle(s *session, reserved, size int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s.running--
+	if s.gone {
+		return // removeLocked released it all
+	}
+	s.reserved -= reserved
+	m.reserved -= reserved
+	if size >= 0 {
+		m.setSizeLocked(s, size)
+	}
+}
+
+func (m *Manager) setSizeLocked(s *session, size int) {
+	m.data += size - s.size
+	s.size = size
+	switch {
+	case size > 0 && s.dataElem == nil:
+		s.dataElem = m.withData.PushFront(s)
+	case size == 0 && s.dataElem != nil:
+		m.withData.Remove(s.dataElem)
+		s.dataElem = nil
+	}
+}
+
+// DataBytes returns the data of all sandboxes, as they last reported it,
+// and the data that the calls in flight may add to it.
+func (m *Manager) DataBytes() (data, reserved int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.data, m.reserved
+}
+
+// closeSessions closes the boxes of removed sessions, saving first what
+// a deferred save still had to save.
+func (m *Manager) closeSessions(ss []*session) {
+	for _, s := range ss {
+		if s == nil {
+			continue
+		}
+		m.saveNow(s)
+		s.box.Close()
+	}
+}
+
+// addressKey is the context key of WithAddress.
+type addressKey struct{}
+
+// WithAddress returns a context that tells Manager.Exec the learner's
+// client address, so that a sandbox counts towards Options.MaxPerAddress.
+// The web layer knows the address; the playground only compares it.
+func WithAddress(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, addressKey{}, addr)
+}
+
 func (m *Manager) idleNotice() string {
 	return fmt.Sprintf("Your sandbox was idle for %s and was reset.", humanDuration(m.opts.IdleTimeout))
 }
 
-func (m *Manager) removeLocked(learner string) Box {
+// removeLocked removes the learner's session, if any, and returns it, for
+// the caller to close with closeSessions once m.mu is released.
+func (m *Manager) removeLocked(learner string) *session {
 	e, ok := m.sessions[learner]
 	if !ok {
 		return nil
 	}
 	delete(m.sessions, learner)
 	m.lru.Remove(e)
-	return e.Value.(*session).box
+	s := e.Value.(*session)
+	m.setSizeLocked(s, 0)
+	m.reserved -= s.reserved
+	s.reserved = 0
+	m.unlinkAddrLocked(s)
+	s.gone = true
+	return s
 }
 
 // Sweep drops the sandboxes idle for IdleTimeout at now, compacts those
 // idle for CompactAfter, and forgets reset notices older than a day. The
 // server calls it periodically; it returns how many sandboxes it dropped.
 func (m *Manager) Sweep(now time.Time) int {
-	var drop, compact []Box
+	var drop []*session
+	var compact []Box
 	m.mu.Lock()
 	for e := m.lru.Back(); e != nil; {
 		s := e.Value.(*session)
@@ -369,9 +623,7 @@ func (m *Manager) Sweep(now time.Time) int {
 		delete(m.dropped, learner)
 	}
 	m.mu.Unlock()
-	for _, b := range drop {
-		b.Close()
-	}
+	m.closeSessions(drop)
 	for _, b := range compact {
 		b.Compact()
 	}
@@ -382,16 +634,15 @@ func (m *Manager) Sweep(now time.Time) int {
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
-	var boxes []Box
+	var all []*session
 	for e := m.lru.Front(); e != nil; e = e.Next() {
-		boxes = append(boxes, e.Value.(*session).box)
+		all = append(all, e.Value.(*session))
 	}
-	m.sessions = map[string]*list.Element{}
-	m.lru.Init()
+	for _, s := range all {
+		m.removeLocked(s.learner)
+	}
 	m.mu.Unlock()
-	for _, b := range boxes {
-		b.Close()
-	}
+	m.closeSessions(all)
 }
 
 func humanDuration(d time.Duration) string {

@@ -27,7 +27,7 @@ func (s *Sandbox) run(c *conn, argv []string) (resp.Value, *RefusedError) {
 		if c.multi {
 			return resp.Err("ERR MULTI calls can not be nested"), nil
 		}
-		c.multi, c.dirty, c.queue = true, false, nil
+		c.multi, c.dirty, c.queue, c.queued = true, false, nil, 0
 		return resp.OK(), nil
 	case "EXEC":
 		if !c.multi {
@@ -51,11 +51,18 @@ func (s *Sandbox) run(c *conn, argv []string) (resp.Value, *RefusedError) {
 			ref := overLimit("ERR the playground queues at most %d commands in a transaction", s.limits.MaxQueued)
 			return resp.Err(ref.Msg), ref
 		}
+		n := argvBytes(argv)
+		if c.queued+n > s.limits.MaxQueuedBytes {
+			c.dirty = true
+			ref := overLimit("ERR the playground queues at most %d bytes of commands in a transaction", s.limits.MaxQueuedBytes)
+			return resp.Err(ref.Msg), ref
+		}
 		if ref := s.guard(cmd, argv); ref != nil {
 			c.dirty = true
 			return resp.Err(ref.Msg), ref
 		}
 		c.queue = append(c.queue, argv)
+		c.queued += n
 		return resp.StatusValue("QUEUED"), nil
 	}
 	return s.guarded(c, cmd, argv)
@@ -155,7 +162,7 @@ func unknownCommand(argv []string) string {
 // nil when one changed, and forgets the WATCHes either way, as EXEC does.
 func (s *Sandbox) exec(c *conn) resp.Value {
 	queue, dirty := c.queue, c.dirty
-	c.multi, c.dirty, c.queue = false, false, nil
+	c.multi, c.dirty, c.queue, c.queued = false, false, nil, 0
 	if dirty {
 		s.dispatch(c, "UNWATCH")
 		return resp.Err("EXECABORT Transaction discarded because of previous errors.")
@@ -175,7 +182,7 @@ func (s *Sandbox) exec(c *conn) resp.Value {
 
 // endTx drops a transaction and its WATCHes, as DISCARD does.
 func (s *Sandbox) endTx(c *conn) {
-	c.multi, c.dirty, c.queue = false, false, nil
+	c.multi, c.dirty, c.queue, c.queued = false, false, nil, 0
 	s.dispatch(c, "UNWATCH")
 }
 
@@ -221,3 +228,18 @@ func (sc scriptCaller) Call(argv []string, readOnly bool) (v resp.Value) {
 	v, _ = s.guarded(s.inner, cmd, argv)
 	return v
 }
+
+// argvBytes is what a queued command holds: its arguments, with the
+// overhead growth counts for each.
+func argvBytes(argv []string) int {
+	n := 0
+	for _, a := range argv {
+		n += len(a) + 8
+	}
+	return n
+}
+
+// queuedBytes is what both clients' transactions hold. It counts towards
+// the sandbox's data for a Manager's budget, as it takes memory as data
+// does.
+func (s *Sandbox) queuedBytes() int { return s.conns[0].queued + s.conns[1].queued }

@@ -89,6 +89,11 @@ type Sandbox struct {
 	// command being run may add to them; see guard.go.
 	keysBound, sizeBound     int
 	pendingKeys, pendingSize int
+	// sizeMeasured is the data's size when it was last measured.
+	sizeMeasured int
+	// allow is the data the line being run may leave in the sandbox, as
+	// ExecWithin was given it.
+	allow int
 
 	// track notes what commands changed, for TakeChanges; see changes.go.
 	track tracker
@@ -102,12 +107,13 @@ type Sandbox struct {
 // the transaction the playground queues itself, so that EVAL can be part of
 // MULTI/EXEC.
 type conn struct {
-	peer  *server.Peer
-	out   *bytes.Buffer
-	w     *bufio.Writer
-	multi bool
-	dirty bool
-	queue [][]string
+	peer   *server.Peer
+	out    *bytes.Buffer
+	w      *bufio.Writer
+	multi  bool
+	dirty  bool
+	queue  [][]string
+	queued int // bytes of queue, as argvBytes counts them
 }
 
 func newConn() *conn {
@@ -132,6 +138,7 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 		}),
 		now:    opts.Now,
 		limits: limits,
+		allow:  limits.MaxDataBytes,
 	}
 	if err := s.startServer(); err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -260,7 +267,7 @@ func (s *Sandbox) startServer() error {
 	s.tick()
 	m.ClockTTL(true)
 	s.srv.SetPreHook(s.hook)
-	s.keysBound, s.sizeBound = 0, 0
+	s.keysBound, s.sizeBound, s.sizeMeasured = 0, 0, 0
 	s.track.all = true // every key of the old server is gone
 	s.writes++
 	return nil

@@ -129,8 +129,30 @@ func (s *Sandbox) restore(snap Snapshot) error {
 		}
 	}
 	s.keysBound = len(snap.Keys)
-	s.sizeBound = s.dataSize()
+	s.measure()
 	// The caller has this state already: report only what changes next.
 	s.track = tracker{lastScripts: s.engine.Scripts(), lastOffset: s.offset}
 	return nil
+}
+
+// dataSize is the data of the snapshot's keys, as Sandbox.keySize counts
+// a key's.
+func (snap Snapshot) dataSize() int {
+	n := 0
+	for _, d := range snap.Keys {
+		n += len(d.Key) + len(d.String)
+		for f, v := range d.Hash {
+			n += len(f) + len(v) + elementOverhead
+		}
+		for _, e := range d.List {
+			n += len(e) + elementOverhead
+		}
+		for _, e := range d.Set {
+			n += len(e) + elementOverhead
+		}
+		for e := range d.ZSet {
+			n += len(e) + 8 + elementOverhead
+		}
+	}
+	return n
 }

@@ -72,6 +72,11 @@ func newMetrics(pg Playground) *metrics {
 			Name: "locklab_sandboxes_live", Help: "Playground sandboxes alive now.",
 		}, func() float64 { return float64(sc.Len()) }))
 	}
+	if d, ok := pg.(interface{ DataBytes() (int, int) }); ok {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "locklab_sandbox_data_bytes", Help: "Data of all playground sandboxes, as their budget (-sandbox-memory) counts it.",
+		}, func() float64 { data, _ := d.DataBytes(); return float64(data) }))
+	}
 	return m
 }
 

@@ -76,7 +76,9 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 		return playground.Result{}, err
 	}
 	start := time.Now()
-	res, err := s.playground.Exec(c.Request().Context(), id, client, line)
+	// The address counts the learner's sandbox towards its cap per address.
+	ctx := playground.WithAddress(c.Request().Context(), c.RealIP())
+	res, err := s.playground.Exec(ctx, id, client, line)
 	used := res.ScriptTime
 	if err != nil && res.Output == "" {
 		// The line failed before the sandbox could say (a worker stopped

@@ -47,6 +47,7 @@ type config struct {
 	// Sandbox worker processes (worker.go).
 	workers      int
 	workerMemory int64
+	memory       memoryConfig // memory.go
 }
 
 // run is the whole program: it parses args (args[0] is the program name),
@@ -69,6 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer limitMemory(cfg.memory)()
 
 	logger, err := newLogger(cfg.logFormat, stderr)
 	if err != nil {
@@ -186,6 +188,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := addKeepFlags(fset, getenv, &cfg.keep); err != nil {
 		return config{}, err
 	}
+	if err := addMemoryFlags(fset, getenv, &cfg.memory); err != nil {
+		return config{}, err
+	}
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
 		fset.PrintDefaults()
@@ -204,6 +209,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if cfg.maxParticipants < 1 {
 		return config{}, fmt.Errorf("-max-participants must be at least 1")
+	}
+	if err := checkMemoryFlags(cfg.memory); err != nil {
+		return config{}, err
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
 		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")

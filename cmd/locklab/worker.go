@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -71,7 +72,10 @@ func checkWorkerFlags(cfg config) error {
 // or with -sandbox-workers 0 a Manager in this process. With follow set,
 // learners' sandboxes are shared with the other replicas through it.
 func newSandboxes(cfg config, logger *slog.Logger, follow playground.SnapshotStore) (sandboxes, error) {
-	opts := playground.Options{IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes, Follow: follow, Logger: logger}
+	opts := playground.Options{
+		IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes, Follow: follow, Logger: logger,
+		MaxDataBytes: int(min(cfg.memory.sandboxData, math.MaxInt32)), MaxPerAddress: cfg.memory.perAddress,
+	}
 	opts.Limits.Script.Timeout = cfg.security.scriptTimeout
 	if cfg.workers == 0 {
 		return playground.NewManager(opts), nil

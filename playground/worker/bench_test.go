@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -45,5 +46,42 @@ func BenchmarkExec(b *testing.B) {
 				})
 			})
 		}
+	}
+}
+
+// BenchmarkSmallEditToBigKey measures a one-field HSET to a hash as large
+// as one key may grow, through a supervisor and its worker: the worker
+// reports the whole key to the supervisor's mirror after each write, so
+// the cost follows the key's size. With the default key limit of 256 KiB
+// it is bounded; "4 MiB key" is the cost without that limit, as when a
+// key could take the sandbox's whole data limit.
+func BenchmarkSmallEditToBigKey(b *testing.B) {
+	for _, keyBytes := range []int{256 << 10, 4 << 20} {
+		b.Run(fmt.Sprintf("%d KiB key", keyBytes>>10), func(b *testing.B) {
+			s, err := NewSupervisor(Options{Workers: 1, Command: workerCommand("serve"), Playground: playground.Options{
+				Limits: playground.Limits{MaxKeyBytes: keyBytes, MaxDataBytes: 4<<20 + 1<<20},
+			}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			value := strings.Repeat("v", 60_000)
+			for i := 0; ; i++ {
+				res, err := s.Exec(ctx, "ada", playground.ClientA, fmt.Sprintf("HSET h f%d %s", i, value))
+				if err != nil {
+					break // the key is full
+				}
+				if res.Output != "(integer) 1" {
+					b.Fatalf("HSET = %q", res.Output)
+				}
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if _, err := s.Exec(ctx, "ada", playground.ClientA, fmt.Sprintf("HSET h small %d", i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

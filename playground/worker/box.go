@@ -127,27 +127,29 @@ func (b *remoteBox) Writes() uint64 {
 	return b.writes
 }
 
-// Exec runs a line in the sandbox. A line whose worker died while running
-// it is not sent again: it may be what killed the worker.
-func (b *remoteBox) Exec(ctx context.Context, client playground.Client, line string) (playground.Result, error) {
-	resp, err := b.call(ctx, request{Op: opExec, Client: client, Line: line}, false)
+// ExecWithin runs a line in the sandbox, within the data allowance. A
+// line whose worker died while running it is not sent again: it may be
+// what killed the worker. The size is -1 when the worker did not answer;
+// the sandbox is then as it was.
+func (b *remoteBox) ExecWithin(ctx context.Context, client playground.Client, line string, allow int) (playground.Result, int, error) {
+	resp, err := b.call(ctx, request{Op: opExec, Client: client, Line: line, Allow: int64(allow)}, false)
 	switch {
 	case errors.Is(err, ErrWorkerStopped):
 		return b.failed(client, ErrWorkerStopped, stoppedMsg)
 	case errors.Is(err, ErrUnavailable):
 		return b.failed(client, ErrUnavailable, unavailableMsg)
 	case err != nil:
-		return playground.Result{}, err
+		return playground.Result{}, -1, err
 	}
-	return resp.Result, decodeErr(resp.ErrKind, resp.ErrMsg)
+	return resp.Result, int(resp.Size), decodeErr(resp.ErrKind, resp.ErrMsg)
 }
 
-func (b *remoteBox) failed(client playground.Client, kind error, msg string) (playground.Result, error) {
+func (b *remoteBox) failed(client playground.Client, kind error, msg string) (playground.Result, int, error) {
 	return playground.Result{
 		Client:  playground.Client(strings.ToUpper(string(client))),
 		Output:  "(error) " + msg,
 		ClockMS: b.Now().UnixMilli(),
-	}, &workerError{kind: kind, msg: msg}
+	}, -1, &workerError{kind: kind, msg: msg}
 }
 
 // Advance moves the sandbox clock; it is safe to send again.

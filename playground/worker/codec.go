@@ -371,6 +371,7 @@ func (q *request) appendTo(b []byte) []byte {
 	case opExec:
 		b = putString(b, string(q.Client))
 		b = putString(b, q.Line)
+		b = putInt(b, q.Allow)
 	case opAdvance:
 		b = putInt(b, q.D)
 	case opCancel:
@@ -402,6 +403,7 @@ func decodeRequest(frame []byte) (*request, error) {
 	case opExec:
 		q.Client = playground.Client(r.string())
 		q.Line = r.string()
+		q.Allow = r.int()
 	case opAdvance:
 		q.D = r.int()
 	case opCancel:
@@ -445,6 +447,7 @@ func (p *response) appendTo(b []byte) []byte {
 	b = putString(b, p.ErrMsg)
 	b = putInt(b, p.Clock)
 	b = putInt(b, p.Timeouts)
+	b = putInt(b, p.Size)
 	if parts&hasHello != 0 {
 		b = putString(b, p.Hello)
 		b = putInt(b, int64(p.PID))
@@ -490,6 +493,7 @@ func decodeResponse(frame []byte) (*response, error) {
 	p.ErrMsg = r.string()
 	p.Clock = r.int()
 	p.Timeouts = r.int()
+	p.Size = r.int()
 	if parts&hasHello != 0 {
 		p.Hello = r.string()
 		p.PID = int(r.int())

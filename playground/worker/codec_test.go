@@ -31,7 +31,7 @@ var (
 		{Op: opConfig, Limits: &playground.Limits{MaxKeys: 7, Script: script.Limits{Timeout: time.Second, MaxPatternSteps: 1e8}}},
 		{Op: opOpen, Box: 3, Now: 1772366400000000000},
 		{Op: opOpen, Box: 3, Now: -1, Snap: &testSnapshot},
-		{Op: opExec, ID: 1 << 40, Box: 1, Now: 42, Client: "B", Line: "EVAL \"return 'é'\" 0\x00"},
+		{Op: opExec, ID: 1 << 40, Box: 1, Now: 42, Client: "B", Line: "EVAL \"return 'é'\" 0\x00", Allow: 4 << 20},
 		{Op: opAdvance, ID: 2, Box: 1, D: int64(24 * time.Hour)},
 		{Op: opKeys, ID: 3, Box: 1},
 		{Op: opCompact, Box: 1},
@@ -40,7 +40,7 @@ var (
 	}
 	testResponses = []response{
 		{Hello: helloMagic, PID: 1234},
-		{ID: 1, Result: playground.Result{Client: "A", Output: "OK", ClockMS: 1772366400000}, Timeouts: 3},
+		{ID: 1, Result: playground.Result{Client: "A", Output: "OK", ClockMS: 1772366400000}, Timeouts: 3, Size: 60_123},
 		{ID: 2, Result: playground.Result{Client: "B", Output: "(error) ERR no", Notice: "reset", Clear: true, ScriptTime: 1500 * time.Millisecond}, ErrKind: errLimit, ErrMsg: "ERR no"},
 		{ID: 3, Changes: &playground.Changes{ClockMS: 7, Offset: time.Second, Reset: true, Keys: testSnapshot.Keys,
 			Deleted: []string{"gone"}, ScriptsChanged: true, Scripts: testSnapshot.Scripts, OffsetChanged: true}},

@@ -11,7 +11,10 @@
 // commands run one at a time, and a script spinning until its deadline
 // holds up no one else.
 //
-// After every command that changes a sandbox, the worker sends the
+// Each command carries the data allowance the Manager granted the sandbox
+// (see playground.Options.MaxDataBytes), and its answer the sandbox's
+// size, so that the budget holds across all workers. After every command
+// that changes a sandbox, the worker sends the
 // changes (playground.Changes) and the Supervisor applies them to a
 // playground.Mirror of the sandbox. When a worker dies (out of memory, a Go
 // fatal error, SIGKILL), the Supervisor starts another, and each sandbox

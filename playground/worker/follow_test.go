@@ -51,7 +51,7 @@ func (s *memSnapshots) Save(_ context.Context, learner string, data []byte, _ ti
 func TestSupervisorFollowsLearners(t *testing.T) {
 	clock := newFakeClock()
 	store := &memSnapshots{}
-	popts := playground.Options{Now: clock.Now, Follow: store}
+	popts := playground.Options{Now: clock.Now, Follow: store, AfterFunc: clock.AfterFunc}
 	sup := newTestSupervisor(t, Options{Workers: 1, Playground: popts})
 	local := playground.NewManager(popts)
 	t.Cleanup(local.Close)
@@ -77,8 +77,10 @@ func TestSupervisorFollowsLearners(t *testing.T) {
 	if _, err := sup.Advance("ada", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	clock.runTimers() // the deferred save of the Advance
 	run("in process", local, "PTTL lock:1", "(integer) 15000")
 	run("in process", local, "INCR n", "(integer) 2")
+	clock.runTimers()
 
 	// Restored into the worker from the store, then the worker dies: the
 	// sandbox comes back from its mirror, which the restore seeded.

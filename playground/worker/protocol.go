@@ -44,6 +44,10 @@ type request struct {
 	Now    int64
 	Client playground.Client
 	Line   string
+	// Allow is the data the sandbox may hold after opExec's line, as
+	// playground.Sandbox.ExecWithin takes it: the Manager's share of its
+	// budget for the sandbox.
+	Allow  int64
 	D      int64 // nanoseconds, for opAdvance
 	Target uint64
 	Snap   *playground.Snapshot
@@ -64,6 +68,9 @@ type response struct {
 	Changes *playground.Changes
 	Keys    []playground.KeyInfo
 	Clock   int64 // opAdvance: the sandbox clock after it, Unix nanoseconds
+	// Size is opExec's bound of the sandbox's data after the line, for
+	// the Manager's budget.
+	Size int64
 	// Timeouts counts the scripts the worker stopped at their deadline,
 	// since it started.
 	Timeouts int64

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -353,7 +354,9 @@ func (s *server) run(b *wbox, req *request) *response {
 		if ctx == nil {
 			ctx = s.ctx // a quick command, run without a way to cancel it
 		}
-		resp.Result, err = b.sb.Exec(ctx, req.Client, req.Line)
+		var size int
+		resp.Result, size, err = b.sb.ExecWithin(ctx, req.Client, req.Line, int(min(req.Allow, math.MaxInt32)))
+		resp.Size = int64(size)
 	case opAdvance:
 		var now time.Time
 		now, err = b.sb.Advance(time.Duration(req.D))

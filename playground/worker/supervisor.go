@@ -187,6 +187,10 @@ func (s *Supervisor) Sweep(now time.Time) int { return s.m.Sweep(now) }
 // Len returns the number of live sandboxes.
 func (s *Supervisor) Len() int { return s.m.Len() }
 
+// DataBytes returns the data of all sandboxes and what the calls in
+// flight may add, as playground.Manager.DataBytes.
+func (s *Supervisor) DataBytes() (data, reserved int) { return s.m.DataBytes() }
+
 // Restarts returns how many times a worker was restarted after it stopped.
 func (s *Supervisor) Restarts() int64 { return s.restarts.Load() }
 

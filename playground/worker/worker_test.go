@@ -104,8 +104,41 @@ func workerCommand(mode string) func() *exec.Cmd {
 
 // fakeClock is a clock the test moves by hand.
 type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu     sync.Mutex
+	t      time.Time
+	timers []*func() // nil once stopped
+}
+
+// AfterFunc keeps f for runTimers, as playground.Options.AfterFunc.
+func (c *fakeClock) AfterFunc(_ time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := &f
+	c.timers = append(c.timers, p)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		pending := *p != nil
+		*p = nil
+		return pending
+	}
+}
+
+// runTimers runs the pending timers now: the Managers' deferred saves.
+func (c *fakeClock) runTimers() {
+	c.mu.Lock()
+	var fs []func()
+	for _, p := range c.timers {
+		if *p != nil {
+			fs = append(fs, *p)
+			*p = nil
+		}
+	}
+	c.timers = nil
+	c.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
 }
 
 func newFakeClock() *fakeClock {
