@@ -313,12 +313,14 @@ func attackCarryCodes(t *testing.T, tg *target) {
 	}
 }
 
-// attackHostHeader sends a Host (and X-Forwarded-Host) of another site:
-// links the server makes must not point there.
+// attackHostHeader sends a Host (and X-Forwarded-Host) of another site
+// from a client that is not a trusted proxy: links the server makes must
+// not point there.
 func attackHostHeader(t *testing.T, tg *target) {
 	s := tg.open
-	l := learner(t, s)
+	l := learner(t, s).untrusted()
 	adm, code := admin(t, s)
+	adm.untrusted()
 	for _, hdr := range []http.Header{{"Host": {"evil.com"}}, {"X-Forwarded-Host": {"evil.com"}}} {
 		for _, tt := range []struct {
 			b          *browser

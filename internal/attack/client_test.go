@@ -56,6 +56,21 @@ type browser struct {
 	xff string
 }
 
+// untrustedTransport connects from 127.0.0.2: the servers trust only
+// 127.0.0.1 as a proxy, so requests through it come from an ordinary
+// client, whose Host and X-Forwarded-* headers nobody vouches for.
+var untrustedTransport = &http.Transport{
+	DialContext:         (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 5 * time.Second}).DialContext,
+	MaxIdleConnsPerHost: 16, IdleConnTimeout: time.Minute, DisableCompression: true,
+}
+
+// untrusted makes b's later requests come from an address the server does
+// not trust as a proxy.
+func (b *browser) untrusted() *browser {
+	b.c.Transport = untrustedTransport
+	return b
+}
+
 func newBrowser(srv *server) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{srv: srv, jar: jar, c: &http.Client{
@@ -142,7 +157,7 @@ func (b *browser) do(method, path, contentType string, body []byte, deadline tim
 		for _, ck := range b.jar.Cookies(req.URL) {
 			req.AddCookie(ck)
 		}
-		client = &http.Client{Transport: transport, CheckRedirect: b.c.CheckRedirect}
+		client = &http.Client{Transport: b.c.Transport, CheckRedirect: b.c.CheckRedirect}
 	}
 	start := time.Now()
 	resp, err := client.Do(req)
