@@ -59,6 +59,25 @@ func (s *Server) adminGuessMeters(c echo.Context) []struct {
 	}
 }
 
+// guessToken reports whether a token the client sent is right, under the
+// guess limits: a refusal (429, or 503 if the meters cannot be read) when
+// too many wrong ones came lately, and a wrong one is counted. Guesses are
+// checked one at a time in this process, so that many sent at once cannot
+// all pass the check before any of them is counted. right compares in
+// constant time.
+func (s *Server) guessToken(c echo.Context, right func() bool) (bool, error) {
+	s.guessMu.Lock()
+	defer s.guessMu.Unlock()
+	if err := s.checkAdminGuess(c); err != nil {
+		return false, err
+	}
+	if right() {
+		return true, nil
+	}
+	s.failedAdminGuess(c)
+	return false, nil
+}
+
 // checkAdminGuess refuses to check a token when too many wrong ones came
 // lately, from this address or from everyone: 429 with Retry-After, or
 // 503 if the meters cannot be read.

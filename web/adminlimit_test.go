@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeMeter is a Meter whose units come back only when the test says so.
@@ -17,17 +18,22 @@ type fakeMeter struct {
 	burst int
 	used  map[string]int
 	down  bool
+	// latency is how long Available takes, as a round trip to Redis does.
+	latency time.Duration
 }
 
 func newFakeMeter(burst int) *fakeMeter { return &fakeMeter{burst: burst, used: map[string]int{}} }
 
 func (m *fakeMeter) Available(_ context.Context, key string) (int, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.down {
+	down, have := m.down, m.burst-m.used[key]
+	m.mu.Unlock()
+	// The answer is read at once and arrives later, as from Redis.
+	time.Sleep(m.latency)
+	if down {
 		return 0, errors.New("meter down")
 	}
-	return m.burst - m.used[key], nil
+	return have, nil
 }
 
 func (m *fakeMeter) Take(_ context.Context, key string, n int) error {
@@ -182,5 +188,44 @@ func TestWrongBearerWithoutLimits(t *testing.T) {
 	s.ServeHTTP(w, r)
 	if w.Code != 401 || w.Header().Get("WWW-Authenticate") == "" {
 		t.Errorf("GET /admin with a wrong token = %d, WWW-Authenticate %q; want 401 with a challenge", w.Code, w.Header().Get("WWW-Authenticate"))
+	}
+}
+
+// TestAdminGuessesAtOnce sends many wrong tokens at the same moment: each
+// is counted before the next is checked, so no more get an answer than the
+// limit allows, however many arrive together.
+func TestAdminGuessesAtOnce(t *testing.T) {
+	const burst, guesses = 3, 40
+	cfg := testConfig(t)
+	cfg.AdminToken = adminToken
+	meter := newFakeMeter(burst)
+	meter.latency = time.Millisecond // a window for guesses to slip through
+	cfg.AdminLimits = AdminLimits{PerAddress: meter, AddressPerMinute: 5}
+	cfg.TrustedProxies = nil
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	start := make(chan struct{})
+	for range guesses {
+		wg.Go(func() {
+			r := httptest.NewRequest("GET", "/admin", nil)
+			r.RemoteAddr = "192.0.2.7:1234"
+			r.Header.Set("Authorization", "Bearer wrong-token-0123456789")
+			w := httptest.NewRecorder()
+			<-start
+			s.ServeHTTP(w, r)
+			mu.Lock()
+			codes[w.Code]++
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	if codes[http.StatusUnauthorized] != burst || codes[http.StatusTooManyRequests] != guesses-burst {
+		t.Errorf("%d wrong tokens at once got %v; want %d answered 401 and the rest 429", guesses, codes, burst)
 	}
 }

@@ -111,11 +111,11 @@ func (m *metrics) handler() http.Handler {
 // towards the same limits as wrong admin tokens.
 func (s *Server) handleMetrics(c echo.Context) error {
 	if s.metricsToken != "" {
-		if err := s.checkAdminGuess(c); err != nil {
+		ok, err := s.guessToken(c, func() bool { return metricsAuthorized(c.Request(), s.metricsToken) })
+		if err != nil {
 			return err
 		}
-		if !metricsAuthorized(c.Request(), s.metricsToken) {
-			s.failedAdminGuess(c)
+		if !ok {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="locklab metrics"`)
 			return echo.NewHTTPError(http.StatusUnauthorized, "send the metrics token as Authorization: Bearer")
 		}
