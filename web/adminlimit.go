@@ -3,7 +3,6 @@ package web
 import (
 	"math"
 	"net/http"
-	"net/netip"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -25,20 +24,6 @@ type AdminLimits struct {
 	AddressPerMinute, OverallPerMinute int
 }
 
-// addressGroup is the key the limits count a client by: its address, or
-// for IPv6 the /64 it is in.
-func addressGroup(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ip
-	}
-	a = a.Unmap()
-	if a.Is4() {
-		return a.String()
-	}
-	return netip.PrefixFrom(a, 64).Masked().String()
-}
-
 // adminGuessMeters are the meters a guess is checked against, with their
 // keys and refill.
 func (s *Server) adminGuessMeters(c echo.Context) []struct {
@@ -54,7 +39,7 @@ func (s *Server) adminGuessMeters(c echo.Context) []struct {
 		perMinute int
 		label     string
 	}{
-		{l.PerAddress, "admin:addr:" + addressGroup(c.RealIP()), l.AddressPerMinute, "admin_signin_per_address"},
+		{l.PerAddress, "admin:addr:" + clientAddress(c), l.AddressPerMinute, "admin_signin_per_address"},
 		{l.Overall, "admin:all", l.OverallPerMinute, "admin_signin"},
 	}
 }

@@ -112,7 +112,7 @@ func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
 	limits := []struct {
 		l   CarryLimit
 		key string
-	}{{s.carryLimits.Issue, "c:learner:" + id}, {s.carryLimits.IssuePerAddress, "c:addr:" + addressKey(c.RealIP())}}
+	}{{s.carryLimits.Issue, "c:learner:" + id}, {s.carryLimits.IssuePerAddress, "c:addr:" + clientAddress(c)}}
 	for _, l := range limits {
 		if wait := s.over(c, l.l, l.key); wait > 0 {
 			s.metrics.rateLimited.WithLabelValues("carry_codes").Inc()
@@ -136,7 +136,11 @@ func (s *Server) adopt(c echo.Context, input string) error {
 	if _, err := carry.Parse(input); err != nil {
 		return err // a typo: no code was looked up
 	}
-	guesses, key := s.carryLimits.Guesses, "g:addr:"+addressKey(c.RealIP())
+	guesses, key := s.carryLimits.Guesses, "g:addr:"+clientAddress(c)
+	// Guesses sent at once are looked up one at a time, each counted
+	// before the next is checked.
+	s.guessMu.Lock()
+	defer s.guessMu.Unlock()
 	if wait := s.over(c, guesses, key); wait > 0 {
 		s.metrics.rateLimited.WithLabelValues("carry_guesses").Inc()
 		return s.carryTooMany(c, wait, "There were many wrong codes from your address.")
@@ -157,17 +161,6 @@ func (s *Server) carryTooMany(c echo.Context, wait time.Duration, why string) er
 	secs := int(math.Ceil(wait.Seconds()))
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 	return echo.NewHTTPError(http.StatusTooManyRequests, why+" Please try again in "+waitText(secs)+".")
-}
-
-// addressKey is the address limits count by: the address itself, or for
-// IPv6 its /64, which one subscriber usually holds whole.
-func addressKey(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil || !a.Unmap().Is6() {
-		return ip
-	}
-	p, _ := a.Prefix(64)
-	return p.String()
 }
 
 func (s *Server) carryLink(c echo.Context, code carry.Code) string {

@@ -404,20 +404,6 @@ func TestOrigin(t *testing.T) {
 	}
 }
 
-func TestAddressKey(t *testing.T) {
-	for in, want := range map[string]string{
-		"192.0.2.7":             "192.0.2.7",
-		"2001:db8:1:2:3:4:5:6":  "2001:db8:1:2::/64",
-		"2001:db8:1:2:ffff::9":  "2001:db8:1:2::/64",
-		"::ffff:192.0.2.7":      "::ffff:192.0.2.7",
-		"not an address at all": "not an address at all",
-	} {
-		if got := addressKey(in); got != want {
-			t.Errorf("addressKey(%q) = %q; want %q", in, got, want)
-		}
-	}
-}
-
 // TestCarryCodesStayOutOfLogs: the request log shows /carry/… for a link,
 // never the code.
 func TestCarryCodesStayOutOfLogs(t *testing.T) {

@@ -77,7 +77,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	}
 	start := time.Now()
 	// The address counts the learner's sandbox towards its cap per address.
-	ctx := playground.WithAddress(c.Request().Context(), c.RealIP())
+	ctx := playground.WithAddress(c.Request().Context(), clientAddress(c))
 	res, err := s.playground.Exec(ctx, id, client, line)
 	used := res.ScriptTime
 	if err != nil && res.Output == "" {

@@ -91,7 +91,7 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 	if run, ok := s.raceRuns.get(key); ok {
 		return info, run.tl, run.err
 	}
-	meter, mkey := s.limits.Races, "r:addr:"+addressGroup(c.RealIP())
+	meter, mkey := s.limits.Races, "r:addr:"+clientAddress(c)
 	if meter != nil {
 		// A meter that fails (Redis down) lets the run go, as the write
 		// limits do: the course staying usable matters more.

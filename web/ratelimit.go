@@ -111,7 +111,7 @@ func (s *Server) limitWrites() echo.MiddlewareFunc {
 				s.metrics.rateLimited.WithLabelValues("writes").Inc()
 				return tooMany(c, "requests")
 			}
-			if !s.allow(c, s.limits.WritesPerAddress, "w:addr:"+c.RealIP()) {
+			if !s.allow(c, s.limits.WritesPerAddress, "w:addr:"+clientAddress(c)) {
 				s.metrics.rateLimited.WithLabelValues("writes_per_address").Inc()
 				return tooMany(c, "requests from your address")
 			}
@@ -137,7 +137,7 @@ func (s *Server) limitScript(c echo.Context, learner, line string) (func(used ti
 	if l.Scripts == nil && l.ScriptsPerAddress == nil && l.ScriptTime.Learner == nil {
 		return none, nil
 	}
-	addr := c.RealIP()
+	addr := clientAddress(c)
 	b := l.ScriptTime
 	pay := func(used time.Duration) { s.chargeScriptTime(c, learner, addr, used) }
 	if b.Learner == nil {

@@ -112,7 +112,8 @@ type Server struct {
 	workshops     WorkshopStore
 	adminToken    string
 	adminLimits   AdminLimits
-	// guessMu makes checking a guessed token and counting it one step.
+	// guessMu makes checking a guess (an admin or metrics token, a carry
+	// code) and counting it one step.
 	guessMu sync.Mutex
 	// metricsToken and separateMetrics: see Config.
 	metricsToken    string
