@@ -92,3 +92,18 @@ func TestJSONBodyOverLimit(t *testing.T) {
 		t.Errorf("keys after a refused body = %v; want none", ks)
 	}
 }
+
+func TestShownLine(t *testing.T) {
+	long := strings.Repeat("é", maxShownLine) // two bytes each
+	for _, tt := range []struct{ line, want string }{
+		{"SET k v", "SET k v"},
+		{strings.Repeat("a", maxShownLine), strings.Repeat("a", maxShownLine)},
+		{strings.Repeat("a", maxShownLine+1), strings.Repeat("a", maxShownLine) + "… (1025 bytes in all)"},
+		{long, strings.Repeat("é", maxShownLine/2) + "… (2048 bytes in all)"},
+		{"a" + long, "a" + strings.Repeat("é", maxShownLine/2-1) + "… (2049 bytes in all)"},
+	} {
+		if got := shownLine(tt.line); got != tt.want {
+			t.Errorf("shownLine(%d bytes) = %.40q… (%d bytes); want %.40q… (%d bytes)", len(tt.line), got, len(got), tt.want, len(tt.want))
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -205,6 +206,24 @@ const (
 	maxTranscriptBytes   = 24 << 10
 )
 
+// maxShownLine is how much of a typed line the transcript repeats: a
+// longer one (a paste, or a line the playground refused for its length)
+// is cut, so that the page costs what a reply does, not what was posted.
+const maxShownLine = 1 << 10
+
+// shownLine is line as the transcript shows it: cut at maxShownLine
+// bytes, on a character boundary, saying how long it was.
+func shownLine(line string) string {
+	if len(line) <= maxShownLine {
+		return line
+	}
+	cut := maxShownLine
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return line[:cut] + "… (" + strconv.Itoa(len(line)) + " bytes in all)"
+}
+
 func decodeTranscript(raw string) []views.PGEntry {
 	var entries []views.PGEntry
 	if raw == "" || len(raw) > 4*maxTranscriptBytes || json.Unmarshal([]byte(raw), &entries) != nil {
@@ -250,7 +269,7 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 		if res.Clear {
 			entries = nil
 		} else {
-			entries = append(entries, views.PGEntry{Client: string(client), Line: line, Output: res.Output, Notice: res.Notice})
+			entries = append(entries, views.PGEntry{Client: string(client), Line: shownLine(line), Output: res.Output, Notice: res.Notice})
 		}
 	case "advance":
 		ms, _ := strconv.ParseInt(c.FormValue("ms"), 10, 64)
