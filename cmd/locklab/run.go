@@ -54,6 +54,9 @@ type config struct {
 // reads settings from getenv, and serves until ctx is cancelled or the
 // process gets SIGINT or SIGTERM.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 1 && args[1] == "version" {
+		return printVersion(stdout)
+	}
 	if len(args) > 1 && args[1] == "healthcheck" {
 		return healthcheck(ctx, args[2:], getenv, stderr)
 	}
@@ -192,7 +195,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0])
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0])
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args[1:]); err != nil {
