@@ -9,19 +9,20 @@ FROM golang:1.26-bookworm AS build
 # security fixes), fetched through the module proxy if the image's Go is
 # older.
 ENV GOTOOLCHAIN=auto
-# What `locklab version` prints and the image's labels say; the image is
-# built without .git, so they come from the builder:
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN --mount=type=cache,target=/go/pkg/mod \
+    --mount=type=cache,target=/root/.cache/go-build \
+    go mod download
+# What `locklab version` prints and the image's labels say, declared after
+# the download (which they would otherwise run again). The image is built
+# without .git, so they come from the builder:
 #   docker build --build-arg VERSION=v1.2.0 \
 #     --build-arg REVISION=$(git rev-parse HEAD) \
 #     --build-arg CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ) -t locklab .
 ARG VERSION=(devel)
 ARG REVISION=unknown
 ARG CREATED=
-WORKDIR /src
-COPY go.mod go.sum ./
-RUN --mount=type=cache,target=/go/pkg/mod \
-    --mount=type=cache,target=/root/.cache/go-build \
-    go mod download
 COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \

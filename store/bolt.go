@@ -41,7 +41,7 @@ func OpenBolt(dir string, opts ...Option) (*Store, error) {
 	path := filepath.Join(dir, "progress.db")
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store: open the progress file: %w", err) // err names the path
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{learnersBucket, metaBucket, []byte(workshopsBucket), []byte(workshopIndexBucket), seenBucket, carryBucket, carryByBucket} {
