@@ -47,7 +47,7 @@ func (s *Sandbox) execLocked(ctx context.Context, c *conn, client Client, line s
 	res.Client = Client(strings.ToUpper(string(client)))
 	defer func() { res.ClockMS = s.clock().UnixMilli() }()
 	if len(line) > s.limits.MaxLineBytes {
-		ref := overLimit("ERR the playground takes lines of at most %d bytes", s.limits.MaxLineBytes)
+		ref := overLimit("ERR the playground takes lines of at most %s", sizeText(s.limits.MaxLineBytes))
 		res.Output = "(error) " + ref.Msg
 		return res, ref
 	}
@@ -82,11 +82,17 @@ func (s *Sandbox) execLocked(ctx context.Context, c *conn, client Client, line s
 		s.ctx, s.lineDeadline, s.scriptTime = nil, time.Time{}, 0
 	}()
 	var out strings.Builder
-	for range repeat {
+	for i := range repeat {
 		v, ref := s.runSafely(c, argv)
 		out.WriteString(Format(v))
 		if ref != nil {
 			err = ref
+			break
+		}
+		// Once scripts have used the line's deadline, every repeat left
+		// would only say so again.
+		if left := repeat - i - 1; left > 0 && s.scriptTime > 0 && !time.Now().Before(s.lineDeadline) {
+			fmt.Fprintf(&out, "(the playground did not run the other %d: this line's scripts used up its %v)\n", left, s.limits.Script.Timeout)
 			break
 		}
 	}

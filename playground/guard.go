@@ -20,15 +20,15 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 	// which is laxer than Redis, so that nothing slips past the guard.
 	case "SETBIT":
 		if off, ok := atoi(argv[2]); ok && off/8 >= int64(l.MaxValueBytes) {
-			return overLimit("ERR the playground keeps strings under %d bytes, so bit offsets stop at %d", l.MaxValueBytes, l.MaxValueBytes*8-1)
+			return overLimit("ERR the playground keeps strings under %s, so bit offsets stop at %d", sizeText(l.MaxValueBytes), l.MaxValueBytes*8-1)
 		}
 	case "SETRANGE":
 		if off, ok := atoi(argv[2]); ok && off > int64(l.MaxValueBytes-len(argv[3])) {
-			return overLimit("ERR the playground keeps strings under %d bytes", l.MaxValueBytes)
+			return overLimit("ERR the playground keeps strings under %s", sizeText(l.MaxValueBytes))
 		}
 	case "APPEND":
 		if cur, err := s.m.Get(argv[1]); err == nil && len(cur)+len(argv[2]) > l.MaxValueBytes {
-			return overLimit("ERR the playground keeps strings under %d bytes", l.MaxValueBytes)
+			return overLimit("ERR the playground keeps strings under %s", sizeText(l.MaxValueBytes))
 		}
 	case "SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER", "SPOP":
 		if len(argv) > 2 {
@@ -63,7 +63,7 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 		s.measure()
 		switch {
 		case s.sizeBound+growth+queued > l.MaxDataBytes:
-			return overLimit("ERR the playground keeps at most %d bytes of data in a sandbox; delete some keys (DEL, FLUSHDB)", l.MaxDataBytes)
+			return overLimit("ERR the playground keeps at most %s of data in a sandbox; delete some keys (DEL, FLUSHDB)", sizeText(l.MaxDataBytes))
 		case s.sizeBound+growth > allow:
 			return overLimit("ERR the playground is full right now and cannot take more data in your sandbox; try again in a few minutes, or make room in it (DEL, FLUSHDB)")
 		}
@@ -133,7 +133,7 @@ func (s *Sandbox) guardKeySize(name string, argv, keys []string, growth int) *Re
 	}
 	for _, k := range keys {
 		if growth > max || s.keySize(k)+growth > max {
-			return overLimit("ERR the playground keeps each key under %d bytes, all its elements together, and %s could grow past that; use several smaller keys", max, Quote(k))
+			return overLimit("ERR the playground keeps each key under %s, all its elements together, and %s could grow past that; use several smaller keys", sizeText(max), Quote(k))
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/locklab/locklab/playground/script"
@@ -60,4 +61,16 @@ func (l Limits) withDefaults() Limits {
 		l.Script.MaxStringBytes = l.MaxValueBytes * 4
 	}
 	return l
+}
+
+// sizeText writes a limit for people: "64 KiB" or "4 MiB" when it is a
+// whole number of them, else in bytes.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
 }

@@ -66,8 +66,16 @@ func TestResultScriptTime(t *testing.T) {
 	if got := run(`EVAL "return 1" 0`).ScriptTime; got <= 0 || got >= timeout {
 		t.Errorf("a quick EVAL: ScriptTime = %v; want more than 0 and less than %v", got, timeout)
 	}
-	if got := run(`3 EVAL "while true do end" 0`).ScriptTime; got < timeout || got > 4*timeout {
+	res := run(`3 EVAL "while true do end" 0`)
+	if got := res.ScriptTime; got < timeout || got > 4*timeout {
 		t.Errorf("3 spinning EVALs: ScriptTime = %v; want the line's deadline, %v, and not three of them", got, timeout)
+	}
+	// One error, and a word that the other repeats did not run.
+	if lines := strings.Split(res.Output, "\n"); len(lines) != 2 || !strings.Contains(lines[0], "stopped the script") || !strings.Contains(lines[1], "did not run the other 2") {
+		t.Errorf("3 spinning EVALs printed %q; want the deadline's error once and that the other 2 did not run", res.Output)
+	}
+	if got := run(`3 EVAL "return 1" 0`).Output; got != "(integer) 1\n(integer) 1\n(integer) 1" {
+		t.Errorf("3 quick EVALs printed %q; want three replies", got)
 	}
 	for _, line := range []string{"MULTI", `EVAL "while true do end" 0`, `EVAL "while true do end" 0`} {
 		if res := run(line); res.ScriptTime != 0 {

@@ -11,6 +11,9 @@
 
   var $ = function (sel) { return root.querySelector(sel); };
   var form = $("[data-pg-form]"), input = form.querySelector("input[name=line]");
+  // The keys that recall and clear lines work only with this script.
+  var jsHint = $("[data-pg-js-hint]");
+  if (jsHint) jsHint.hidden = false;
   var transcript = $("[data-pg-transcript]"), prompt = $("[data-pg-prompt]");
   var keysBody = $("[data-pg-keys] tbody"), empty = $("[data-pg-empty]");
   var clockEl = $("[data-pg-clock]");
@@ -49,7 +52,9 @@
     scrollDown();
   }
 
-  function addEntry(who, line, output) {
+  // addEntry shows a line and its reply; a Redis error reply, or the
+  // server's refusal of the line (cls), shows as an error.
+  function addEntry(who, line, output, cls) {
     var li = document.createElement("li");
     li.className = "pg-entry pg-from-" + who;
     var cmd = document.createElement("span");
@@ -60,6 +65,7 @@
     cmd.append(w, " " + line);
     var out = document.createElement("pre");
     out.className = "pg-out";
+    if (cls || output.indexOf("(error)") === 0) out.className += " " + (cls || "pg-out-error");
     out.textContent = output;
     li.append(cmd, out);
     transcript.appendChild(li);
@@ -77,7 +83,9 @@
       refreshKeys();
       return res.output;
     }, function (err) {
-      addNotice(err.message, "pg-notice pg-error");
+      // The line was not run (too many at once, a body too large): show it
+      // with the reason, so the learner sees which line and can recall it.
+      addEntry(who, line, err.message, "pg-out-refused");
       throw err;
     });
   }

@@ -83,10 +83,16 @@ func allocatedBy(f func()) uint64 {
 func TestJSONBodyOverLimit(t *testing.T) {
 	ts := newTestServer(t)
 	l := newLearner(t, ts.URL)
-	b, _ := json.Marshal(execRequest{Line: "SET k " + strings.Repeat("x", 100<<10), Client: "A"})
+	b, _ := json.Marshal(execRequest{Line: "SET k " + strings.Repeat("x", 200<<10), Client: "A"})
 	code, body := l.do("POST", "/api/playground/exec", "application/json", string(b))
-	if code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than 64 KiB") {
-		t.Errorf("a 100 KiB JSON body = %d %s; want 413 saying the limit", code, body)
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than 192 KiB") {
+		t.Errorf("a 200 KiB JSON body = %d %s; want 413 saying the limit", code, body)
+	}
+	// A line just past the playground's limit, as JSON with escapes, is
+	// the playground's own clear refusal.
+	line := `SET k "` + strings.Repeat(`\"`, 33<<10) + `"` // 66 KiB, 132 KiB as JSON
+	if code, r, body := l.exec("A", line); code != http.StatusOK || !strings.Contains(r.Output, "lines of at most 64 KiB") {
+		t.Errorf("a 66 KiB line = %d %.200s; want 200 with the playground's refusal", code, body)
 	}
 	if ks := l.keys(); len(ks) != 0 {
 		t.Errorf("keys after a refused body = %v; want none", ks)

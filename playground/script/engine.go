@@ -263,7 +263,7 @@ func (e *Engine) stopped(err error, sha string) resp.Value {
 	switch {
 	case errors.Is(err, errTimeout):
 		e.shared.timeouts.Add(1)
-		return resp.Err(fmt.Sprintf("ERR the playground stopped the script after %v: scripts must finish quickly, as Redis runs nothing else meanwhile script: %s", e.opts.Limits.Timeout, sha))
+		return resp.Err(fmt.Sprintf("ERR the playground stopped the script after %v: scripts must finish quickly, as Redis runs nothing else meanwhile (script %s)", e.opts.Limits.Timeout, sha))
 	case errors.Is(err, errMemory):
 		return resp.Err(fmt.Sprintf("ERR the playground stopped the script: it allocated more than %d MiB script: %s", e.opts.Limits.MaxAllocBytes>>20, sha))
 	}

@@ -268,7 +268,7 @@ func CarryPage(m Carry) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<button type=\"submit\" class=\"button\">Use this progress here</button></form><p class=\"carry-note\">This browser then starts afresh with that progress and whatever it had saved; no code ever lets another device act as you.</p></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<button type=\"submit\" class=\"button\">Use this progress here</button></form><p class=\"carry-note\">This browser then carries on with that progress, together with anything it had saved itself; no code ever lets another device act as you.</p></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
