@@ -15,7 +15,7 @@ func TestOneDeadlinePerLine(t *testing.T) {
 	s := newTestSandbox(t, newFakeClock(), Limits{Script: scriptLimitsForTests()})
 	spin := `EVAL "while true do end" 0`
 	for _, tt := range []struct {
-		name  string
+		name    string
 		setup   []string
 		line    string
 		stopped int // scripts that say they were stopped
