@@ -36,19 +36,6 @@ func TestLimiterShared(t *testing.T) {
 	}
 }
 
-func TestMemoryLimiter(t *testing.T) {
-	l := NewMemoryLimiter(5, 10)
-	allowed := 0
-	for range 40 {
-		if ok, _ := l.Allow(context.Background(), "k"); ok {
-			allowed++
-		}
-	}
-	if allowed < 10 || allowed > 12 {
-		t.Errorf("let %d of 40 through; want about 10", allowed)
-	}
-}
-
 // twoReplicas opens two Stores on one real redis-server, as two replicas
 // would.
 func twoReplicas(t *testing.T) (*Store, *Store) {
