@@ -65,10 +65,12 @@ func (r *redisBackend) rate(n int, per time.Duration, burst int, prefix string) 
 	}
 }
 
-// do runs one call to Redis through the breaker.
+// do runs one call to Redis through the breaker. Its errors are only
+// logged (the limits fail open or closed on any error), so they keep the
+// cause (limit.ErrOpen, the caller's cancellation) for the log to tell.
 func (k rateKeys) do(ctx context.Context, call func(context.Context) error) error {
 	if err := k.breaker.Do(ctx, call); err != nil {
-		return fmt.Errorf("store: rate limit: %w", unavailable(err))
+		return fmt.Errorf("store: rate limit: %w: %w", ErrUnavailable, err)
 	}
 	return nil
 }
