@@ -3,48 +3,85 @@ package store
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
-	"golang.org/x/time/rate"
+
+	"github.com/locklab/locklab/limit"
 )
 
-// Limiter lets at most a set number of events per second through for each
-// key (a learner, an address), with short bursts.
-type Limiter interface {
-	Allow(ctx context.Context, key string) (bool, error)
-}
+// Store is a limit.Maker: with Redis its limiters and meters are shared
+// by every replica (GCRA in Redis, via redis_rate); with the file store
+// they are limit.Memory, in this process.
+var _ limit.Maker = (*Store)(nil)
 
 // Limiter returns a rate limiter of perSecond events per key with bursts
-// of burst. With Redis it is shared by every replica (GCRA in Redis, via
-// redis_rate); with the file store it lives in this process.
-func (s *Store) Limiter(perSecond, burst int) Limiter {
+// of burst.
+func (s *Store) Limiter(perSecond, burst int) limit.Limiter {
 	if r, ok := s.b.(*redisBackend); ok {
-		return &redisLimiter{l: redis_rate.NewLimiter(r.rdb), limit: redis_rate.Limit{Rate: perSecond, Burst: burst, Period: time.Second}, prefix: r.prefix + "rate:"}
+		return &redisLimiter{r.rate(perSecond, time.Second, burst, "rate:")}
 	}
-	return NewMemoryLimiter(perSecond, burst)
+	return limit.Memory{}.Limiter(perSecond, burst)
 }
 
-type redisLimiter struct {
-	l      *redis_rate.Limiter
-	limit  redis_rate.Limit
-	prefix string
-
-	mu        sync.Mutex
-	downUntil time.Time // after a failure, do not wait on Redis again for a while
+// Meter returns a meter of perSecond units a second per key with bursts
+// of burst.
+func (s *Store) Meter(perSecond, burst int) limit.Meter {
+	return s.MeterPer(perSecond, time.Second, burst)
 }
 
-// limiterTimeout is short: a limiter must never be what makes a request slow.
+// MeterPer is Meter with the refill given per period instead of per
+// second: n units every per, for things counted per minute or hour
+// (failed sign-ins).
+func (s *Store) MeterPer(n int, per time.Duration, burst int) limit.Meter {
+	if r, ok := s.b.(*redisBackend); ok {
+		return &redisMeter{r.rate(n, per, burst, "meter:")}
+	}
+	return limit.Memory{}.MeterPer(n, per, burst)
+}
+
+// The limiters' breaker: a short timeout, as a limiter must never be what
+// makes a request slow, and a pause after a failure so that no request
+// waits on a Redis that is down.
 const (
 	limiterTimeout = 200 * time.Millisecond
 	limiterBackoff = 2 * time.Second
 )
 
+// rateKeys is one GCRA limit on Redis, its keys under prefix.
+type rateKeys struct {
+	l       *redis_rate.Limiter
+	limit   redis_rate.Limit
+	prefix  string
+	breaker *limit.Breaker
+}
+
+func (r *redisBackend) rate(n int, per time.Duration, burst int, prefix string) rateKeys {
+	return rateKeys{
+		l:       redis_rate.NewLimiter(r.rdb),
+		limit:   redis_rate.Limit{Rate: n, Burst: burst, Period: per},
+		prefix:  r.prefix + prefix,
+		breaker: &limit.Breaker{Timeout: limiterTimeout, Backoff: limiterBackoff},
+	}
+}
+
+// do runs one call to Redis through the breaker. Its errors are only
+// logged (the limits fail open or closed on any error), so they keep the
+// cause (limit.ErrOpen, the caller's cancellation) for the log to tell.
+func (k rateKeys) do(ctx context.Context, call func(context.Context) error) error {
+	if err := k.breaker.Do(ctx, call); err != nil {
+		return fmt.Errorf("store: rate limit: %w: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// redisLimiter is a limit.Limiter on Redis.
+type redisLimiter struct{ k rateKeys }
+
 func (r *redisLimiter) Allow(ctx context.Context, key string) (bool, error) {
 	var ok bool
-	err := r.do(ctx, func(ctx context.Context) error {
-		res, err := r.l.Allow(ctx, r.prefix+key, r.limit)
+	err := r.k.do(ctx, func(ctx context.Context) error {
+		res, err := r.k.l.Allow(ctx, r.k.prefix+key, r.k.limit)
 		if err == nil {
 			ok = res.Allowed > 0
 		}
@@ -53,77 +90,28 @@ func (r *redisLimiter) Allow(ctx context.Context, key string) (bool, error) {
 	return ok, err
 }
 
-// do runs one call to Redis with a short timeout; after a failure, calls
-// fail at once for a while instead of waiting on Redis again.
-func (r *redisLimiter) do(ctx context.Context, call func(context.Context) error) error {
-	r.mu.Lock()
-	down := time.Now().Before(r.downUntil)
-	r.mu.Unlock()
-	if down {
-		return fmt.Errorf("store: rate limit: %w: recently unreachable", ErrUnavailable)
-	}
-	ctx, cancel := context.WithTimeout(ctx, limiterTimeout)
-	defer cancel()
-	if err := call(ctx); err != nil {
-		r.mu.Lock()
-		r.downUntil = time.Now().Add(limiterBackoff)
-		r.mu.Unlock()
-		return fmt.Errorf("store: rate limit: %w", unavailable(err))
-	}
-	return nil
-}
+// redisMeter is a limit.Meter on Redis.
+type redisMeter struct{ k rateKeys }
 
-// buckets keeps a token bucket per key and forgets keys idle for a few
-// minutes, so it stays small however many keys pass through. Its caller
-// holds mu.
-type buckets struct {
-	mu     sync.Mutex
-	perSec rate.Limit
-	burst  int
-	byKey  map[string]*bucket
-	calls  int
-}
-
-type bucket struct {
-	l    *rate.Limiter
-	seen time.Time
-}
-
-const idleBucket = 5 * time.Minute
-
-func newBuckets(perSecond, burst int) buckets {
-	return buckets{perSec: rate.Limit(perSecond), burst: burst, byKey: map[string]*bucket{}}
-}
-
-// get returns key's bucket, made on first use.
-func (bs *buckets) get(key string, now time.Time) *rate.Limiter {
-	if bs.calls++; bs.calls%1024 == 0 {
-		for k, b := range bs.byKey {
-			if now.Sub(b.seen) > idleBucket {
-				delete(bs.byKey, k)
-			}
+func (m *redisMeter) Available(ctx context.Context, key string) (int, error) {
+	var n int
+	err := m.k.do(ctx, func(ctx context.Context) error {
+		// A cost of 0 reads the bucket without changing it.
+		res, err := m.k.l.AllowN(ctx, m.k.prefix+key, m.k.limit, 0)
+		if err == nil {
+			n = res.Remaining
 		}
-	}
-	b, ok := bs.byKey[key]
-	if !ok {
-		b = &bucket{l: rate.NewLimiter(bs.perSec, bs.burst)}
-		bs.byKey[key] = b
-	}
-	b.seen = now
-	return b.l
+		return err
+	})
+	return n, err
 }
 
-// memoryLimiter is a Limiter kept in this process.
-type memoryLimiter struct{ bs buckets }
-
-// NewMemoryLimiter returns a Limiter kept in this process.
-func NewMemoryLimiter(perSecond, burst int) Limiter {
-	return &memoryLimiter{bs: newBuckets(perSecond, burst)}
-}
-
-func (m *memoryLimiter) Allow(_ context.Context, key string) (bool, error) {
-	now := time.Now()
-	m.bs.mu.Lock()
-	defer m.bs.mu.Unlock()
-	return m.bs.get(key, now).AllowN(now, 1), nil
+func (m *redisMeter) Take(ctx context.Context, key string, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	return m.k.do(ctx, func(ctx context.Context) error {
+		_, err := m.k.l.AllowAtMost(ctx, m.k.prefix+key, m.k.limit, n)
+		return err
+	})
 }

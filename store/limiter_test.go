@@ -2,9 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/alicebob/miniredis/v2"
+
 	"github.com/locklab/locklab/internal/redistest"
+	"github.com/locklab/locklab/limit"
 )
 
 // TestLimiterShared checks that a Redis limiter is shared by two Store
@@ -36,19 +40,6 @@ func TestLimiterShared(t *testing.T) {
 	}
 }
 
-func TestMemoryLimiter(t *testing.T) {
-	l := NewMemoryLimiter(5, 10)
-	allowed := 0
-	for range 40 {
-		if ok, _ := l.Allow(context.Background(), "k"); ok {
-			allowed++
-		}
-	}
-	if allowed < 10 || allowed > 12 {
-		t.Errorf("let %d of 40 through; want about 10", allowed)
-	}
-}
-
 // twoReplicas opens two Stores on one real redis-server, as two replicas
 // would.
 func twoReplicas(t *testing.T) (*Store, *Store) {
@@ -64,4 +55,38 @@ func twoReplicas(t *testing.T) (*Store, *Store) {
 		st[i] = s
 	}
 	return st[0], st[1]
+}
+
+// TestLimiterCallerCancelled checks that a request that went away does
+// not turn the shared limits off for everyone: the next call, from a live
+// request, still asks Redis. A Redis that is down does open the breaker.
+func TestLimiterCallerCancelled(t *testing.T) {
+	m := miniredis.RunT(t)
+	s, err := OpenRedis("redis://" + m.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	l, meter := s.Limiter(5, 10), s.Meter(1, 10)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Allow(gone, "k"); err == nil {
+		t.Fatal("Allow on a cancelled context = nil error; want the cancellation")
+	}
+	if _, err := meter.Available(gone, "k"); err == nil {
+		t.Fatal("Available on a cancelled context = nil error; want the cancellation")
+	}
+	if ok, err := l.Allow(context.Background(), "k"); err != nil || !ok {
+		t.Errorf("Allow after a caller gave up = %v, %v; want true, nil", ok, err)
+	}
+	if n, err := meter.Available(context.Background(), "k"); err != nil || n != 10 {
+		t.Errorf("Available after a caller gave up = %d, %v; want 10, nil", n, err)
+	}
+	m.Close()
+	if _, err := l.Allow(context.Background(), "k"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Allow with Redis down = %v; want ErrUnavailable", err)
+	}
+	if _, err := l.Allow(context.Background(), "k"); !errors.Is(err, limit.ErrOpen) {
+		t.Errorf("Allow right after Redis failed = %v; want the breaker open", err)
+	}
 }

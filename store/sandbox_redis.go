@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/limit"
 )
 
 // maxSandboxCopy bounds one copy of a sandbox. The playground bounds its
@@ -32,8 +33,7 @@ type SandboxCopies struct {
 	rdb    *redis.Client
 	prefix string
 
-	mu        sync.Mutex
-	downUntil time.Time
+	breaker *limit.Breaker
 }
 
 // SandboxCopies returns the store of sandbox copies and true when the
@@ -44,7 +44,7 @@ func (s *Store) SandboxCopies() (*SandboxCopies, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:"}, true
+	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:", breaker: &limit.Breaker{Timeout: opTimeout, Backoff: sandboxBackoff}}, true
 }
 
 // Fields of the hash that holds a learner's copy.
@@ -56,36 +56,33 @@ const (
 // Version returns the version of the learner's copy, "" if there is none,
 // and keeps the copy for ttl more, in one round trip.
 func (c *SandboxCopies) Version(ctx context.Context, learner string, ttl time.Duration) (string, error) {
-	opCtx, cancel, err := c.begin(ctx, "version", learner)
-	if err != nil {
-		return "", err
-	}
-	defer cancel()
-	var ver *redis.StringCmd
-	_, err = c.rdb.Pipelined(opCtx, func(p redis.Pipeliner) error {
-		ver = p.HGet(opCtx, c.prefix+learner, copyVersion)
-		p.PExpire(opCtx, c.prefix+learner, ttl)
-		return nil
+	var ver string
+	err := c.do(ctx, "version", learner, func(ctx context.Context) error {
+		var cmd *redis.StringCmd
+		_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			cmd = p.HGet(ctx, c.prefix+learner, copyVersion)
+			p.PExpire(ctx, c.prefix+learner, ttl)
+			return nil
+		})
+		if errors.Is(err, redis.Nil) {
+			return nil
+		}
+		ver = cmd.Val()
+		return err
 	})
-	if errors.Is(err, redis.Nil) {
-		return "", nil
-	}
-	if err != nil {
-		return "", c.failed(ctx, "version", err)
-	}
-	return ver.Val(), nil
+	return ver, err
 }
 
 // Load returns the learner's copy and its version; "" if there is none.
 func (c *SandboxCopies) Load(ctx context.Context, learner string) (string, []byte, error) {
-	opCtx, cancel, err := c.begin(ctx, "load", learner)
+	var vals []any
+	err := c.do(ctx, "load", learner, func(ctx context.Context) error {
+		var err error
+		vals, err = c.rdb.HMGet(ctx, c.prefix+learner, copyVersion, copyData).Result()
+		return err
+	})
 	if err != nil {
 		return "", nil, err
-	}
-	defer cancel()
-	vals, err := c.rdb.HMGet(opCtx, c.prefix+learner, copyVersion, copyData).Result()
-	if err != nil {
-		return "", nil, c.failed(ctx, "load", err)
 	}
 	ver, _ := vals[0].(string)
 	data, _ := vals[1].(string)
@@ -101,50 +98,32 @@ func (c *SandboxCopies) Save(ctx context.Context, learner string, data []byte, t
 	if len(data) > maxSandboxCopy {
 		return "", fmt.Errorf("store: save sandbox copy: %d bytes, more than %d", len(data), maxSandboxCopy)
 	}
-	opCtx, cancel, err := c.begin(ctx, "save", learner)
-	if err != nil {
-		return "", err
-	}
-	defer cancel()
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	ver := hex.EncodeToString(b)
 	key := c.prefix + learner
-	_, err = c.rdb.TxPipelined(opCtx, func(p redis.Pipeliner) error {
-		p.HSet(opCtx, key, copyVersion, ver, copyData, data)
-		p.PExpire(opCtx, key, ttl)
-		return nil
+	err := c.do(ctx, "save", learner, func(ctx context.Context) error {
+		_, err := c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.HSet(ctx, key, copyVersion, ver, copyData, data)
+			p.PExpire(ctx, key, ttl)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
-		return "", c.failed(ctx, "save", err)
+		return "", err
 	}
 	return ver, nil
 }
 
-// begin checks the learner id and that Redis did not fail just now, and
-// returns the context for one call.
-func (c *SandboxCopies) begin(ctx context.Context, op, learner string) (context.Context, context.CancelFunc, error) {
+// do checks the learner id and runs one call to Redis through the
+// breaker, so that after a failure the next moments' calls fail at once.
+func (c *SandboxCopies) do(ctx context.Context, op, learner string, call func(context.Context) error) error {
 	if err := checkLearner(learner); err != nil {
-		return nil, nil, fmt.Errorf("store: %s sandbox copy: %w", op, err)
+		return fmt.Errorf("store: %s sandbox copy: %w", op, err)
 	}
-	c.mu.Lock()
-	down := time.Now().Before(c.downUntil)
-	c.mu.Unlock()
-	if down {
-		return nil, nil, fmt.Errorf("store: %s sandbox copy: %w: recently unreachable", op, ErrUnavailable)
+	if err := c.breaker.Do(ctx, call); err != nil {
+		return fmt.Errorf("store: %s sandbox copy: %w", op, unavailable(err))
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	return ctx, cancel, nil
-}
-
-// failed notes that Redis failed, so that calls in the next moments fail
-// at once, and returns the error to report. A call that failed because
-// its caller gave up (ctx) says nothing about Redis.
-func (c *SandboxCopies) failed(ctx context.Context, op string, err error) error {
-	if ctx.Err() == nil {
-		c.mu.Lock()
-		c.downUntil = time.Now().Add(sandboxBackoff)
-		c.mu.Unlock()
-	}
-	return fmt.Errorf("store: %s sandbox copy: %w", op, unavailable(err))
+	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/limit"
 )
 
 // TestPerAddressLimitsGroupIPv6 checks that an IPv6 client is counted by
@@ -14,7 +14,7 @@ import (
 // address limit, while another /64 has its own.
 func TestPerAddressLimitsGroupIPv6(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.Limits = Limits{WritesPerAddress: store.NewMemoryLimiter(1, 2)}
+	cfg.Limits = limit.Limits{WritesPerAddress: limit.NewMemoryLimiter(1, 2)}
 	cfg.TrustedProxies = nil
 	s, err := New(cfg)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/limit"
 )
 
 // fakeMeter is a Meter whose units come back only when the test says so.
@@ -62,7 +64,7 @@ func TestAdminGuessLimit(t *testing.T) {
 	addr, all := newFakeMeter(3), newFakeMeter(5)
 	cfg := testConfig(t)
 	cfg.AdminToken = adminToken
-	cfg.AdminLimits = AdminLimits{PerAddress: addr, Overall: all, AddressPerMinute: 5, OverallPerMinute: 50}
+	cfg.AdminLimits = limit.AdminLimits{PerAddress: addr, Overall: all, AddressPerMinute: 5, OverallPerMinute: 50}
 	cfg.TrustedProxies = nil
 	s, err := New(cfg)
 	if err != nil {
@@ -200,7 +202,7 @@ func TestAdminGuessesAtOnce(t *testing.T) {
 	cfg.AdminToken = adminToken
 	meter := newFakeMeter(burst)
 	meter.latency = time.Millisecond // a window for guesses to slip through
-	cfg.AdminLimits = AdminLimits{PerAddress: meter, AddressPerMinute: 5}
+	cfg.AdminLimits = limit.AdminLimits{PerAddress: meter, AddressPerMinute: 5}
 	cfg.TrustedProxies = nil
 	s, err := New(cfg)
 	if err != nil {

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"context"
 	"errors"
-	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -16,6 +14,7 @@ import (
 	qr "github.com/piglig/go-qr"
 
 	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/web/views"
 )
@@ -27,49 +26,6 @@ import (
 // the server, and a link someone sends cannot put their id on our
 // browser. The code is shown grouped, with its link and a QR code of the
 // link; GET pages never make a code.
-
-// CarryLimit meters one kind of event per key: each costs Cost units of
-// Meter, which refills Refill units a second, and none may happen while
-// fewer than Cost are left. A nil Meter is no limit.
-type CarryLimit struct {
-	Meter        Meter
-	Cost, Refill int
-}
-
-// CarryLimits meter transfer codes: new codes per learner and per client
-// address, and failed adoptions (a code that is unknown, used or expired)
-// per client address, so that codes cannot be guessed.
-type CarryLimits struct {
-	Issue, IssuePerAddress, Guesses CarryLimit
-}
-
-// over returns how long key must wait before l allows another event;
-// zero if it may go now, or if the meter fails (Redis down: the course
-// staying usable matters more than the limit).
-func (s *Server) over(c echo.Context, l CarryLimit, key string) time.Duration {
-	if l.Meter == nil {
-		return 0
-	}
-	have, err := l.Meter.Available(c.Request().Context(), key)
-	if err != nil {
-		s.log.Warn("carry limit", "error", err)
-		return 0
-	}
-	if have >= l.Cost {
-		return 0
-	}
-	return time.Duration(float64(l.Cost-have) / float64(max(l.Refill, 1)) * float64(time.Second))
-}
-
-// charge takes an event's cost from key's meter.
-func (s *Server) charge(c echo.Context, l CarryLimit, key string) {
-	if l.Meter == nil {
-		return
-	}
-	if err := l.Meter.Take(context.WithoutCancel(c.Request().Context()), key, l.Cost); err != nil {
-		s.log.Warn("carry limit", "error", err)
-	}
-}
 
 // carryProgressJSON is the adopted learner's progress: every topic with a
 // quiz, by slug, as the quiz API shows it.
@@ -109,22 +65,20 @@ func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
 	if ok && s.carry.Reusable(live) {
 		return live, nil
 	}
-	limits := []struct {
-		l   CarryLimit
-		key string
-	}{{s.carryLimits.Issue, "c:learner:" + id}, {s.carryLimits.IssuePerAddress, "c:addr:" + clientAddress(c)}}
-	for _, l := range limits {
-		if wait := s.over(c, l.l, l.key); wait > 0 {
-			s.metrics.rateLimited.WithLabelValues("carry_codes").Inc()
-			return carry.Code{}, s.carryTooMany(c, wait, "You have asked for many codes in a short time.")
-		}
+	addr := clientAddress(c)
+	d, err := s.carryLimits.CheckIssue(ctx, id, addr)
+	if err != nil {
+		s.log.Warn("carry limit", "error", err)
+	}
+	if !d.Allowed() {
+		return carry.Code{}, s.carryTooMany(c, d, "You have asked for many codes in a short time.")
 	}
 	code, err := s.carry.Issue(ctx, id)
 	if err != nil {
 		return carry.Code{}, err
 	}
-	for _, l := range limits {
-		s.charge(c, l.l, l.key)
+	if err := s.carryLimits.Issued(ctx, id, addr); err != nil {
+		s.log.Warn("carry limit", "error", err)
 	}
 	return code, nil
 }
@@ -136,19 +90,24 @@ func (s *Server) adopt(c echo.Context, input string) error {
 	if _, err := carry.Parse(input); err != nil {
 		return err // a typo: no code was looked up
 	}
-	guesses, key := s.carryLimits.Guesses, "g:addr:"+clientAddress(c)
+	addr := clientAddress(c)
 	// Guesses sent at once are looked up one at a time, each counted
 	// before the next is checked.
 	s.guessMu.Lock()
 	defer s.guessMu.Unlock()
-	if wait := s.over(c, guesses, key); wait > 0 {
-		s.metrics.rateLimited.WithLabelValues("carry_guesses").Inc()
-		return s.carryTooMany(c, wait, "There were many wrong codes from your address.")
+	d, err := s.carryLimits.CheckGuess(c.Request().Context(), addr)
+	if err != nil {
+		s.log.Warn("carry limit", "error", err)
+	}
+	if !d.Allowed() {
+		return s.carryTooMany(c, d, "There were many wrong codes from your address.")
 	}
 	fresh := newLearnerID()
-	err := s.carry.Adopt(c.Request().Context(), input, s.learnerID(c), fresh)
+	err = s.carry.Adopt(c.Request().Context(), input, s.learnerID(c), fresh)
 	if errors.Is(err, carry.ErrUnknown) || errors.Is(err, carry.ErrUsed) || errors.Is(err, carry.ErrExpired) {
-		s.charge(c, guesses, key)
+		if err := s.carryLimits.WrongGuess(c.Request().Context(), addr); err != nil {
+			s.log.Warn("carry limit", "error", err)
+		}
 	}
 	if err != nil {
 		return err
@@ -157,10 +116,8 @@ func (s *Server) adopt(c echo.Context, input string) error {
 	return nil
 }
 
-func (s *Server) carryTooMany(c echo.Context, wait time.Duration, why string) error {
-	secs := int(math.Ceil(wait.Seconds()))
-	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-	return echo.NewHTTPError(http.StatusTooManyRequests, why+" Please try again in "+waitText(secs)+".")
+func (s *Server) carryTooMany(c echo.Context, d limit.Decision, why string) error {
+	return s.refused(c, d, why+" Please try again in "+waitText(retrySeconds(d.Wait))+".")
 }
 
 func (s *Server) carryLink(c echo.Context, code carry.Code) string {

@@ -25,6 +25,7 @@ import (
 	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 
 	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/store"
 )
 
@@ -186,10 +187,10 @@ func TestCarryLimits(t *testing.T) {
 	cfg := testConfig(t)
 	// Two new codes per learner, then none until the meter refills
 	// (a unit a second, 60 a code); ten failed guesses per address.
-	cfg.CarryLimits = CarryLimits{
-		Issue:           CarryLimit{Meter: store.NewMemoryMeter(1, 120), Cost: 60, Refill: 1},
-		IssuePerAddress: CarryLimit{Meter: store.NewMemoryMeter(1, 6000), Cost: 60, Refill: 1},
-		Guesses:         CarryLimit{Meter: store.NewMemoryMeter(1, 600), Cost: 60, Refill: 1},
+	cfg.CarryLimits = limit.CarryLimits{
+		Issue:           limit.CarryLimit{Meter: limit.NewMemoryMeter(1, 120), Cost: 60, Refill: 1},
+		IssuePerAddress: limit.CarryLimit{Meter: limit.NewMemoryMeter(1, 6000), Cost: 60, Refill: 1},
+		Guesses:         limit.CarryLimit{Meter: limit.NewMemoryMeter(1, 600), Cost: 60, Refill: 1},
 	}
 	base, clock := carryServer(t, cfg)
 	phone := newLearner(t, base)

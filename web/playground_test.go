@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/store"
 )
 
 const releaseLine = `EVAL "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end" 1 lock:invoice:7 3f9a1c`
@@ -162,7 +162,7 @@ func hiddenValue(t *testing.T, page, name string) string {
 // while another learner is unaffected.
 func TestRateLimit(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.Limits = Limits{Writes: store.NewMemoryLimiter(5, 10)}
+	cfg.Limits = limit.Limits{Writes: limit.NewMemoryLimiter(5, 10)}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

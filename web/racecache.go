@@ -2,7 +2,6 @@ package web
 
 import (
 	"container/list"
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -79,7 +78,7 @@ func (r *raceRuns) len() int {
 
 // runRace runs a scenario with its defaults, overridden by the query: from
 // the cache if the same run was asked for before, else metered against the
-// client address's share of simulation time (Limits.Races), since one run
+// client address's share of simulation time (limit.Limits.Race), since one run
 // may take up to about 100 ms of CPU. The timeline returned is shared:
 // callers must not change it.
 func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, race.Timeline, error) {
@@ -91,26 +90,21 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 	if run, ok := s.raceRuns.get(key); ok {
 		return info, run.tl, run.err
 	}
-	meter, mkey := s.limits.Races, "r:addr:"+clientAddress(c)
-	if meter != nil {
+	addr := clientAddress(c)
+	d, err := s.limits.Race(c.Request().Context(), addr)
+	if err != nil {
 		// A meter that fails (Redis down) lets the run go, as the write
 		// limits do: the course staying usable matters more.
-		have, err := meter.Available(c.Request().Context(), mkey)
-		if err != nil {
-			s.log.Warn("race budget", "error", err)
-		} else if have < max(s.limits.RaceNeed, 1) {
-			s.metrics.rateLimited.WithLabelValues("races_per_address").Inc()
-			return info, race.Timeline{}, tooMany(c, "new race runs from your address")
-		}
+		s.log.Warn("race budget", "error", err)
+	}
+	if !d.Allowed() {
+		return info, race.Timeline{}, s.tooMany(c, d)
 	}
 	run := &raceRun{key: key}
 	start := time.Now()
 	run.tl, run.err = race.Run(id, p)
-	if meter != nil {
-		// The charge must land even if the client went away.
-		if err := meter.Take(context.WithoutCancel(c.Request().Context()), mkey, raceCost(s.raceClock(start))); err != nil {
-			s.log.Warn("race budget", "error", err)
-		}
+	if err := s.limits.ChargeRace(c.Request().Context(), addr, s.raceClock(start)); err != nil {
+		s.log.Warn("race budget", "error", err)
 	}
 	if run.err != nil {
 		run.err = echo.NewHTTPError(http.StatusBadRequest, run.err.Error())
@@ -118,14 +112,6 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 	s.metrics.races.WithLabelValues(info.ID).Inc()
 	s.raceRuns.put(run)
 	return info, run.tl, run.err
-}
-
-// RaceUnit is the unit of Limits.Races.
-const RaceUnit = 5 * time.Millisecond
-
-// raceCost is what a run that took d costs, in RaceUnits: at least one.
-func raceCost(d time.Duration) int {
-	return max(1, int((d+RaceUnit-1)/RaceUnit))
 }
 
 // raceInput finds a scenario and reads its parameters from a query, over

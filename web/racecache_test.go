@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/race"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestRaceRunsCachedAndLimited(t *testing.T) {
 	cfg := testConfig(t)
 	meter := newFakeMeter(3)
-	cfg.Limits = Limits{Races: meter}
+	cfg.Limits = limit.Limits{Races: meter}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -101,17 +102,6 @@ func TestRaceRunsCachedAndLimited(t *testing.T) {
 	for range 5 {
 		if w := get("203.0.113.9:1", bad); w.Code != 400 {
 			t.Errorf("cached failing run = %d; want 400 (not 429)", w.Code)
-		}
-	}
-}
-
-func TestRaceCost(t *testing.T) {
-	for _, tt := range []struct {
-		d    time.Duration
-		want int
-	}{{0, 1}, {time.Microsecond, 1}, {RaceUnit, 1}, {RaceUnit + 1, 2}, {100 * time.Millisecond, 20}} {
-		if got := raceCost(tt.d); got != tt.want {
-			t.Errorf("raceCost(%v) = %d; want %d", tt.d, got, tt.want)
 		}
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/script"
-	"github.com/locklab/locklab/store"
 )
 
 // TestScriptBudgetCannotBeDodged sends spinning scripts in every way a
@@ -21,7 +21,7 @@ func TestScriptBudgetCannotBeDodged(t *testing.T) {
 	// A deadline of 20 units: a queued script costs a unit, so a budget
 	// that charged only queueing would let many transactions spin.
 	const timeout = 200 * time.Millisecond
-	const need = int(timeout / ScriptUnit)
+	const need = int(timeout / limit.ScriptUnit)
 	spin := `EVAL "while true do end" 0`
 	sha := "c36f4bb0bbf3e17b3e3b0e0c5b0c8c1bb0a2b3e1" // replaced below by SCRIPT LOAD's answer
 	for _, tt := range []struct {
@@ -42,8 +42,8 @@ func TestScriptBudgetCannotBeDodged(t *testing.T) {
 			pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: script.Limits{Timeout: timeout}}})
 			t.Cleanup(pg.Close)
 			cfg.Playground = pg
-			cfg.Limits = Limits{ScriptTime: ScriptBudget{
-				Learner: store.NewMemoryMeter(1, 2*need), Address: store.NewMemoryMeter(1, 1000*need),
+			cfg.Limits = limit.Limits{ScriptTime: limit.ScriptBudget{
+				Learner: limit.NewMemoryMeter(1, 2*need), Address: limit.NewMemoryMeter(1, 1000*need),
 				Need: need, LearnerRefill: 1, AddressRefill: 1,
 			}}
 			s, err := New(cfg)

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/script"
-	"github.com/locklab/locklab/store"
 )
 
 // TestSessionCookie checks the learner's session cookie: 128 random bits,
@@ -109,7 +109,7 @@ func TestAddressLimitIgnoresForwardedFor(t *testing.T) {
 	}
 	serve := func(trusted ...netip.Prefix) string {
 		cfg := testConfig(t)
-		cfg.Limits = Limits{WritesPerAddress: store.NewMemoryLimiter(1, 3)}
+		cfg.Limits = limit.Limits{WritesPerAddress: limit.NewMemoryLimiter(1, 3)}
 		cfg.TrustedProxies = trusted
 		s, err := New(cfg)
 		if err != nil {
@@ -151,7 +151,7 @@ func TestAddressLimitIgnoresForwardedFor(t *testing.T) {
 // learners' scripts, go on.
 func TestScriptRateLimit(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.Limits = Limits{Scripts: store.NewMemoryLimiter(1, 2), Writes: store.NewMemoryLimiter(100, 200)}
+	cfg.Limits = limit.Limits{Scripts: limit.NewMemoryLimiter(1, 2), Writes: limit.NewMemoryLimiter(100, 200)}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -223,9 +223,9 @@ func TestScriptTimeBudget(t *testing.T) {
 	pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: script.Limits{Timeout: 100 * time.Millisecond}}})
 	t.Cleanup(pg.Close)
 	cfg.Playground = pg
-	const need = 10 // 100 ms in ScriptUnit
-	cfg.Limits = Limits{ScriptTime: ScriptBudget{
-		Learner: store.NewMemoryMeter(1, 2*need), Address: store.NewMemoryMeter(1, 100*need),
+	const need = 10 // 100 ms in limit.ScriptUnit
+	cfg.Limits = limit.Limits{ScriptTime: limit.ScriptBudget{
+		Learner: limit.NewMemoryMeter(1, 2*need), Address: limit.NewMemoryMeter(1, 100*need),
 		Need: need, LearnerRefill: 1, AddressRefill: 1,
 	}}
 	s, err := New(cfg)
@@ -255,30 +255,5 @@ func TestScriptTimeBudget(t *testing.T) {
 	}
 	if code, r, body := calm.exec("A", `EVAL "return 2" 0`); code != 200 || r.Output != "(integer) 2" {
 		t.Errorf("another learner's script = %d %s; want (integer) 2", code, body)
-	}
-}
-
-func TestRunningScripts(t *testing.T) {
-	var r runningScripts
-	if !r.enter("a", "1.2.3.4") {
-		t.Fatal("first script refused")
-	}
-	if r.enter("a", "1.2.3.4") {
-		t.Error("a learner's second script at once was let in")
-	}
-	for i := range maxScriptsPerAddress - 1 {
-		if !r.enter("other"+strconv.Itoa(i), "1.2.3.4") {
-			t.Fatalf("script %d from the address refused", i+2)
-		}
-	}
-	if r.enter("one-more", "1.2.3.4") {
-		t.Errorf("script %d from one address at once was let in", maxScriptsPerAddress+1)
-	}
-	if !r.enter("one-more", "5.6.7.8") {
-		t.Error("a script from another address was refused")
-	}
-	r.leave("a", "1.2.3.4")
-	if !r.enter("a", "1.2.3.4") {
-		t.Error("a learner's next script, after the first ended, was refused")
 	}
 }

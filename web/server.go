@@ -19,6 +19,7 @@ import (
 
 	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 )
@@ -59,7 +60,7 @@ type Config struct {
 	// CarryLimits how many may be made and guessed.
 	CarryCodes  carry.Store
 	CarryTTL    time.Duration
-	CarryLimits CarryLimits
+	CarryLimits limit.CarryLimits
 	// PublicURL is the site's address for links (scheme and host, such as
 	// https://locks.example.org); empty takes it from each request (origin).
 	PublicURL string
@@ -69,7 +70,7 @@ type Config struct {
 	AdminToken string
 	// AdminLimits bound wrong guesses of the admin token (and of the
 	// metrics token).
-	AdminLimits AdminLimits
+	AdminLimits limit.AdminLimits
 	// MetricsToken, if set, must be sent as "Authorization: Bearer" to
 	// read /metrics.
 	MetricsToken string
@@ -77,7 +78,7 @@ type Config struct {
 	// serve MetricsHandler on a listener of its own.
 	SeparateMetrics bool
 	// Limits caps how fast learners may change things; zero is no limit.
-	Limits Limits
+	Limits limit.Limits
 	// TrustedProxies are the load balancers whose X-Forwarded-For header
 	// names the client. Without any, the header is ignored and the client
 	// is the connection's peer, so nobody can pick the address that rate
@@ -100,18 +101,18 @@ type Server struct {
 	started    *seenSet
 	secret     *secret
 	metrics    *metrics
-	limits     Limits
-	running    runningScripts
+	limits     limit.Limits
+	running    limit.Running
 	// Carrying progress to another device (carry.go).
 	carry          *carry.Codes
-	carryLimits    CarryLimits
+	carryLimits    limit.CarryLimits
 	publicURL      string
 	trustedProxies []netip.Prefix
 	// secureCookies: see Config.SecureCookies.
 	secureCookies bool
 	workshops     WorkshopStore
 	adminToken    string
-	adminLimits   AdminLimits
+	adminLimits   limit.AdminLimits
 	// guessMu makes checking a guess (an admin or metrics token, a carry
 	// code) and counting it one step.
 	guessMu sync.Mutex

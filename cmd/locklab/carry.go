@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/store"
-	"github.com/locklab/locklab/web"
 )
 
 // keepConfig is how long the server keeps what learners leave behind, and
@@ -55,19 +55,9 @@ func checkKeepFlags(kc *keepConfig) error {
 	return nil
 }
 
-// carryLimits meters transfer codes, shared through Redis when the store
-// is Redis: a learner may make five new codes at once, then one a minute;
-// an address a hundred, then ten a minute (a classroom); and an address
-// may type ten wrong codes, then one a minute. With 30^8 codes, that makes
-// guessing hopeless (see the README). -rate-limit 0 turns them off too.
-func carryLimits(st *store.Store, sc securityConfig) web.CarryLimits {
-	if sc.writeRate == 0 {
-		return web.CarryLimits{}
-	}
-	perMinute := func(n, burst int) web.CarryLimit {
-		// A unit a second; an event costs a minute's units over n.
-		cost := 60 / n
-		return web.CarryLimit{Meter: st.Meter(1, burst*cost), Cost: cost, Refill: 1}
-	}
-	return web.CarryLimits{Issue: perMinute(1, 5), IssuePerAddress: perMinute(10, 100), Guesses: perMinute(1, 10)}
+// carryLimits meters transfer codes (limit.NewCarryLimits), shared
+// through Redis when the store is Redis; -rate-limit 0 turns them off too.
+// The README says why they make guessing hopeless.
+func carryLimits(st *store.Store, sc securityConfig) limit.CarryLimits {
+	return limit.NewCarryLimits(st, sc.rates())
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/store"
-	"github.com/locklab/locklab/web"
 )
 
 // securityConfig is how the server guards itself against its clients.
@@ -22,7 +22,7 @@ type securityConfig struct {
 	// ten times as many are allowed per address.
 	scriptRate int
 	// raceRate is race simulations per second per client address (in
-	// web.RaceUnit of CPU time each, so a costly one counts as several).
+	// limit.RaceUnit of CPU time each, so a costly one counts as several).
 	raceRate int
 	// scriptTimeout is how long one playground script may run.
 	scriptTimeout time.Duration
@@ -67,35 +67,18 @@ func checkSecurityFlags(sc securityConfig) error {
 	return nil
 }
 
+// rates are the limits the flags set.
+func (sc securityConfig) rates() limit.Rates {
+	return limit.Rates{
+		Writes: sc.writeRate, WritesPerAddress: sc.addressRate, Scripts: sc.scriptRate,
+		Races: sc.raceRate, ScriptTimeout: sc.scriptTimeout,
+	}
+}
+
 // limits builds the rate limiters: shared through Redis when the store is
 // Redis, else in this process. -rate-limit 0 turns them all off.
-func limits(st *store.Store, sc securityConfig) web.Limits {
-	if sc.writeRate == 0 {
-		return web.Limits{}
-	}
-	per := func(perSecond int) web.RateLimiter {
-		if perSecond <= 0 {
-			return nil
-		}
-		return st.Limiter(perSecond, 2*perSecond)
-	}
-	// Script time, in units of web.ScriptUnit: a script starts when its
-	// learner and address hold a deadline's worth. Quick scripts cost one
-	// unit; one that runs into its deadline costs the whole of it, and its
-	// learner then gets one such script per scriptNeed/learnerRefill
-	// seconds (10 s with the default 1 s deadline), an address five times
-	// as many.
-	need := int((sc.scriptTimeout + web.ScriptUnit - 1) / web.ScriptUnit)
-	const learnerRefill, addressRefill = 10, 50
-	return web.Limits{
-		Writes: per(sc.writeRate), WritesPerAddress: per(sc.addressRate),
-		Scripts: per(sc.scriptRate), ScriptsPerAddress: per(10 * sc.scriptRate),
-		Races: raceMeter(st, sc.raceRate), RaceNeed: sc.raceRate,
-		ScriptTime: web.ScriptBudget{
-			Learner: st.Meter(learnerRefill, 2*need), Address: st.Meter(addressRefill, 5*need),
-			Need: need, LearnerRefill: learnerRefill, AddressRefill: addressRefill,
-		},
-	}
+func limits(st *store.Store, sc securityConfig) limit.Limits {
+	return limit.New(st, sc.rates())
 }
 
 // proxyList is a flag of comma-separated addresses and CIDR ranges.
@@ -137,29 +120,9 @@ func (p *proxyList) Set(v string) error {
 // base64.
 const minAdminToken = 22
 
-// Wrong admin tokens forgiven a minute per address and overall, and the
-// bursts allowed before that. They hold whatever -rate-limit says: they
-// guard the instructor, not the server's load.
-const (
-	adminFailuresPerAddress, adminFailuresAddressBurst = 5, 10
-	adminFailuresOverall, adminFailuresOverallBurst    = 50, 50
-)
-
 // adminLimits meters wrong admin tokens, shared by every replica when the
-// store is Redis.
-func adminLimits(st *store.Store) web.AdminLimits {
-	return web.AdminLimits{
-		PerAddress:       st.MeterPer(adminFailuresPerAddress, time.Minute, adminFailuresAddressBurst),
-		Overall:          st.MeterPer(adminFailuresOverall, time.Minute, adminFailuresOverallBurst),
-		AddressPerMinute: adminFailuresPerAddress, OverallPerMinute: adminFailuresOverall,
-	}
-}
-
-// raceMeter meters race simulations per address, or nil for none: units
-// of web.RaceUnit, perSecond a second with bursts of twice that.
-func raceMeter(st *store.Store, perSecond int) web.Meter {
-	if perSecond <= 0 {
-		return nil
-	}
-	return st.Meter(perSecond, 2*perSecond)
+// store is Redis. They hold whatever -rate-limit says: they guard the
+// instructor, not the server's load.
+func adminLimits(st *store.Store) limit.AdminLimits {
+	return limit.NewAdminLimits(st)
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/store"
-	"github.com/locklab/locklab/web"
 )
 
 func TestSecurityFlags(t *testing.T) {
@@ -69,7 +69,7 @@ func TestRateLimitZeroTurnsLimitsOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := limits(st, cfg.security); !reflect.DeepEqual(l, web.Limits{}) {
+	if l := limits(st, cfg.security); !reflect.DeepEqual(l, limit.Limits{}) {
 		t.Errorf("limits with LOCKLAB_RATE_LIMIT=0 = %+v; want none", l)
 	}
 	cfg, _ = parseFlags([]string{"locklab"}, func(string) string { return "" }, io.Discard)

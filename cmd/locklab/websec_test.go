@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/locklab/locklab/internal/redistest"
+	"github.com/locklab/locklab/limit"
 )
 
 // TestParseFlagsChecksSecrets checks the admin token's minimum length
@@ -96,7 +97,7 @@ func TestAdminGuessesSharedAndFailClosed(t *testing.T) {
 		t.Fatalf("right token on A = %d", code)
 	}
 	// The address may get 10 wrong (its burst), across both replicas.
-	for i := range adminFailuresAddressBurst {
+	for i := range limit.AdminFailuresAddressBurst {
 		base := a
 		if i%2 == 1 {
 			base = b

@@ -1,0 +1,170 @@
+package limit
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ScriptBudget meters the time learners' scripts run, in units of
+// ScriptUnit, per learner and per address. A script starts only when both
+// hold Need units (its deadline's worth) and is charged the time it took,
+// so a learner whose scripts keep running into the deadline gets one every
+// Need/LearnerRefill seconds, while quick scripts (a unit each) are never
+// held up. One learner runs one script at a time (Running).
+type ScriptBudget struct {
+	Learner, Address             Meter
+	Need                         int
+	LearnerRefill, AddressRefill int // units per second, for the wait
+}
+
+// ScriptUnit is the unit of a ScriptBudget.
+const ScriptUnit = 10 * time.Millisecond
+
+// ScriptNeed is the units a script with the given deadline needs to
+// start: the deadline, rounded up to whole units.
+func ScriptNeed(timeout time.Duration) int {
+	return int((timeout + ScriptUnit - 1) / ScriptUnit)
+}
+
+// Deadline is the longest a script may run, as the budget counts it.
+func (b ScriptBudget) Deadline() time.Duration { return time.Duration(b.Need) * ScriptUnit }
+
+// Line is what the playground reads in a line, as far as the script
+// limits care.
+type Line struct {
+	// RunsScript: the line runs or loads Lua (after a repeat count, in any
+	// case, queued in a transaction or not); such lines count against the
+	// script rate limits.
+	RunsScript bool
+	// MayRunScript: the line may run Lua now (RunsScript lines and EXEC,
+	// which runs what its transaction queued); such lines start only
+	// while the budget holds a deadline's worth, one at a time per learner.
+	MayRunScript bool
+}
+
+// Charge is what an admitted line pays, once it has run: the script time
+// the sandbox really used. It charges even if the request's context has
+// ended, and returns the meters' errors for the caller to log.
+type Charge func(used time.Duration) error
+
+func noCharge(time.Duration) error { return nil }
+
+// Script admits one playground line of learner from addr, under the
+// script rate limits (Scripts, ScriptsPerAddress: "scripts",
+// "scripts_per_address"), the running-scripts gate run ("scripts_running")
+// and the budget ("script_time", "script_time_per_address").
+//
+// It returns charge, to call with the line's script time once it has run
+// (or the time it took, if it failed): every line pays the script time
+// the sandbox really used, whether or not it was seen as a script line,
+// so no way of typing a script escapes the budget. A refused line is
+// charged nothing. Like the write limits, it fails open: err is a limiter
+// or meter that could not be asked, for the caller to log.
+func (l Limits) Script(ctx context.Context, run *Running, learner, addr string, line Line) (Charge, Decision, error) {
+	if l.Scripts == nil && l.ScriptsPerAddress == nil && l.ScriptTime.Learner == nil {
+		return noCharge, Decision{}, nil
+	}
+	b := l.ScriptTime
+	pay := func(used time.Duration) error { return b.charge(ctx, learner, addr, used) }
+	if b.Learner == nil {
+		pay = noCharge
+	}
+	if !line.MayRunScript {
+		return pay, Decision{}, nil
+	}
+	var errs error
+	if line.RunsScript {
+		ok, err := allow(ctx, l.Scripts, "s:learner:"+learner)
+		errs = errors.Join(errs, err)
+		if !ok {
+			return noCharge, Decision{Limit: "scripts", Wait: limiterWait}, errs
+		}
+		ok, err = allow(ctx, l.ScriptsPerAddress, "s:addr:"+addr)
+		errs = errors.Join(errs, err)
+		if !ok {
+			return noCharge, Decision{Limit: "scripts_per_address", Wait: limiterWait}, errs
+		}
+	}
+	if b.Learner == nil {
+		return noCharge, Decision{}, errs
+	}
+	if !run.Enter(learner, addr) {
+		return noCharge, Decision{Limit: "scripts_running", Wait: limiterWait}, errs
+	}
+	for _, m := range []struct {
+		meter  Meter
+		key    string
+		refill int
+		limit  string
+	}{
+		{b.Learner, "t:learner:" + learner, b.LearnerRefill, "script_time"},
+		{b.Address, "t:addr:" + addr, b.AddressRefill, "script_time_per_address"},
+	} {
+		w, err := wait(ctx, m.meter, m.key, b.Need, m.refill)
+		errs = errors.Join(errs, err)
+		if w > 0 {
+			run.Leave(learner, addr)
+			return noCharge, Decision{Limit: m.limit, Wait: w}, errs
+		}
+	}
+	return func(used time.Duration) error {
+		run.Leave(learner, addr)
+		// An admitted line pays at least a unit, so that even scripts that
+		// return at once are not free.
+		return pay(max(used, ScriptUnit))
+	}, Decision{}, errs
+}
+
+// charge takes used, rounded up to whole units, from the learner's and
+// the address's script time.
+func (b ScriptBudget) charge(ctx context.Context, learner, addr string, used time.Duration) error {
+	if used <= 0 {
+		return nil
+	}
+	units := int((used + ScriptUnit - 1) / ScriptUnit)
+	return errors.Join(
+		take(ctx, b.Learner, "t:learner:"+learner, units),
+		take(ctx, b.Address, "t:addr:"+addr, units),
+	)
+}
+
+// Running is the running-scripts gate: it counts the scripts running now
+// in this process, per learner (one at a time) and per address
+// (ScriptsPerAddress). The zero Running is ready for use.
+type Running struct {
+	mu    sync.Mutex
+	byKey map[string]int
+}
+
+// ScriptsPerAddress bounds the scripts running at once from one address;
+// a classroom behind one address rarely has more than a few.
+const ScriptsPerAddress = 8
+
+// Enter reports whether learner may start a script from addr now, and if
+// so counts it until Leave.
+func (r *Running) Enter(learner, addr string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKey == nil {
+		r.byKey = map[string]int{}
+	}
+	if r.byKey["l:"+learner] >= 1 || r.byKey["a:"+addr] >= ScriptsPerAddress {
+		return false
+	}
+	r.byKey["l:"+learner]++
+	r.byKey["a:"+addr]++
+	return true
+}
+
+// Leave counts the end of a script that Enter let in.
+func (r *Running) Leave(learner, addr string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range []string{"l:" + learner, "a:" + addr} {
+		if r.byKey[k]--; r.byKey[k] <= 0 {
+			delete(r.byKey, k)
+		}
+	}
+}
