@@ -64,7 +64,7 @@ type Config struct {
 	// https://locks.example.org); empty takes it from each request (origin).
 	PublicURL string
 	// Workshops keeps instructor-led workshops; nil turns them off.
-	Workshops WorkshopStore
+	Workshops WorkshopService
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
 	AdminToken string
 	// AdminLimits bound wrong guesses of the admin token (and of the
@@ -109,7 +109,7 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	// secureCookies: see Config.SecureCookies.
 	secureCookies bool
-	workshops     WorkshopStore
+	workshops     WorkshopService
 	adminToken    string
 	adminLimits   AdminLimits
 	// guessMu makes checking a guess (an admin or metrics token, a carry
