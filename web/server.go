@@ -63,7 +63,7 @@ type Config struct {
 	// PublicURL is the site's address for links (scheme and host, such as
 	// https://locks.example.org); empty takes it from each request (origin).
 	PublicURL string
-	// Workshops keeps instructor-led workshops; nil turns them off.
+	// Workshops runs instructor-led workshops; nil turns them off.
 	Workshops WorkshopService
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
 	AdminToken string

@@ -135,8 +135,8 @@ func New(b Backend, o Options) *Service {
 // 31^6 codes, even one collision is rare.
 const startTries = 5
 
-// Start starts a workshop at the given time with a fresh join code. An
-// empty title becomes "Workshop <date>".
+// Start starts a workshop at the given time with a fresh join code and
+// returns it. An empty title becomes "Workshop <date>".
 func (s *Service) Start(ctx context.Context, title string, at time.Time) (Workshop, error) {
 	title = strings.TrimSpace(title)
 	if title == "" {
