@@ -48,9 +48,6 @@ type backend interface {
 type Store struct {
 	b    backend
 	name string
-	// maxParticipants caps each workshop's participants; 0 is
-	// DefaultMaxParticipants. Set before use (SetMaxParticipants).
-	maxParticipants int
 }
 
 // Name says which back end is in use, for logs.

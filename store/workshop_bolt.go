@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/locklab/locklab/workshop"
 )
 
 // In the bolt file, the workshops bucket holds one bucket per code:
@@ -55,15 +57,15 @@ type boltWorkshop struct {
 	meta boltWorkshopMeta
 }
 
-// openWorkshop finds a workshop's bucket, or returns ErrNotFound.
+// openWorkshop finds a workshop's bucket, or returns workshop.ErrNotFound.
 func openWorkshop(tx *bolt.Tx, code string) (boltWorkshop, error) {
 	root := tx.Bucket([]byte(workshopsBucket))
 	if root == nil {
-		return boltWorkshop{}, ErrNotFound
+		return boltWorkshop{}, workshop.ErrNotFound
 	}
 	b := root.Bucket([]byte(code))
 	if b == nil {
-		return boltWorkshop{}, ErrNotFound
+		return boltWorkshop{}, workshop.ErrNotFound
 	}
 	var m boltWorkshopMeta
 	if err := json.Unmarshal(b.Get([]byte(wsMetaKey)), &m); err != nil {
@@ -72,8 +74,8 @@ func openWorkshop(tx *bolt.Tx, code string) (boltWorkshop, error) {
 	return boltWorkshop{b: b, meta: m}, nil
 }
 
-func (m boltWorkshopMeta) workshop(code string) Workshop {
-	w := Workshop{Code: code, Title: m.Title, StartedAt: fromMillis(m.Started)}
+func (m boltWorkshopMeta) workshop(code string) workshop.Workshop {
+	w := workshop.Workshop{Code: code, Title: m.Title, StartedAt: fromMillis(m.Started)}
 	if m.Ended != 0 {
 		w.EndedAt = fromMillis(m.Ended)
 	}
@@ -88,11 +90,11 @@ func putJSON(b *bolt.Bucket, key string, v any) error {
 	return b.Put([]byte(key), data)
 }
 
-func (b *boltBackend) createWorkshop(_ context.Context, w Workshop) error {
+func (b *boltBackend) createWorkshop(_ context.Context, w workshop.Workshop) error {
 	return b.db.Update(func(tx *bolt.Tx) error {
 		root := tx.Bucket([]byte(workshopsBucket))
 		if root.Bucket([]byte(w.Code)) != nil {
-			return ErrExists
+			return workshop.ErrExists
 		}
 		wb, err := root.CreateBucket([]byte(w.Code))
 		if err != nil {
@@ -102,7 +104,7 @@ func (b *boltBackend) createWorkshop(_ context.Context, w Workshop) error {
 		if err := putJSON(wb, wsMetaKey, boltWorkshopMeta{Title: w.Title, Started: started}); err != nil {
 			return err
 		}
-		for _, name := range []string{wsMembersBucket, wsCountsBucket, gateFirst, gateCompleted} {
+		for _, name := range []string{wsMembersBucket, wsCountsBucket, workshop.GateFirst, workshop.GateCompleted} {
 			if _, err := wb.CreateBucket([]byte(name)); err != nil {
 				return err
 			}
@@ -111,8 +113,8 @@ func (b *boltBackend) createWorkshop(_ context.Context, w Workshop) error {
 	})
 }
 
-func (b *boltBackend) workshop(_ context.Context, code string) (Workshop, error) {
-	var w Workshop
+func (b *boltBackend) workshop(_ context.Context, code string) (workshop.Workshop, error) {
+	var w workshop.Workshop
 	err := b.db.View(func(tx *bolt.Tx) error {
 		ws, err := openWorkshop(tx, code)
 		if err != nil {
@@ -124,8 +126,8 @@ func (b *boltBackend) workshop(_ context.Context, code string) (Workshop, error)
 	return w, err
 }
 
-func (b *boltBackend) workshops(_ context.Context, limit int) ([]Workshop, error) {
-	var out []Workshop
+func (b *boltBackend) workshops(_ context.Context, limit int) ([]workshop.Workshop, error) {
+	var out []workshop.Workshop
 	err := b.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket([]byte(workshopIndexBucket)).Cursor()
 		for k, _ := c.Last(); k != nil && len(out) < limit; k, _ = c.Prev() {
@@ -171,7 +173,7 @@ func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname st
 			return err
 		}
 		if ws.meta.Ended != 0 {
-			return ErrEnded
+			return workshop.ErrEnded
 		}
 		members := ws.b.Bucket([]byte(wsMembersBucket))
 		m, ok, err := getMember(members, learner)
@@ -180,7 +182,7 @@ func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname st
 		}
 		if !ok {
 			if members.Stats().KeyN >= limit {
-				return ErrFull
+				return workshop.ErrFull
 			}
 			m = boltMember{Joined: at, Last: at}
 		}
@@ -192,7 +194,7 @@ func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname st
 	})
 }
 
-func (b *boltBackend) recordWorkshopEvent(_ context.Context, code, learner string, at int64, p eventPlan) error {
+func (b *boltBackend) recordWorkshopEvent(_ context.Context, code, learner string, at int64, p workshop.Plan) error {
 	return b.db.Update(func(tx *bolt.Tx) error {
 		ws, err := openWorkshop(tx, code)
 		if err != nil || ws.meta.Ended != 0 {
@@ -219,16 +221,16 @@ func (b *boltBackend) recordWorkshopEvent(_ context.Context, code, learner strin
 			}
 			return nil
 		}
-		if err := bump(p.counts, p.pcounts); err != nil {
+		if err := bump(p.Counts, p.MemberCounts); err != nil {
 			return err
 		}
-		if p.gate != gateNone {
-			gate := ws.b.Bucket([]byte(p.gate))
-			if gate.Get([]byte(p.gateMember)) == nil {
-				if err := gate.Put([]byte(p.gateMember), nil); err != nil {
+		if p.Gate != workshop.GateNone {
+			gate := ws.b.Bucket([]byte(p.Gate))
+			if gate.Get([]byte(p.GateMember)) == nil {
+				if err := gate.Put([]byte(p.GateMember), nil); err != nil {
 					return err
 				}
-				if err := bump(p.gateCounts, p.gatePcounts); err != nil {
+				if err := bump(p.GateCounts, p.GateMemberCounts); err != nil {
 					return err
 				}
 			}
@@ -248,20 +250,20 @@ func incr(b *bolt.Bucket, name string) error {
 	return b.Put([]byte(name), []byte(strconv.Itoa(n+1)))
 }
 
-func (b *boltBackend) workshopData(_ context.Context, code string) (workshopData, error) {
-	d := workshopData{counts: map[string]int{}}
+func (b *boltBackend) workshopData(_ context.Context, code string) (workshop.Data, error) {
+	d := workshop.Data{Counts: map[string]int{}}
 	err := b.db.View(func(tx *bolt.Tx) error {
 		ws, err := openWorkshop(tx, code)
 		if err != nil {
 			return err
 		}
-		d.workshop = ws.meta.workshop(code)
+		d.Workshop = ws.meta.workshop(code)
 		err = ws.b.Bucket([]byte(wsCountsBucket)).ForEach(func(k, v []byte) error {
 			n, err := strconv.Atoi(string(v))
 			if err != nil {
 				return fmt.Errorf("counter %s: %w", k, err)
 			}
-			d.counts[string(k)] = n
+			d.Counts[string(k)] = n
 			return nil
 		})
 		if err != nil {
@@ -272,7 +274,7 @@ func (b *boltBackend) workshopData(_ context.Context, code string) (workshopData
 			if err := json.Unmarshal(v, &m); err != nil {
 				return fmt.Errorf("participant %s: %w", k, err)
 			}
-			d.participants = append(d.participants, newParticipant(string(k), m.Nickname, m.Joined, m.Last, m.Counts))
+			d.Members = append(d.Members, member(string(k), m.Nickname, m.Joined, m.Last, m.Counts))
 			return nil
 		})
 	})

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/workshop"
 )
 
 // workshopTTL drops a workshop this long after its last write. Every write
@@ -32,7 +34,7 @@ const workshopTTL = 400 * 24 * time.Hour
 // found.
 func (r *redisBackend) wsKeys(code string) []string {
 	k := r.prefix + "ws:" + code
-	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + gateFirst, k + ":" + gateCompleted}
+	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + workshop.GateFirst, k + ":" + workshop.GateCompleted}
 }
 
 func (r *redisBackend) wsIndex() string { return r.prefix + "workshops" }
@@ -133,20 +135,20 @@ func (r *redisBackend) run(ctx context.Context, src string, keys []string, args 
 	case scriptOK, scriptIgnored:
 		return nil
 	case scriptNotFound:
-		return ErrNotFound
+		return workshop.ErrNotFound
 	case scriptExists:
-		return ErrExists
+		return workshop.ErrExists
 	case scriptEnded:
-		return ErrEnded
+		return workshop.ErrEnded
 	case scriptFull:
-		return ErrFull
+		return workshop.ErrFull
 	}
 	return fmt.Errorf("workshop script returned %d", n)
 }
 
 func ttlMillis() int64 { return workshopTTL.Milliseconds() }
 
-func (r *redisBackend) createWorkshop(ctx context.Context, w Workshop) error {
+func (r *redisBackend) createWorkshop(ctx context.Context, w workshop.Workshop) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	keys := append(r.wsKeys(w.Code), r.wsIndex())
@@ -160,46 +162,46 @@ func getMeta(ctx context.Context, c redis.Cmdable, key string) *redis.SliceCmd {
 
 // parseMeta reads what getMeta got; ok is false if the workshop does not
 // exist.
-func parseMeta(code string, vals []any) (w Workshop, ok bool, err error) {
+func parseMeta(code string, vals []any) (w workshop.Workshop, ok bool, err error) {
 	if len(vals) != 3 || vals[1] == nil {
-		return Workshop{}, false, nil
+		return workshop.Workshop{}, false, nil
 	}
 	w.Code = code
 	w.Title, _ = vals[0].(string)
 	started, err := strconv.ParseInt(fmt.Sprint(vals[1]), 10, 64)
 	if err != nil {
-		return Workshop{}, false, fmt.Errorf("workshop %s start: %w", code, err)
+		return workshop.Workshop{}, false, fmt.Errorf("workshop %s start: %w", code, err)
 	}
 	w.StartedAt = fromMillis(started)
 	if vals[2] != nil {
 		ended, err := strconv.ParseInt(fmt.Sprint(vals[2]), 10, 64)
 		if err != nil {
-			return Workshop{}, false, fmt.Errorf("workshop %s end: %w", code, err)
+			return workshop.Workshop{}, false, fmt.Errorf("workshop %s end: %w", code, err)
 		}
 		w.EndedAt = fromMillis(ended)
 	}
 	return w, true, nil
 }
 
-func (r *redisBackend) workshop(ctx context.Context, code string) (Workshop, error) {
+func (r *redisBackend) workshop(ctx context.Context, code string) (workshop.Workshop, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	vals, err := getMeta(ctx, r.rdb, r.wsKeys(code)[wsKeyMeta]).Result()
 	if err != nil {
-		return Workshop{}, unavailable(err)
+		return workshop.Workshop{}, unavailable(err)
 	}
 	w, ok, err := parseMeta(code, vals)
 	if err == nil && !ok {
-		err = ErrNotFound
+		err = workshop.ErrNotFound
 	}
 	return w, err
 }
 
-func (r *redisBackend) workshops(ctx context.Context, limit int) ([]Workshop, error) {
+func (r *redisBackend) workshops(ctx context.Context, limit int) ([]workshop.Workshop, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	var (
-		out  []Workshop
+		out  []workshop.Workshop
 		gone []string
 		seen = map[string]bool{}
 	)
@@ -274,17 +276,17 @@ func (r *redisBackend) joinWorkshop(ctx context.Context, code, learner, nickname
 	return r.run(ctx, joinScript, r.wsKeys(code), learner, nickname, at, ttlMillis(), limit)
 }
 
-func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p eventPlan) error {
+func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p workshop.Plan) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	gate := 0
-	switch p.gate {
-	case gateFirst:
+	switch p.Gate {
+	case workshop.GateFirst:
 		gate = wsKeyFirst + 1
-	case gateCompleted:
+	case workshop.GateCompleted:
 		gate = wsKeyCompleted + 1
 	}
-	args := []any{learner, at, ttlMillis(), gate, p.gateMember}
+	args := []any{learner, at, ttlMillis(), gate, p.GateMember}
 	list := func(names []string, prefix string) {
 		args = append(args, len(names))
 		for _, n := range names {
@@ -292,14 +294,14 @@ func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner st
 		}
 	}
 	pprefix := learner + learnerFieldSep
-	list(p.counts, "")
-	list(p.pcounts, pprefix)
-	list(p.gateCounts, "")
-	list(p.gatePcounts, pprefix)
+	list(p.Counts, "")
+	list(p.MemberCounts, pprefix)
+	list(p.GateCounts, "")
+	list(p.GateMemberCounts, pprefix)
 	return r.run(ctx, eventScript, r.wsKeys(code), args...)
 }
 
-func (r *redisBackend) workshopData(ctx context.Context, code string) (workshopData, error) {
+func (r *redisBackend) workshopData(ctx context.Context, code string) (workshop.Data, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	keys := r.wsKeys(code)
@@ -318,19 +320,19 @@ func (r *redisBackend) workshopData(ctx context.Context, code string) (workshopD
 		return nil
 	})
 	if err != nil {
-		return workshopData{}, unavailable(err)
+		return workshop.Data{}, unavailable(err)
 	}
 	w, ok, err := parseMeta(code, meta.Val())
 	if err != nil {
-		return workshopData{}, err
+		return workshop.Data{}, err
 	}
 	if !ok {
-		return workshopData{}, ErrNotFound
+		return workshop.Data{}, workshop.ErrNotFound
 	}
-	d := workshopData{workshop: w, counts: map[string]int{}}
+	d := workshop.Data{Workshop: w, Counts: map[string]int{}}
 	for name, v := range counts.Val() {
-		if d.counts[name], err = strconv.Atoi(v); err != nil {
-			return workshopData{}, fmt.Errorf("workshop %s counter %s: %w", code, name, err)
+		if d.Counts[name], err = strconv.Atoi(v); err != nil {
+			return workshop.Data{}, fmt.Errorf("workshop %s counter %s: %w", code, name, err)
 		}
 	}
 	perLearner := map[string]map[string]int{}
@@ -341,7 +343,7 @@ func (r *redisBackend) workshopData(ctx context.Context, code string) (workshopD
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return workshopData{}, fmt.Errorf("workshop %s counter %s: %w", code, field, err)
+			return workshop.Data{}, fmt.Errorf("workshop %s counter %s: %w", code, field, err)
 		}
 		if perLearner[learner] == nil {
 			perLearner[learner] = map[string]int{}
@@ -351,15 +353,15 @@ func (r *redisBackend) workshopData(ctx context.Context, code string) (workshopD
 	for learner, v := range members.Val() {
 		joined, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return workshopData{}, fmt.Errorf("workshop %s participant %s: %w", code, learner, err)
+			return workshop.Data{}, fmt.Errorf("workshop %s participant %s: %w", code, learner, err)
 		}
 		last := joined
 		if v, ok := seen.Val()[learner]; ok {
 			if last, err = strconv.ParseInt(v, 10, 64); err != nil {
-				return workshopData{}, fmt.Errorf("workshop %s participant %s: %w", code, learner, err)
+				return workshop.Data{}, fmt.Errorf("workshop %s participant %s: %w", code, learner, err)
 			}
 		}
-		d.participants = append(d.participants, newParticipant(learner, nicks.Val()[learner], joined, last, perLearner[learner]))
+		d.Members = append(d.Members, member(learner, nicks.Val()[learner], joined, last, perLearner[learner]))
 	}
 	return d, nil
 }

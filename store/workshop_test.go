@@ -13,6 +13,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 
 	"github.com/locklab/locklab/internal/redistest"
+	"github.com/locklab/locklab/workshop"
 )
 
 const (
@@ -57,20 +58,36 @@ func workshopBackends() map[string]func(t *testing.T) (s, replica *Store) {
 	}
 }
 
-// forEachBackend runs f against a fresh store of every kind.
-func forEachBackend(t *testing.T, f func(t *testing.T, s, replica *Store)) {
+// forEachBackend runs f against a workshop service over a fresh store of
+// every kind, and a second service over the same storage.
+func forEachBackend(t *testing.T, f func(t *testing.T, s, replica *workshop.Service)) {
+	t.Helper()
+	forEachBackendWith(t, workshop.Options{}, f)
+}
+
+// forEachBackendWith is forEachBackend with services made with o.
+func forEachBackendWith(t *testing.T, o workshop.Options, f func(t *testing.T, s, replica *workshop.Service)) {
 	t.Helper()
 	for name, open := range workshopBackends() {
 		t.Run(name, func(t *testing.T) {
 			s, replica := open(t)
-			f(t, s, replica)
+			f(t, workshop.New(s, o), workshop.New(replica, o))
 		})
 	}
 }
 
+// newService is the workshop service over st, as the server wires it.
+func newService(st *Store) *workshop.Service { return workshop.New(st, workshop.Options{}) }
+
+// Limits of the workshop package, checked here at their edges.
+const (
+	maxWorkshops = 200
+	maxNickRunes = 40
+)
+
 // utc makes times comparable with reflect.DeepEqual: back ends return
 // them in the local zone.
-func utc(w Workshop) Workshop {
+func utc(w workshop.Workshop) workshop.Workshop {
 	w.StartedAt = w.StartedAt.UTC()
 	if !w.EndedAt.IsZero() {
 		w.EndedAt = w.EndedAt.UTC()
@@ -78,42 +95,42 @@ func utc(w Workshop) Workshop {
 	return w
 }
 
-func mustCreate(t *testing.T, s *Store, w Workshop) {
+func mustCreate(t *testing.T, s *workshop.Service, w workshop.Workshop) {
 	t.Helper()
-	if err := s.CreateWorkshop(context.Background(), w); err != nil {
-		t.Fatalf("CreateWorkshop(%+v) = %v", w, err)
+	if err := s.Create(context.Background(), w); err != nil {
+		t.Fatalf("Create(%+v) = %v", w, err)
 	}
 }
 
-func mustJoin(t *testing.T, s *Store, code, learner, nickname string, at time.Time) {
+func mustJoin(t *testing.T, s *workshop.Service, code, learner, nickname string, at time.Time) {
 	t.Helper()
-	if err := s.JoinWorkshop(context.Background(), code, learner, nickname, at); err != nil {
-		t.Fatalf("JoinWorkshop(%s, %s, %q) = %v", code, learner, nickname, err)
+	if err := s.Join(context.Background(), code, learner, nickname, at); err != nil {
+		t.Fatalf("Join(%s, %s, %q) = %v", code, learner, nickname, err)
 	}
 }
 
-func mustRecord(t *testing.T, s *Store, code, learner string, ev WorkshopEvent) {
+func mustRecord(t *testing.T, s *workshop.Service, code, learner string, ev workshop.Event) {
 	t.Helper()
-	if err := s.RecordWorkshopEvent(context.Background(), code, learner, ev); err != nil {
-		t.Errorf("RecordWorkshopEvent(%s, %s, %+v) = %v", code, learner, ev, err)
+	if err := s.Record(context.Background(), code, learner, ev); err != nil {
+		t.Errorf("Record(%s, %s, %+v) = %v", code, learner, ev, err)
 	}
 }
 
-func mustStats(t *testing.T, s *Store, code string, activeSince time.Time) WorkshopStats {
+func mustStats(t *testing.T, s *workshop.Service, code string, activeSince time.Time) workshop.Stats {
 	t.Helper()
-	st, err := s.WorkshopStats(context.Background(), code, activeSince)
+	st, err := s.Stats(context.Background(), code, activeSince)
 	if err != nil {
-		t.Fatalf("WorkshopStats(%s) = %v", code, err)
+		t.Fatalf("workshop.Stats(%s) = %v", code, err)
 	}
 	st.Workshop = utc(st.Workshop)
 	return st
 }
 
-func mustParticipants(t *testing.T, s *Store, code string) []Participant {
+func mustParticipants(t *testing.T, s *workshop.Service, code string) []workshop.Participant {
 	t.Helper()
-	ps, err := s.WorkshopParticipants(context.Background(), code)
+	ps, err := s.Participants(context.Background(), code)
 	if err != nil {
-		t.Fatalf("WorkshopParticipants(%s) = %v", code, err)
+		t.Fatalf("Participants(%s) = %v", code, err)
 	}
 	for i := range ps {
 		ps[i].JoinedAt, ps[i].LastActive = ps[i].JoinedAt.UTC(), ps[i].LastActive.UTC()
@@ -121,11 +138,11 @@ func mustParticipants(t *testing.T, s *Store, code string) []Participant {
 	return ps
 }
 
-func mustList(t *testing.T, s *Store) []Workshop {
+func mustList(t *testing.T, s *workshop.Service) []workshop.Workshop {
 	t.Helper()
-	ws, err := s.Workshops(context.Background())
+	ws, err := s.List(context.Background())
 	if err != nil {
-		t.Fatalf("Workshops() = %v", err)
+		t.Fatalf("List() = %v", err)
 	}
 	for i := range ws {
 		ws[i] = utc(ws[i])
@@ -135,79 +152,79 @@ func mustList(t *testing.T, s *Store) []Workshop {
 
 func TestWorkshopLifecycle(t *testing.T) {
 	ctx := context.Background()
-	forEachBackend(t, func(t *testing.T, s, _ *Store) {
+	forEachBackend(t, func(t *testing.T, s, _ *workshop.Service) {
 		if ws := mustList(t, s); len(ws) != 0 {
-			t.Errorf("Workshops() on a new store = %+v; want none", ws)
+			t.Errorf("List() on a new store = %+v; want none", ws)
 		}
-		morning := Workshop{Code: "MORN1", Title: "Morning", StartedAt: t0}
+		morning := workshop.Workshop{Code: "MORN1", Title: "Morning", StartedAt: t0}
 		mustCreate(t, s, morning)
-		mustCreate(t, s, Workshop{Code: "AFT2", Title: "  Afternoon\t", StartedAt: t0.Add(4 * time.Hour)})
-		afternoon := Workshop{Code: "AFT2", Title: "Afternoon", StartedAt: t0.Add(4 * time.Hour)}
+		mustCreate(t, s, workshop.Workshop{Code: "AFT2", Title: "  Afternoon\t", StartedAt: t0.Add(4 * time.Hour)})
+		afternoon := workshop.Workshop{Code: "AFT2", Title: "Afternoon", StartedAt: t0.Add(4 * time.Hour)}
 
-		err := s.CreateWorkshop(ctx, Workshop{Code: "MORN1", Title: "Impostor", StartedAt: t0.Add(time.Hour)})
-		if !errors.Is(err, ErrExists) {
-			t.Errorf("CreateWorkshop(taken code) = %v; want ErrExists", err)
+		err := s.Create(ctx, workshop.Workshop{Code: "MORN1", Title: "Impostor", StartedAt: t0.Add(time.Hour)})
+		if !errors.Is(err, workshop.ErrExists) {
+			t.Errorf("Create(taken code) = %v; want workshop.ErrExists", err)
 		}
-		w, err := s.Workshop(ctx, "MORN1")
+		w, err := s.Get(ctx, "MORN1")
 		if err != nil || utc(w) != morning || !w.Running() {
-			t.Errorf("Workshop(MORN1) = %+v, %v; want %+v, running", w, err, morning)
+			t.Errorf("Get(MORN1) = %+v, %v; want %+v, running", w, err, morning)
 		}
-		if _, err := s.Workshop(ctx, "NOPE1"); !errors.Is(err, ErrNotFound) {
-			t.Errorf("Workshop(unknown) = %v; want ErrNotFound", err)
+		if _, err := s.Get(ctx, "NOPE1"); !errors.Is(err, workshop.ErrNotFound) {
+			t.Errorf("Get(unknown) = %v; want workshop.ErrNotFound", err)
 		}
-		if ws, want := mustList(t, s), []Workshop{afternoon, morning}; !reflect.DeepEqual(ws, want) {
-			t.Errorf("Workshops() = %+v; want %+v", ws, want)
+		if ws, want := mustList(t, s), []workshop.Workshop{afternoon, morning}; !reflect.DeepEqual(ws, want) {
+			t.Errorf("List() = %+v; want %+v", ws, want)
 		}
 
 		end := t0.Add(2 * time.Hour)
-		if err := s.EndWorkshop(ctx, "MORN1", end); err != nil {
-			t.Fatalf("EndWorkshop(MORN1) = %v", err)
+		if err := s.End(ctx, "MORN1", end); err != nil {
+			t.Fatalf("End(MORN1) = %v", err)
 		}
-		if err := s.EndWorkshop(ctx, "MORN1", end.Add(time.Hour)); err != nil {
-			t.Errorf("EndWorkshop(MORN1) again = %v; want nil", err)
+		if err := s.End(ctx, "MORN1", end.Add(time.Hour)); err != nil {
+			t.Errorf("End(MORN1) again = %v; want nil", err)
 		}
 		ended := morning
 		ended.EndedAt = end
-		w, err = s.Workshop(ctx, "MORN1")
+		w, err = s.Get(ctx, "MORN1")
 		if err != nil || utc(w) != ended || w.Running() {
-			t.Errorf("after EndWorkshop twice, Workshop(MORN1) = %+v, %v; want %+v (first end time kept)", w, err, ended)
+			t.Errorf("after End twice, Get(MORN1) = %+v, %v; want %+v (first end time kept)", w, err, ended)
 		}
-		if err := s.EndWorkshop(ctx, "NOPE1", end); !errors.Is(err, ErrNotFound) {
-			t.Errorf("EndWorkshop(unknown) = %v; want ErrNotFound", err)
+		if err := s.End(ctx, "NOPE1", end); !errors.Is(err, workshop.ErrNotFound) {
+			t.Errorf("End(unknown) = %v; want workshop.ErrNotFound", err)
 		}
-		if ws, want := mustList(t, s), []Workshop{afternoon, ended}; !reflect.DeepEqual(ws, want) {
-			t.Errorf("Workshops() = %+v; want %+v", ws, want)
+		if ws, want := mustList(t, s), []workshop.Workshop{afternoon, ended}; !reflect.DeepEqual(ws, want) {
+			t.Errorf("List() = %+v; want %+v", ws, want)
 		}
 		for _, f := range []func() error{
-			func() error { _, err := s.WorkshopStats(ctx, "NOPE1", t0); return err },
-			func() error { _, err := s.WorkshopParticipants(ctx, "NOPE1"); return err },
-			func() error { return s.JoinWorkshop(ctx, "NOPE1", alice, "", t0) },
+			func() error { _, err := s.Stats(ctx, "NOPE1", t0); return err },
+			func() error { _, err := s.Participants(ctx, "NOPE1"); return err },
+			func() error { return s.Join(ctx, "NOPE1", alice, "", t0) },
 			func() error {
-				return s.RecordWorkshopEvent(ctx, "NOPE1", alice, WorkshopEvent{Kind: EventCommand, At: t0})
+				return s.Record(ctx, "NOPE1", alice, workshop.Event{Kind: workshop.EventCommand, At: t0})
 			},
 		} {
-			if err := f(); !errors.Is(err, ErrNotFound) {
-				t.Errorf("on an unknown workshop: %v; want ErrNotFound", err)
+			if err := f(); !errors.Is(err, workshop.ErrNotFound) {
+				t.Errorf("on an unknown workshop: %v; want workshop.ErrNotFound", err)
 			}
 		}
 	})
 }
 
 func TestWorkshopsNewestFirstAtMost200(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, s, _ *Store) {
+	forEachBackend(t, func(t *testing.T, s, _ *workshop.Service) {
 		const n = maxWorkshops + 5
 		for i := range n {
 			// Start times out of order, to see that the list sorts them.
 			j := (i * 7) % n
-			mustCreate(t, s, Workshop{Code: fmt.Sprintf("W%04d", j), StartedAt: t0.Add(time.Duration(j) * time.Minute)})
+			mustCreate(t, s, workshop.Workshop{Code: fmt.Sprintf("W%04d", j), StartedAt: t0.Add(time.Duration(j) * time.Minute)})
 		}
 		ws := mustList(t, s)
 		if len(ws) != maxWorkshops {
-			t.Fatalf("Workshops() returned %d; want %d", len(ws), maxWorkshops)
+			t.Fatalf("List() returned %d; want %d", len(ws), maxWorkshops)
 		}
 		for i, w := range ws {
 			if want := fmt.Sprintf("W%04d", n-1-i); w.Code != want {
-				t.Fatalf("Workshops()[%d] = %s; want %s (newest first)", i, w.Code, want)
+				t.Fatalf("List()[%d] = %s; want %s (newest first)", i, w.Code, want)
 			}
 		}
 	})
@@ -215,15 +232,15 @@ func TestWorkshopsNewestFirstAtMost200(t *testing.T) {
 
 func TestWorkshopJoin(t *testing.T) {
 	ctx := context.Background()
-	forEachBackend(t, func(t *testing.T, s, _ *Store) {
-		mustCreate(t, s, Workshop{Code: "JOIN1", Title: "Joins", StartedAt: t0})
+	forEachBackend(t, func(t *testing.T, s, _ *workshop.Service) {
+		mustCreate(t, s, workshop.Workshop{Code: "JOIN1", Title: "Joins", StartedAt: t0})
 		minute := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 		mustJoin(t, s, "JOIN1", bob, "", minute(2))
 		mustJoin(t, s, "JOIN1", alice, "Ann", minute(1))
 		mustJoin(t, s, "JOIN1", alice, " Annie ", minute(3)) // a rename
 		mustJoin(t, s, "JOIN1", alice, "", minute(4))        // keeps the name
 		mustJoin(t, s, "JOIN1", carol, strings.Repeat("é", maxNickRunes), minute(5))
-		want := []Participant{
+		want := []workshop.Participant{
 			{Learner: alice, Nickname: "Annie", JoinedAt: minute(1), LastActive: minute(4)},
 			{Learner: bob, JoinedAt: minute(2), LastActive: minute(2)},
 			{Learner: carol, Nickname: strings.Repeat("é", maxNickRunes), JoinedAt: minute(5), LastActive: minute(5)},
@@ -231,14 +248,14 @@ func TestWorkshopJoin(t *testing.T) {
 		if ps := mustParticipants(t, s, "JOIN1"); !reflect.DeepEqual(ps, want) {
 			t.Errorf("participants = %+v\nwant %+v", ps, want)
 		}
-		if err := s.EndWorkshop(ctx, "JOIN1", minute(10)); err != nil {
+		if err := s.End(ctx, "JOIN1", minute(10)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.JoinWorkshop(ctx, "JOIN1", dave, "Dave", minute(11)); !errors.Is(err, ErrEnded) {
-			t.Errorf("JoinWorkshop(ended) = %v; want ErrEnded", err)
+		if err := s.Join(ctx, "JOIN1", dave, "Dave", minute(11)); !errors.Is(err, workshop.ErrEnded) {
+			t.Errorf("Join(ended) = %v; want workshop.ErrEnded", err)
 		}
-		if err := s.JoinWorkshop(ctx, "JOIN1", alice, "Late", minute(11)); !errors.Is(err, ErrEnded) {
-			t.Errorf("JoinWorkshop(ended, rename) = %v; want ErrEnded", err)
+		if err := s.Join(ctx, "JOIN1", alice, "Late", minute(11)); !errors.Is(err, workshop.ErrEnded) {
+			t.Errorf("Join(ended, rename) = %v; want workshop.ErrEnded", err)
 		}
 		if ps := mustParticipants(t, s, "JOIN1"); !reflect.DeepEqual(ps, want) {
 			t.Errorf("after joins to the ended workshop, participants = %+v\nwant %+v", ps, want)
@@ -251,17 +268,17 @@ func TestWorkshopJoin(t *testing.T) {
 
 func TestWorkshopEvents(t *testing.T) {
 	ctx := context.Background()
-	answer := func(q, c string, right bool) WorkshopEvent {
-		return WorkshopEvent{Kind: EventAnswer, Topic: "locks", Question: q, Choice: c, Correct: right}
+	answer := func(q, c string, right bool) workshop.Event {
+		return workshop.Event{Kind: workshop.EventAnswer, Topic: "locks", Question: q, Choice: c, Correct: right}
 	}
-	complete := func(topic string) WorkshopEvent { return WorkshopEvent{Kind: EventComplete, Topic: topic} }
-	command := WorkshopEvent{Kind: EventCommand}
-	race := func(scenario string, predicted, right bool) WorkshopEvent {
-		return WorkshopEvent{Kind: EventRace, Scenario: scenario, Predicted: predicted, PredictionRight: right}
+	complete := func(topic string) workshop.Event { return workshop.Event{Kind: workshop.EventComplete, Topic: topic} }
+	command := workshop.Event{Kind: workshop.EventCommand}
+	race := func(scenario string, predicted, right bool) workshop.Event {
+		return workshop.Event{Kind: workshop.EventRace, Scenario: scenario, Predicted: predicted, PredictionRight: right}
 	}
 	steps := []struct {
 		learner string
-		ev      WorkshopEvent
+		ev      workshop.Event
 	}{
 		{alice, answer("q1", "a", true)},
 		{alice, answer("q1", "a", true)}, // a second try does not count as first right again
@@ -280,11 +297,11 @@ func TestWorkshopEvents(t *testing.T) {
 		// dave has not joined: ignored.
 		{dave, answer("q1", "b", false)}, {dave, complete("t1")}, {dave, command}, {dave, race("normal", true, true)},
 	}
-	wantStats := WorkshopStats{
-		Workshop: Workshop{Code: "EVENTS", Title: "Events", StartedAt: t0},
+	wantStats := workshop.Stats{
+		Workshop: workshop.Workshop{Code: "EVENTS", Title: "Events", StartedAt: t0},
 		Joined:   3,
 		Active:   3,
-		Questions: map[string]QuestionStats{
+		Questions: map[string]workshop.QuestionStats{
 			"q1": {Choices: map[string]int{"a": 3, "b": 1}, FirstTries: 2, FirstRight: 1},
 			"q2": {Choices: map[string]int{"c": 1}, FirstTries: 1, FirstRight: 1},
 		},
@@ -292,24 +309,24 @@ func TestWorkshopEvents(t *testing.T) {
 	}
 	at := func(i int) time.Time { return t0.Add(time.Duration(i+1) * time.Minute) }
 	last := at(len(steps) - 1)
-	wantParticipants := []Participant{
+	wantParticipants := []workshop.Participant{
 		{Learner: alice, Nickname: "Ann", JoinedAt: t0, LastActive: at(13), Answers: 2, FirstRight: 1, Completed: true, Commands: 3, Races: 1},
 		{Learner: bob, JoinedAt: t0, LastActive: at(14), Answers: 2, FirstRight: 0, Completed: true, Commands: 1, Races: 1},
 		{Learner: carol, Nickname: "Cee", JoinedAt: t0, LastActive: at(16), Answers: 1, FirstRight: 1, Races: 2},
 	}
 
-	forEachBackend(t, func(t *testing.T, s, replica *Store) {
-		mustCreate(t, s, Workshop{Code: "EVENTS", Title: "Events", StartedAt: t0})
+	forEachBackend(t, func(t *testing.T, s, replica *workshop.Service) {
+		mustCreate(t, s, workshop.Workshop{Code: "EVENTS", Title: "Events", StartedAt: t0})
 		mustJoin(t, s, "EVENTS", alice, "Ann", t0)
 		mustJoin(t, s, "EVENTS", bob, "", t0)
 		mustJoin(t, s, "EVENTS", carol, "Cee", t0)
-		if st, want := mustStats(t, s, "EVENTS", t0), (WorkshopStats{Workshop: wantStats.Workshop, Joined: 3, Active: 3, Questions: map[string]QuestionStats{}}); !reflect.DeepEqual(st, want) {
+		if st, want := mustStats(t, s, "EVENTS", t0), (workshop.Stats{Workshop: wantStats.Workshop, Joined: 3, Active: 3, Questions: map[string]workshop.QuestionStats{}}); !reflect.DeepEqual(st, want) {
 			t.Errorf("stats before any event = %+v; want %+v", st, want)
 		}
 		for i, step := range steps {
 			step.ev.At = at(i)
 			// Alternate replicas: they must see each other's writes.
-			mustRecord(t, []*Store{s, replica}[i%2], "EVENTS", step.learner, step.ev)
+			mustRecord(t, []*workshop.Service{s, replica}[i%2], "EVENTS", step.learner, step.ev)
 		}
 		if st := mustStats(t, s, "EVENTS", t0); !reflect.DeepEqual(st, wantStats) {
 			t.Errorf("stats = %+v\nwant %+v", st, wantStats)
@@ -319,7 +336,7 @@ func TestWorkshopEvents(t *testing.T) {
 		}
 
 		// After the end, events change nothing, not even who was active.
-		if err := s.EndWorkshop(ctx, "EVENTS", last.Add(time.Minute)); err != nil {
+		if err := s.End(ctx, "EVENTS", last.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		for _, step := range steps {
@@ -339,14 +356,14 @@ func TestWorkshopEvents(t *testing.T) {
 
 func TestWorkshopActive(t *testing.T) {
 	minute := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
-	forEachBackend(t, func(t *testing.T, s, _ *Store) {
-		mustCreate(t, s, Workshop{Code: "ACTIVE", StartedAt: t0})
+	forEachBackend(t, func(t *testing.T, s, _ *workshop.Service) {
+		mustCreate(t, s, workshop.Workshop{Code: "ACTIVE", StartedAt: t0})
 		mustJoin(t, s, "ACTIVE", alice, "", minute(0))
 		mustJoin(t, s, "ACTIVE", bob, "", minute(1))
 		mustJoin(t, s, "ACTIVE", carol, "", minute(2))
-		mustRecord(t, s, "ACTIVE", alice, WorkshopEvent{Kind: EventCommand, At: minute(10)})
+		mustRecord(t, s, "ACTIVE", alice, workshop.Event{Kind: workshop.EventCommand, At: minute(10)})
 		// An event that arrives late does not move the last activity back.
-		mustRecord(t, s, "ACTIVE", alice, WorkshopEvent{Kind: EventCommand, At: minute(3)})
+		mustRecord(t, s, "ACTIVE", alice, workshop.Event{Kind: workshop.EventCommand, At: minute(3)})
 		mustJoin(t, s, "ACTIVE", carol, "Cee", minute(8)) // joining again is activity
 		for _, tt := range []struct {
 			since time.Time
@@ -361,7 +378,7 @@ func TestWorkshopActive(t *testing.T) {
 			{minute(11), 0},
 		} {
 			if st := mustStats(t, s, "ACTIVE", tt.since); st.Active != tt.want || st.Joined != 3 {
-				t.Errorf("WorkshopStats(since %v) Active, Joined = %d, %d; want %d, 3", tt.since, st.Active, st.Joined, tt.want)
+				t.Errorf("workshop.Stats(since %v) Active, Joined = %d, %d; want %d, 3", tt.since, st.Active, st.Joined, tt.want)
 			}
 		}
 		if ps := mustParticipants(t, s, "ACTIVE"); !ps[0].LastActive.Equal(minute(10)) {
@@ -381,24 +398,24 @@ func TestWorkshopConcurrentEvents(t *testing.T) {
 		commands   = 10 // per goroutine
 	)
 	learner := func(k int) string { return fmt.Sprintf("learner-%02d-0123456789", k) }
-	forEachBackend(t, func(t *testing.T, s, replica *Store) {
-		mustCreate(t, s, Workshop{Code: "BUSY", StartedAt: t0})
+	forEachBackend(t, func(t *testing.T, s, replica *workshop.Service) {
+		mustCreate(t, s, workshop.Workshop{Code: "BUSY", StartedAt: t0})
 		for k := range learners {
 			mustJoin(t, s, "BUSY", learner(k), "", t0)
 		}
 		var wg sync.WaitGroup
 		for i := range goroutines {
 			wg.Go(func() {
-				st, k := []*Store{s, replica}[i%2], i%learners
+				st, k := []*workshop.Service{s, replica}[i%2], i%learners
 				right := k%2 == 0 // the same for both goroutines of a learner
 				choice := map[bool]string{true: "a", false: "b"}[right]
-				evs := []WorkshopEvent{
-					{Kind: EventAnswer, Question: "q1", Choice: choice, Correct: right},
-					{Kind: EventComplete, Topic: "locks"},
-					{Kind: EventRace, Scenario: "gc-pause", Predicted: true, PredictionRight: right},
+				evs := []workshop.Event{
+					{Kind: workshop.EventAnswer, Question: "q1", Choice: choice, Correct: right},
+					{Kind: workshop.EventComplete, Topic: "locks"},
+					{Kind: workshop.EventRace, Scenario: "gc-pause", Predicted: true, PredictionRight: right},
 				}
 				for range commands {
-					evs = append(evs, WorkshopEvent{Kind: EventCommand})
+					evs = append(evs, workshop.Event{Kind: workshop.EventCommand})
 				}
 				for j, ev := range evs {
 					ev.At = t0.Add(time.Duration(j) * time.Second)
@@ -407,10 +424,10 @@ func TestWorkshopConcurrentEvents(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		want := WorkshopStats{
-			Workshop: Workshop{Code: "BUSY", StartedAt: t0},
+		want := workshop.Stats{
+			Workshop: workshop.Workshop{Code: "BUSY", StartedAt: t0},
 			Joined:   learners, Active: learners,
-			Questions: map[string]QuestionStats{
+			Questions: map[string]workshop.QuestionStats{
 				"q1": {Choices: map[string]int{"a": goroutines / 2, "b": goroutines / 2}, FirstTries: learners, FirstRight: learners / 2},
 			},
 			Completions: learners, Commands: goroutines * commands,
@@ -423,7 +440,7 @@ func TestWorkshopConcurrentEvents(t *testing.T) {
 		if len(ps) != learners {
 			t.Fatalf("%d participants; want %d", len(ps), learners)
 		}
-		byLearner := map[string]Participant{}
+		byLearner := map[string]workshop.Participant{}
 		for _, p := range ps {
 			byLearner[p.Learner] = p
 		}
@@ -436,126 +453,63 @@ func TestWorkshopConcurrentEvents(t *testing.T) {
 	})
 }
 
-// TestWorkshopBadInput checks that malformed arguments fail with
-// ErrBadInput and change nothing.
-func TestWorkshopBadInput(t *testing.T) {
+// TestWorkshopBadLearner checks the one rule the store adds to the
+// workshop package's: a malformed learner id is bad input (and
+// ErrBadLearner), and nothing is written. The workshop package tests the
+// other inputs.
+func TestWorkshopBadLearner(t *testing.T) {
 	ctx := context.Background()
-	long := func(n int) string { return strings.Repeat("é", n) }
-	forEachBackend(t, func(t *testing.T, s, _ *Store) {
-		mustCreate(t, s, Workshop{Code: "GOOD", Title: long(maxTitleRunes), StartedAt: t0})
-		mustJoin(t, s, "GOOD", alice, long(maxNickRunes), t0)
-		mustRecord(t, s, "GOOD", alice, WorkshopEvent{Kind: EventAnswer, Question: "q1", Choice: "a", Correct: true, At: t0})
-		beforeList := mustList(t, s)
-		beforeStats := mustStats(t, s, "GOOD", t0)
+	forEachBackend(t, func(t *testing.T, s, _ *workshop.Service) {
+		mustCreate(t, s, workshop.Workshop{Code: "GOOD", StartedAt: t0})
+		mustJoin(t, s, "GOOD", alice, "Ann", t0)
+		before := mustStats(t, s, "GOOD", t0)
 		beforeParticipants := mustParticipants(t, s, "GOOD")
-
-		ev := func(kind, topic, question, choice, scenario string) WorkshopEvent {
-			return WorkshopEvent{Kind: kind, Topic: topic, Question: question, Choice: choice, Scenario: scenario, At: t0}
-		}
 		for _, tt := range []struct {
 			name string
 			call func() error
 		}{
-			{"create lower-case code", func() error { return s.CreateWorkshop(ctx, Workshop{Code: "good2", StartedAt: t0}) }},
-			{"create short code", func() error { return s.CreateWorkshop(ctx, Workshop{Code: "ABC", StartedAt: t0}) }},
-			{"create long code", func() error { return s.CreateWorkshop(ctx, Workshop{Code: "ABCDEFGHIJKLM", StartedAt: t0}) }},
-			{"create code with dash", func() error { return s.CreateWorkshop(ctx, Workshop{Code: "AB-CD", StartedAt: t0}) }},
-			{"create long title", func() error {
-				return s.CreateWorkshop(ctx, Workshop{Code: "NEW1", Title: long(maxTitleRunes + 1), StartedAt: t0})
+			{"join short learner", func() error { return s.Join(ctx, "GOOD", "bob", "", t0) }},
+			{"join learner with slash", func() error { return s.Join(ctx, "GOOD", "bob/x-0123456789abcd", "", t0) }},
+			{"event learner with slash", func() error {
+				return s.Record(ctx, "GOOD", "alice/x-0123456789ab", workshop.Event{Kind: workshop.EventCommand, At: t0})
 			}},
-			{"create title with control", func() error {
-				return s.CreateWorkshop(ctx, Workshop{Code: "NEW1", Title: "a\x00b", StartedAt: t0})
+			{"event empty learner", func() error {
+				return s.Record(ctx, "GOOD", "", workshop.Event{Kind: workshop.EventCommand, At: t0})
 			}},
-			{"create title not UTF-8", func() error {
-				return s.CreateWorkshop(ctx, Workshop{Code: "NEW1", Title: "a\xffb", StartedAt: t0})
-			}},
-			{"create without start", func() error { return s.CreateWorkshop(ctx, Workshop{Code: "NEW1"}) }},
-			{"create ended", func() error {
-				return s.CreateWorkshop(ctx, Workshop{Code: "NEW1", StartedAt: t0, EndedAt: t0.Add(time.Hour)})
-			}},
-			{"get bad code", func() error { _, err := s.Workshop(ctx, "good"); return err }},
-			{"end bad code", func() error { return s.EndWorkshop(ctx, "GO OD", t0) }},
-			{"end without time", func() error { return s.EndWorkshop(ctx, "GOOD", time.Time{}) }},
-			{"join bad code", func() error { return s.JoinWorkshop(ctx, "", bob, "", t0) }},
-			{"join bad learner", func() error { return s.JoinWorkshop(ctx, "GOOD", "bob", "", t0) }},
-			{"join long nickname", func() error { return s.JoinWorkshop(ctx, "GOOD", bob, long(maxNickRunes+1), t0) }},
-			{"rename to long nickname", func() error { return s.JoinWorkshop(ctx, "GOOD", alice, long(maxNickRunes+1), t0) }},
-			{"join nickname with newline", func() error { return s.JoinWorkshop(ctx, "GOOD", bob, "a\nb", t0) }},
-			{"join without time", func() error { return s.JoinWorkshop(ctx, "GOOD", bob, "", time.Time{}) }},
-			{"event bad code", func() error { return s.RecordWorkshopEvent(ctx, "GOOD!", alice, ev(EventCommand, "", "", "", "")) }},
-			{"event bad learner", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", "alice/x-0123456789ab", ev(EventCommand, "", "", "", ""))
-			}},
-			{"event unknown kind", func() error { return s.RecordWorkshopEvent(ctx, "GOOD", alice, ev("dance", "", "", "", "")) }},
-			{"event without time", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", alice, WorkshopEvent{Kind: EventCommand})
-			}},
-			{"answer upper-case question", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", alice, ev(EventAnswer, "", "Q1", "a", ""))
-			}},
-			{"answer question with slash", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", alice, ev(EventAnswer, "", "q1/a", "a", ""))
-			}},
-			{"answer long question", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", alice, ev(EventAnswer, "", strings.Repeat("q", maxIDLen+1), "a", ""))
-			}},
-			{"answer without choice", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", alice, ev(EventAnswer, "", "q1", "", ""))
-			}},
-			{"complete without topic", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", alice, ev(EventComplete, "", "", "", ""))
-			}},
-			{"race bad scenario", func() error {
-				return s.RecordWorkshopEvent(ctx, "GOOD", alice, ev(EventRace, "", "", "", "gc pause"))
-			}},
-			{"stats bad code", func() error { _, err := s.WorkshopStats(ctx, "x", t0); return err }},
-			{"participants bad code", func() error { _, err := s.WorkshopParticipants(ctx, "x"); return err }},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				if err := tt.call(); !errors.Is(err, ErrBadInput) {
-					t.Errorf("got %v; want ErrBadInput", err)
+				if err := tt.call(); !errors.Is(err, workshop.ErrBadInput) || !errors.Is(err, ErrBadLearner) {
+					t.Errorf("got %v; want workshop.ErrBadInput and ErrBadLearner", err)
 				}
 			})
 		}
-		if got := mustList(t, s); !reflect.DeepEqual(got, beforeList) {
-			t.Errorf("after bad inputs, Workshops() = %+v; want %+v", got, beforeList)
-		}
-		if got := mustStats(t, s, "GOOD", t0); !reflect.DeepEqual(got, beforeStats) {
-			t.Errorf("after bad inputs, stats = %+v; want %+v", got, beforeStats)
+		if got := mustStats(t, s, "GOOD", t0); !reflect.DeepEqual(got, before) {
+			t.Errorf("after bad learners, stats = %+v; want %+v", got, before)
 		}
 		if got := mustParticipants(t, s, "GOOD"); !reflect.DeepEqual(got, beforeParticipants) {
-			t.Errorf("after bad inputs, participants = %+v; want %+v", got, beforeParticipants)
+			t.Errorf("after bad learners, participants = %+v; want %+v", got, beforeParticipants)
 		}
 	})
 }
 
-// A mistyped code is no workshop at all, so the web layer can tell the
-// learner just that.
-func TestWorkshopMalformedCodeIsNotFound(t *testing.T) {
-	s, _ := workshopBackends()["bolt"](t)
-	err := s.JoinWorkshop(context.Background(), "k7q", alice, "", t0)
-	if !errors.Is(err, ErrNotFound) || !errors.Is(err, ErrBadInput) {
-		t.Errorf("JoinWorkshop(malformed code) = %v; want ErrNotFound and ErrBadInput", err)
-	}
-}
-
 func TestWorkshopBoltSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenBolt(dir)
+	st, err := OpenBolt(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCreate(t, s, Workshop{Code: "KEEP", Title: "Kept", StartedAt: t0})
+	s := newService(st)
+	mustCreate(t, s, workshop.Workshop{Code: "KEEP", Title: "Kept", StartedAt: t0})
 	mustJoin(t, s, "KEEP", alice, "Ann", t0)
-	mustRecord(t, s, "KEEP", alice, WorkshopEvent{Kind: EventCommand, At: t0})
+	mustRecord(t, s, "KEEP", alice, workshop.Event{Kind: workshop.EventCommand, At: t0})
 	want := mustStats(t, s, "KEEP", t0)
-	s.Close()
-	s, err = OpenBolt(dir)
+	st.Close()
+	st, err = OpenBolt(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	if st := mustStats(t, s, "KEEP", t0); !reflect.DeepEqual(st, want) || st.Commands != 1 {
+	defer st.Close()
+	if st := mustStats(t, newService(st), "KEEP", t0); !reflect.DeepEqual(st, want) || st.Commands != 1 {
 		t.Errorf("after reopen, stats = %+v; want %+v", st, want)
 	}
 }
@@ -565,12 +519,12 @@ func TestWorkshopBoltSurvivesReopen(t *testing.T) {
 // forgets it.
 func TestWorkshopRedisTTL(t *testing.T) {
 	m := miniredis.RunT(t)
-	s := openRedisStore(t, m.Addr())
-	mustCreate(t, s, Workshop{Code: "TTL1", StartedAt: t0})
+	s := newService(openRedisStore(t, m.Addr()))
+	mustCreate(t, s, workshop.Workshop{Code: "TTL1", StartedAt: t0})
 	mustJoin(t, s, "TTL1", alice, "Ann", t0)
-	mustRecord(t, s, "TTL1", alice, WorkshopEvent{Kind: EventAnswer, Question: "q1", Choice: "a", At: t0})
+	mustRecord(t, s, "TTL1", alice, workshop.Event{Kind: workshop.EventAnswer, Question: "q1", Choice: "a", At: t0})
 	m.FastForward(300 * 24 * time.Hour)
-	mustRecord(t, s, "TTL1", alice, WorkshopEvent{Kind: EventComplete, Topic: "locks", At: t0})
+	mustRecord(t, s, "TTL1", alice, workshop.Event{Kind: workshop.EventComplete, Topic: "locks", At: t0})
 	var keys []string
 	for _, k := range m.Keys() {
 		if strings.HasPrefix(k, "locklab:ws:TTL1") {
@@ -584,17 +538,17 @@ func TestWorkshopRedisTTL(t *testing.T) {
 		t.Errorf("workshop keys = %q; want 8", keys)
 	}
 	m.FastForward(workshopTTL + time.Second)
-	if _, err := s.Workshop(context.Background(), "TTL1"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Workshop(expired) = %v; want ErrNotFound", err)
+	if _, err := s.Get(context.Background(), "TTL1"); !errors.Is(err, workshop.ErrNotFound) {
+		t.Errorf("Get(expired) = %v; want workshop.ErrNotFound", err)
 	}
 	if ws := mustList(t, s); len(ws) != 0 {
-		t.Errorf("Workshops() = %+v; want the expired workshop gone", ws)
+		t.Errorf("List() = %+v; want the expired workshop gone", ws)
 	}
 	if m.Exists("locklab:workshops") {
 		t.Errorf("index still holds %v; want the expired code pruned", m.Keys())
 	}
 	// The code can be used again, from scratch.
-	mustCreate(t, s, Workshop{Code: "TTL1", StartedAt: t0.Add(time.Hour)})
+	mustCreate(t, s, workshop.Workshop{Code: "TTL1", StartedAt: t0.Add(time.Hour)})
 	if st := mustStats(t, s, "TTL1", t0); st.Joined != 0 || len(st.Questions) != 0 || st.Completions != 0 {
 		t.Errorf("reused code stats = %+v; want a fresh workshop", st)
 	}
@@ -605,24 +559,24 @@ func TestWorkshopRedisTTL(t *testing.T) {
 func TestWorkshopRedisOutage(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
-	s := openRedisStore(t, srv.Addr)
-	mustCreate(t, s, Workshop{Code: "DOWN", StartedAt: t0})
+	s := newService(openRedisStore(t, srv.Addr))
+	mustCreate(t, s, workshop.Workshop{Code: "DOWN", StartedAt: t0})
 	mustJoin(t, s, "DOWN", alice, "", t0)
 	srv.Stop()
 	for _, tt := range []struct {
 		name string
 		call func() error
 	}{
-		{"CreateWorkshop", func() error { return s.CreateWorkshop(ctx, Workshop{Code: "DOWN2", StartedAt: t0}) }},
-		{"Workshop", func() error { _, err := s.Workshop(ctx, "DOWN"); return err }},
-		{"Workshops", func() error { _, err := s.Workshops(ctx); return err }},
-		{"EndWorkshop", func() error { return s.EndWorkshop(ctx, "DOWN", t0) }},
-		{"JoinWorkshop", func() error { return s.JoinWorkshop(ctx, "DOWN", bob, "", t0) }},
-		{"RecordWorkshopEvent", func() error {
-			return s.RecordWorkshopEvent(ctx, "DOWN", alice, WorkshopEvent{Kind: EventCommand, At: t0})
+		{"Create", func() error { return s.Create(ctx, workshop.Workshop{Code: "DOWN2", StartedAt: t0}) }},
+		{"Get", func() error { _, err := s.Get(ctx, "DOWN"); return err }},
+		{"List", func() error { _, err := s.List(ctx); return err }},
+		{"End", func() error { return s.End(ctx, "DOWN", t0) }},
+		{"Join", func() error { return s.Join(ctx, "DOWN", bob, "", t0) }},
+		{"Record", func() error {
+			return s.Record(ctx, "DOWN", alice, workshop.Event{Kind: workshop.EventCommand, At: t0})
 		}},
-		{"WorkshopStats", func() error { _, err := s.WorkshopStats(ctx, "DOWN", t0); return err }},
-		{"WorkshopParticipants", func() error { _, err := s.WorkshopParticipants(ctx, "DOWN"); return err }},
+		{"Stats", func() error { _, err := s.Stats(ctx, "DOWN", t0); return err }},
+		{"Participants", func() error { _, err := s.Participants(ctx, "DOWN"); return err }},
 	} {
 		start := time.Now()
 		err := tt.call()
@@ -635,7 +589,7 @@ func TestWorkshopRedisOutage(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	var err error
 	for {
-		err = s.CreateWorkshop(ctx, Workshop{Code: "DOWN", StartedAt: t0})
+		err = s.Create(ctx, workshop.Workshop{Code: "DOWN", StartedAt: t0})
 		if err == nil || time.Now().After(deadline) {
 			break
 		}
@@ -645,27 +599,27 @@ func TestWorkshopRedisOutage(t *testing.T) {
 		t.Fatalf("after Redis came back: %v", err)
 	}
 	mustJoin(t, s, "DOWN", alice, "", t0)
-	mustRecord(t, s, "DOWN", alice, WorkshopEvent{Kind: EventCommand, At: t0})
+	mustRecord(t, s, "DOWN", alice, workshop.Event{Kind: workshop.EventCommand, At: t0})
 	if st := mustStats(t, s, "DOWN", t0); st.Commands != 1 {
 		t.Errorf("after recovery, commands = %d; want 1", st.Commands)
 	}
 }
 
 // TestWorkshopFull checks the cap on participants: a newcomer beyond it
-// gets ErrFull, while those already in may rejoin and rename, and other
-// workshops are not affected.
+// gets workshop.ErrFull, while those already in may rejoin and rename,
+// and other workshops are not affected. The back end checks the cap in
+// the same atomic step as the join, so replicas cannot both let one more
+// in.
 func TestWorkshopFull(t *testing.T) {
 	ctx := context.Background()
-	forEachBackend(t, func(t *testing.T, s, replica *Store) {
-		s.SetMaxParticipants(2)
-		replica.SetMaxParticipants(2)
-		mustCreate(t, s, Workshop{Code: "FULL1", Title: "Small", StartedAt: t0})
-		mustCreate(t, s, Workshop{Code: "FULL2", Title: "Other", StartedAt: t0})
+	forEachBackendWith(t, workshop.Options{MaxParticipants: 2}, func(t *testing.T, s, replica *workshop.Service) {
+		mustCreate(t, s, workshop.Workshop{Code: "FULL1", Title: "Small", StartedAt: t0})
+		mustCreate(t, s, workshop.Workshop{Code: "FULL2", Title: "Other", StartedAt: t0})
 		mustJoin(t, s, "FULL1", alice, "Ann", t0)
 		mustJoin(t, replica, "FULL1", bob, "", t0)
-		for _, st := range []*Store{s, replica} {
-			if err := st.JoinWorkshop(ctx, "FULL1", carol, "Carol", t0); !errors.Is(err, ErrFull) {
-				t.Errorf("third JoinWorkshop = %v; want ErrFull", err)
+		for _, st := range []*workshop.Service{s, replica} {
+			if err := st.Join(ctx, "FULL1", carol, "Carol", t0); !errors.Is(err, workshop.ErrFull) {
+				t.Errorf("third Join = %v; want workshop.ErrFull", err)
 			}
 		}
 		mustJoin(t, replica, "FULL1", alice, "Annie", t0.Add(time.Minute))
@@ -674,8 +628,4 @@ func TestWorkshopFull(t *testing.T) {
 			t.Errorf("Joined = %d; want 2", st.Joined)
 		}
 	})
-	s := &Store{}
-	if got := s.participantCap(); got != DefaultMaxParticipants {
-		t.Errorf("default cap = %d; want %d", got, DefaultMaxParticipants)
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
+	"github.com/locklab/locklab/workshop"
 )
 
 // apiError is the one JSON shape of every API error.
@@ -41,7 +42,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	m := views.Error{Page: s.page(http.StatusText(code), "", ""), Code: code, Message: msg}
 	switch {
-	case code == http.StatusNotFound && errors.Is(err, store.ErrNotFound):
+	case code == http.StatusNotFound && errors.Is(err, workshop.ErrNotFound):
 		m.Heading = "Workshop not found"
 		m.Message = "There is no workshop with this code. Check the link or the code with your instructor."
 	case code == http.StatusNotFound:
@@ -82,13 +83,13 @@ func classify(err error) (int, string) {
 		return http.StatusConflict, "this browser has no saved progress to carry yet: answer a question or run a playground command first"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, "your progress can't be saved right now; please try again in a moment"
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, workshop.ErrNotFound):
 		return http.StatusNotFound, "there is no workshop with that code; check it with your instructor"
-	case errors.Is(err, store.ErrEnded):
+	case errors.Is(err, workshop.ErrEnded):
 		return http.StatusConflict, "that workshop has ended"
-	case errors.Is(err, store.ErrFull):
+	case errors.Is(err, workshop.ErrFull):
 		return http.StatusConflict, "that workshop is full; ask your instructor to start another one"
-	case errors.Is(err, store.ErrBadInput):
+	case errors.Is(err, workshop.ErrBadInput):
 		return http.StatusBadRequest, "that workshop code or nickname is malformed"
 	case errors.Is(err, store.ErrBadLearner):
 		return http.StatusBadRequest, "your learner cookie is malformed; clear this site's cookies and try again"

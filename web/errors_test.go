@@ -11,21 +11,22 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/workshop"
 )
 
 // TestClassify checks the status each domain error maps to, wrapped as
-// the store wraps them.
+// the workshop package wraps them.
 func TestClassify(t *testing.T) {
 	for _, tt := range []struct {
 		err  error
 		code int
 		msg  string // a part of the message
 	}{
-		{fmt.Errorf("store: workshop NOPE1: %w", store.ErrNotFound), 404, "no workshop with that code"},
-		{fmt.Errorf("store: workshop: %w (%w)", store.ErrBadInput, store.ErrNotFound), 404, "no workshop"},
-		{fmt.Errorf("store: join workshop X: %w", store.ErrEnded), 409, "ended"},
-		{fmt.Errorf("store: join workshop X: %w", store.ErrFull), 409, "full"},
-		{fmt.Errorf("store: join workshop X: %w", store.ErrBadInput), 400, "malformed"},
+		{fmt.Errorf("workshop: get NOPE1: %w", workshop.ErrNotFound), 404, "no workshop with that code"},
+		{fmt.Errorf("workshop: get: %w (%w)", workshop.ErrBadInput, workshop.ErrNotFound), 404, "no workshop"},
+		{fmt.Errorf("workshop: join X: %w", workshop.ErrEnded), 409, "ended"},
+		{fmt.Errorf("workshop: join X: %w", workshop.ErrFull), 409, "full"},
+		{fmt.Errorf("workshop: join X: %w", workshop.ErrBadInput), 400, "malformed"},
 		{fmt.Errorf("store: get: %w", store.ErrUnavailable), 503, "can't be saved"},
 		{fmt.Errorf("store: %w", store.ErrBadLearner), 400, "learner cookie"},
 		{echo.NewHTTPError(429, "too many"), 429, "too many"},
@@ -75,7 +76,7 @@ func TestUnknownWorkshop(t *testing.T) {
 func TestWorkshopFullJoin(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.AdminToken = adminToken
-	cfg.Workshops.(*store.Store).SetMaxParticipants(1)
+	cfg.Workshops = workshop.New(cfg.Progress.(*store.Store), workshop.Options{MaxParticipants: 1})
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

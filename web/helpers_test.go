@@ -9,6 +9,7 @@ import (
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/workshop"
 )
 
 // testConfig is a server configuration over the embedded content, with
@@ -31,7 +32,7 @@ func testConfig(t testing.TB) Config {
 	pg := playground.NewManager(playground.Options{})
 	t.Cleanup(pg.Close)
 	return Config{
-		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st, Playground: pg, Workshops: st, CarryCodes: st,
+		Content: content.Fixed{C: course}, Quizzes: bank, Progress: st, Playground: pg, Workshops: workshop.New(st, workshop.Options{}), CarryCodes: st,
 		Secret: func(context.Context) ([]byte, error) { return []byte("test-secret-0123456789"), nil },
 	}
 }

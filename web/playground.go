@@ -14,8 +14,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
+	"github.com/locklab/locklab/workshop"
 )
 
 // Playground runs learners' sandboxes.
@@ -95,7 +95,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	}
 	s.markStarted(c.Request().Context(), id)
 	s.metrics.execs.WithLabelValues(string(client)).Inc()
-	s.workshopEvent(c, store.WorkshopEvent{Kind: store.EventCommand})
+	s.workshopEvent(c, workshop.Event{Kind: workshop.EventCommand})
 	return res, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/web/views"
+	"github.com/locklab/locklab/workshop"
 )
 
 // raceJSON is the answer of GET /api/race/{id}.
@@ -232,4 +233,34 @@ func (s *Server) handleRacePage(c echo.Context) error {
 func (s *Server) handleRacePresent(c echo.Context) error {
 	m, code := s.racePage(c, "The race, presented")
 	return render(c, code, views.RacePresentPage(m))
+}
+
+// raceDoneRequest is what race.js reports when a run has been played to
+// the end: the scenario and settings, and the learner's prediction.
+type raceDoneRequest struct {
+	Scenario   string            `json:"scenario"`
+	Params     map[string]string `json:"params"`
+	Prediction string            `json:"prediction"`
+}
+
+// handleRaceDone counts a race played for the learner's workshop, and
+// whether the prediction was right; the server runs the race itself, so
+// the verdict is its own.
+func (s *Server) handleRaceDone(c echo.Context) error {
+	var req raceDoneRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	q := make(url.Values, len(req.Params))
+	for k, v := range req.Params {
+		q[k] = []string{v}
+	}
+	_, tl, err := s.runRace(c, req.Scenario, q)
+	if err != nil {
+		return err
+	}
+	verdict := verdictName(tl.Verdict)
+	ev := workshop.RaceEvent(req.Scenario, req.Prediction, verdict)
+	s.workshopEvent(c, ev)
+	return c.JSON(http.StatusOK, map[string]any{"verdict": verdict, "prediction_right": ev.PredictionRight})
 }

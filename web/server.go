@@ -64,8 +64,8 @@ type Config struct {
 	// PublicURL is the site's address for links (scheme and host, such as
 	// https://locks.example.org); empty takes it from each request (origin).
 	PublicURL string
-	// Workshops keeps instructor-led workshops; nil turns them off.
-	Workshops WorkshopStore
+	// Workshops runs instructor-led workshops; nil turns them off.
+	Workshops WorkshopService
 	// AdminToken lets an instructor sign in; empty turns workshop admin off.
 	AdminToken string
 	// AdminLimits bound wrong guesses of the admin token (and of the
@@ -110,7 +110,7 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	// secureCookies: see Config.SecureCookies.
 	secureCookies bool
-	workshops     WorkshopStore
+	workshops     WorkshopService
 	adminToken    string
 	adminLimits   limit.AdminLimits
 	// guessMu makes checking a guess (an admin or metrics token, a carry

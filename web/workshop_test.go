@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/workshop"
 )
 
 const adminToken = "instructor-token-123"
@@ -125,7 +127,7 @@ func TestWorkshopFlow(t *testing.T) {
 }
 
 // firstSSE reads the first stats event of a dashboard stream.
-func firstSSE(t *testing.T, l *learnerClient, path string) dashboardJSON {
+func firstSSE(t *testing.T, l *learnerClient, path string) workshop.Dashboard {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -143,7 +145,7 @@ func firstSSE(t *testing.T, l *learnerClient, path string) dashboardJSON {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			var d dashboardJSON
+			var d workshop.Dashboard
 			if err := json.Unmarshal([]byte(data), &d); err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +153,7 @@ func firstSSE(t *testing.T, l *learnerClient, path string) dashboardJSON {
 		}
 	}
 	t.Fatal("no stats event")
-	return dashboardJSON{}
+	return workshop.Dashboard{}
 }
 
 func between(s, from, to string) string {

@@ -24,6 +24,7 @@ import (
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web"
+	"github.com/locklab/locklab/workshop"
 )
 
 // config is everything the server can be told, from flags or environment.
@@ -92,7 +93,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer progress.Close()
-	progress.SetMaxParticipants(cfg.maxParticipants)
 	sandboxes, err := newSandboxes(cfg, logger, sandboxCopies(progress))
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
-		Workshops: progress, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
+		Workshops: workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants}), AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
 	})
@@ -176,7 +176,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
 	}
 	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
-	maxPart, err := strconv.Atoi(envOr(getenv, "LOCKLAB_MAX_PARTICIPANTS", strconv.Itoa(store.DefaultMaxParticipants)))
+	maxPart, err := strconv.Atoi(envOr(getenv, "LOCKLAB_MAX_PARTICIPANTS", strconv.Itoa(workshop.DefaultMaxParticipants)))
 	if err != nil {
 		return config{}, fmt.Errorf("LOCKLAB_MAX_PARTICIPANTS: %w", err)
 	}
