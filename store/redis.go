@@ -32,10 +32,13 @@ func OpenRedis(url string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("store: REDIS_URL: %w", err)
 	}
 	opt.DialTimeout = 300 * time.Millisecond
-	opt.ReadTimeout = 300 * time.Millisecond
-	opt.WriteTimeout = 300 * time.Millisecond
+	opt.ReadTimeout = time.Second
+	opt.WriteTimeout = time.Second
 	opt.PoolTimeout = 300 * time.Millisecond
-	opt.MaxRetries = 1
+	// No retries: many calls are scripts that count (answers, commands,
+	// limits), and one retried after a read timeout, though Redis had run
+	// it, would count twice. A failed call reports ErrUnavailable instead.
+	opt.MaxRetries = -1
 	// A Redis that refuses connections should fail a call in milliseconds,
 	// not after go-redis's default five dial attempts.
 	opt.DialerRetries = 2
