@@ -2,7 +2,7 @@
 // interactive course. A learner types redis-cli lines as client A or client
 // B; the playground splits them as redis-cli does (Tokenize), runs them
 // against an in-process miniredis with the playground's own Redis 7 style
-// EVAL (package script), and prints the reply as redis-cli --no-raw does in a
+// EVAL (package luaredis), and prints the reply as redis-cli --no-raw does in a
 // terminal (Format).
 //
 // A Manager keeps one sandbox per learner, created on first use, dropped

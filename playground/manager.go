@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
 )
 
 // Box is what the Manager needs of a sandbox. *Sandbox runs in process; a
@@ -101,7 +101,7 @@ type Manager struct {
 	data     int                   // the sizes of all sessions
 	reserved int                   // the data the calls in flight may add
 	dropped  map[string]dropped    // learners to tell about a reset
-	scripts  *script.Cache         // compiled scripts, shared by all sandboxes
+	scripts  *luaredis.Cache       // compiled scripts, shared by all sandboxes
 	closed   bool
 
 	followWarn followWarn
@@ -181,7 +181,7 @@ func NewManager(opts Options) *Manager {
 		withData: list.New(),
 		byAddr:   map[string]*list.List{},
 		dropped:  map[string]dropped{},
-		scripts:  script.NewCache(0),
+		scripts:  luaredis.NewCache(0),
 	}
 }
 

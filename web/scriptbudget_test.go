@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/script"
 	"github.com/locklab/locklab/store"
 )
 
@@ -39,7 +39,7 @@ func TestScriptBudgetCannotBeDodged(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t)
-			pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: script.Limits{Timeout: timeout}}})
+			pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: luaredis.Limits{Timeout: timeout}}})
 			t.Cleanup(pg.Close)
 			cfg.Playground = pg
 			cfg.Limits = Limits{ScriptTime: ScriptBudget{
