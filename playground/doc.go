@@ -19,8 +19,8 @@
 // Snapshot and Restore carry a sandbox's state across such a boundary.
 //
 // When several replicas of the server run behind a load balancer, a
-// Manager given a SnapshotStore (Options.Follow) shares each learner's
-// sandbox with the others through it, so that the sandbox follows the
+// Manager given sandbox copies (Options.SandboxCopies) shares each
+// learner's sandbox with the others through them, so that the sandbox follows the
 // learner from replica to replica; see follow.go.
 //
 // The package knows nothing of HTTP: the web layer calls the Manager and maps

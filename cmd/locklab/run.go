@@ -314,7 +314,7 @@ func openStore(cfg config) (*store.Store, error) {
 // sandboxCopies is where the replicas share learners' sandboxes: Redis,
 // when the store is Redis; else nil, as a single server has no one to
 // share them with.
-func sandboxCopies(st *store.Store) playground.SnapshotStore {
+func sandboxCopies(st *store.Store) playground.SandboxCopies {
 	if c, ok := st.SandboxCopies(); ok {
 		return c
 	}
