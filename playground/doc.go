@@ -14,9 +14,10 @@
 // none is idle, writes past the allowance are refused (ErrLimit). A single
 // key is bounded too (Limits.MaxKeyBytes), so that no small edit has to
 // copy a large value. The
-// Manager sees sandboxes through the Box interface, so that a later change
-// can run them in worker processes; Sandbox is the in-process Box, and its
-// Snapshot and Restore carry a sandbox's state across such a boundary.
+// Manager sees sandboxes through the Box interface, so that they can run in
+// this process (Sandbox) or in worker processes (package worker, whose
+// Supervisor gives the Manager its NewBox); Snapshot and Restore carry a
+// sandbox's state across that boundary.
 //
 // When several replicas of the server run behind a load balancer, a
 // Manager given sandbox copies (Options.SandboxCopies) shares each

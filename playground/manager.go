@@ -12,9 +12,9 @@ import (
 	"github.com/locklab/locklab/luaredis"
 )
 
-// Box is what the Manager needs of a sandbox. *Sandbox runs in process; a
-// later Box can proxy to a sandbox in a worker process and keep its
-// Snapshot to restore it.
+// Box is what the Manager needs of a sandbox. *Sandbox runs in process;
+// the Boxes of package worker's Supervisor proxy to a sandbox in a worker
+// process and keep a Mirror of it, to restore it if its worker dies.
 type Box interface {
 	// ExecWithin runs a line as Sandbox.ExecWithin does: writes that would
 	// leave more than allow bytes of data are refused. size bounds the data
