@@ -1,8 +1,10 @@
 // Package content holds Lock Lab's course material: the structure of the
 // Redis path and the lessons it ships, written as Markdown with YAML front
-// matter. Everything is embedded in the binary; Load parses and validates it
-// once, so a broken file stops the server at start-up instead of surprising a
-// learner later.
+// matter, and their quizzes. Everything is embedded in the binary; LoadSite
+// parses and validates it once, lessons and quizzes together and against
+// the race scenarios the caller knows, so a broken file stops the server at
+// start-up instead of surprising a learner later. Reloader does the same on
+// every request for authors editing a -content directory.
 package content
 
 import (

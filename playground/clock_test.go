@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locklab/locklab/playground/resp"
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
+	"github.com/locklab/locklab/resp"
 )
 
 // fakeClock is a clock the test moves by hand, with timers that fire
@@ -88,8 +88,8 @@ func (c *fakeClock) fire(all bool) {
 	}
 }
 
-func scriptLimitsForTests() script.Limits {
-	return script.Limits{Timeout: 100 * time.Millisecond}
+func scriptLimitsForTests() luaredis.Limits {
+	return luaredis.Limits{Timeout: 100 * time.Millisecond}
 }
 
 func intValue(n int64) resp.Value { return resp.Int(n) }

@@ -1,5 +1,9 @@
 package playground
 
+// The command table, lookupCommand, is generated from a real redis-server
+// so that arities, flags and key positions are Redis's own.
+//go:generate go run ./internal/gencommands -o commands_table.go
+
 import "strings"
 
 // command is what the playground knows of a Redis command.

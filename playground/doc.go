@@ -2,7 +2,7 @@
 // interactive course. A learner types redis-cli lines as client A or client
 // B; the playground splits them as redis-cli does (Tokenize), runs them
 // against an in-process miniredis with the playground's own Redis 7 style
-// EVAL (package script), and prints the reply as redis-cli --no-raw does in a
+// EVAL (package luaredis), and prints the reply as redis-cli --no-raw does in a
 // terminal (Format).
 //
 // A Manager keeps one sandbox per learner, created on first use, dropped
@@ -14,13 +14,14 @@
 // none is idle, writes past the allowance are refused (ErrLimit). A single
 // key is bounded too (Limits.MaxKeyBytes), so that no small edit has to
 // copy a large value. The
-// Manager sees sandboxes through the Box interface, so that a later change
-// can run them in worker processes; Sandbox is the in-process Box, and its
-// Snapshot and Restore carry a sandbox's state across such a boundary.
+// Manager sees sandboxes through the Box interface, so that they can run in
+// this process (Sandbox) or in worker processes (package worker, whose
+// Supervisor gives the Manager its NewBox); Snapshot and Restore carry a
+// sandbox's state across that boundary.
 //
 // When several replicas of the server run behind a load balancer, a
-// Manager given a SnapshotStore (Options.Follow) shares each learner's
-// sandbox with the others through it, so that the sandbox follows the
+// Manager given sandbox copies (Options.SandboxCopies) shares each
+// learner's sandbox with the others through them, so that the sandbox follows the
 // learner from replica to replica; see follow.go.
 //
 // The package knows nothing of HTTP: the web layer calls the Manager and maps

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 // Exec runs one line typed by client, as redis-cli would send it, and

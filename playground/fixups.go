@@ -3,7 +3,7 @@ package playground
 import (
 	"strings"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 // override answers the commands where miniredis's reply differs from Redis

@@ -10,15 +10,15 @@ import (
 	"time"
 )
 
-// A SnapshotStore keeps a copy of each learner's sandbox where every
+// SandboxCopies keeps a copy of each learner's sandbox where every
 // replica of the server can read it, so that the sandbox follows the
 // learner when a load balancer sends their next request to another
 // replica. The copies are opaque bytes with a version; a version changes
 // with every Save and is never reused for a learner. A Manager with
-// Options.Follow set uses it as follows: before it runs a learner's
-// command, it compares the version of its own sandbox with the store's
-// (Version, one cheap round trip) and, if they differ, restores the
-// sandbox from the copy (Load); after a command that may have changed
+// Options.SandboxCopies set uses it as follows: before it runs a
+// learner's command, it compares the version of its own sandbox with the
+// store's (Version, one cheap round trip) and, if they differ, restores
+// the sandbox from the copy (Load); after a command that may have changed
 // the sandbox, it saves it (Save). The store being down never fails a
 // command: the sandbox then lives on in this replica alone.
 //
@@ -26,7 +26,7 @@ import (
 // connection state of its two clients (a MULTI in progress, WATCH) stays
 // in the replica where it began, and is lost, as after a reconnect, when
 // the sandbox is restored from another replica's copy.
-type SnapshotStore interface {
+type SandboxCopies interface {
 	// Version returns the version of the learner's copy, "" if there is
 	// none, and keeps the copy for ttl more, as the learner is active.
 	Version(ctx context.Context, learner string, ttl time.Duration) (string, error)
@@ -42,7 +42,7 @@ type SnapshotStore interface {
 // tell a copy written by a later version of the program.
 const savedFormat = 1
 
-// saved is a sandbox as a SnapshotStore keeps it: the snapshot, and the
+// saved is a sandbox as SandboxCopies keeps it: the snapshot, and the
 // Manager's clock when it was taken, from which a replica that restores
 // it later counts how much the TTLs have run down since. Replicas' clocks
 // are assumed to agree (NTP); a skew shifts the TTLs by as much.
@@ -51,7 +51,7 @@ type saved struct {
 	Snapshot  Snapshot
 }
 
-// encodeSaved encodes snap, taken at now, for a SnapshotStore. It uses
+// encodeSaved encodes snap, taken at now, for SandboxCopies. It uses
 // gob, which keeps binary values as they are, where JSON would not.
 func encodeSaved(snap Snapshot, now time.Time) ([]byte, error) {
 	var buf bytes.Buffer
@@ -103,13 +103,13 @@ func maxSavedBytes(l Limits) int {
 	return l.MaxDataBytes + l.ScriptCacheBytes + 64*l.MaxKeys + 1<<20
 }
 
-// use runs f on the session's sandbox. With Options.Follow set, it does
-// so under the session's lock: first it brings the sandbox up to date
+// use runs f on the session's sandbox. With Options.SandboxCopies set, it
+// does so under the session's lock: first it brings the sandbox up to date
 // with the copy another replica saved, if there is a newer one (moved
 // then reports that it did), and afterwards it saves the sandbox if f
 // may have changed it: at once if urgent is set, else as saveSoon does.
 func (m *Manager) use(ctx context.Context, s *session, urgent bool, f func(Box) error) (moved bool, err error) {
-	if m.opts.Follow == nil {
+	if m.opts.SandboxCopies == nil {
 		return false, f(s.box)
 	}
 	s.mu.Lock()
@@ -167,7 +167,7 @@ func (m *Manager) saveDue(s *session) {
 	}
 	// The learner may have moved on to another replica, which saved a
 	// newer copy: theirs wins; the changes here are lost.
-	ver, err := m.opts.Follow.Version(context.Background(), s.learner, m.opts.IdleTimeout)
+	ver, err := m.opts.SandboxCopies.Version(context.Background(), s.learner, m.opts.IdleTimeout)
 	if err == nil && ver != s.version {
 		s.writes, s.unsaved = s.box.Writes(), false
 		return
@@ -179,7 +179,7 @@ func (m *Manager) saveDue(s *session) {
 // saveNow does at once the deferred save of a session, if one is due, as
 // its sandbox is about to be closed.
 func (m *Manager) saveNow(s *session) {
-	if m.opts.Follow == nil {
+	if m.opts.SandboxCopies == nil {
 		return
 	}
 	s.mu.Lock()
@@ -192,7 +192,7 @@ func (m *Manager) saveNow(s *session) {
 
 // cancelSave drops the deferred save of a session, if any.
 func (m *Manager) cancelSave(s *session) {
-	if m.opts.Follow == nil {
+	if m.opts.SandboxCopies == nil {
 		return
 	}
 	s.mu.Lock()
@@ -207,7 +207,7 @@ func (m *Manager) cancelSave(s *session) {
 // that copy is not the one the sandbox matches, and reports whether it
 // did. It is called with s.mu held.
 func (m *Manager) pull(ctx context.Context, s *session) bool {
-	ver, err := m.opts.Follow.Version(ctx, s.learner, m.opts.IdleTimeout)
+	ver, err := m.opts.SandboxCopies.Version(ctx, s.learner, m.opts.IdleTimeout)
 	if err != nil {
 		m.followFailed("check the shared copy of a sandbox", err)
 		return false
@@ -215,7 +215,7 @@ func (m *Manager) pull(ctx context.Context, s *session) bool {
 	if ver == "" || ver == s.version {
 		return false
 	}
-	ver, data, err := m.opts.Follow.Load(ctx, s.learner)
+	ver, data, err := m.opts.SandboxCopies.Load(ctx, s.learner)
 	if err != nil {
 		m.followFailed("load the shared copy of a sandbox", err)
 		return false
@@ -285,7 +285,7 @@ func (m *Manager) push(ctx context.Context, s *session, force bool) {
 		return
 	}
 	// The learner's command has run: save even if they went away.
-	ver, err := m.opts.Follow.Save(context.WithoutCancel(ctx), s.learner, data, m.opts.IdleTimeout)
+	ver, err := m.opts.SandboxCopies.Save(context.WithoutCancel(ctx), s.learner, data, m.opts.IdleTimeout)
 	if err != nil {
 		s.writes, s.unsaved = writes, true
 		m.followFailed("save the shared copy of a sandbox", err)
@@ -294,19 +294,19 @@ func (m *Manager) push(ctx context.Context, s *session, force bool) {
 	s.version, s.writes, s.unsaved = ver, writes, false
 }
 
-// followWarnEvery spaces out the warnings of a SnapshotStore that keeps
+// followWarnEvery spaces out the warnings of sandbox copies that keep
 // failing, such as a Redis that is down.
 const followWarnEvery = time.Minute
 
 // followWarn remembers when the Manager last warned about its
-// SnapshotStore.
+// SandboxCopies.
 type followWarn struct {
 	mu       sync.Mutex
 	last     time.Time
 	silenced int
 }
 
-// followFailed logs a failure of the SnapshotStore as a warning: the
+// followFailed logs a failure of the sandbox copies as a warning: the
 // command goes on with the sandbox of this replica.
 func (m *Manager) followFailed(op string, err error) {
 	w := &m.followWarn

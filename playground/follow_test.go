@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// memSnapshots is a SnapshotStore in memory, shared by the Managers of a
+// memSnapshots is SandboxCopies in memory, shared by the Managers of a
 // test as a Redis is by replicas. It can be made to fail, as a Redis that
 // is down.
 type memSnapshots struct {
@@ -94,13 +94,13 @@ func (s *memSnapshots) saveCount() int {
 	return s.saves
 }
 
-// newReplicas returns two Managers that share a SnapshotStore and a
+// newReplicas returns two Managers that share SandboxCopies and a
 // clock, as two replicas of the server behind a load balancer.
 func newReplicas(t *testing.T, opts Options) (*Manager, *Manager, *memSnapshots, *fakeClock) {
 	t.Helper()
 	clock := newFakeClock()
 	store := newMemSnapshots(clock.Now)
-	opts.Now, opts.Follow, opts.AfterFunc = clock.Now, store, clock.AfterFunc
+	opts.Now, opts.SandboxCopies, opts.AfterFunc = clock.Now, store, clock.AfterFunc
 	m1, m2 := NewManager(opts), NewManager(opts)
 	t.Cleanup(m1.Close)
 	t.Cleanup(m2.Close)
@@ -252,7 +252,7 @@ func TestFollowRefusesOversizedCopies(t *testing.T) {
 	clock := newFakeClock()
 	store := newMemSnapshots(clock.Now)
 	limits := Limits{MaxDataBytes: 1 << 10, ScriptCacheBytes: 1 << 10, MaxKeys: 10}
-	m := NewManager(Options{Now: clock.Now, Follow: store, Limits: limits})
+	m := NewManager(Options{Now: clock.Now, SandboxCopies: store, Limits: limits})
 	t.Cleanup(m.Close)
 	// A copy from elsewhere that is larger than this replica's bound.
 	big := make([]byte, maxSavedBytes(limits.withDefaults())+1)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 // Format renders a reply as redis-cli --no-raw prints it in a terminal

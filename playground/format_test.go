@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 func TestFormat(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2/server"
 
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
 )
 
 // FuzzExec types arbitrary lines into one sandbox as either client. No
@@ -26,7 +26,7 @@ func FuzzExec(f *testing.F) {
 	}
 	s, err := NewSandbox(SandboxOptions{
 		Now:    newFakeClock().Now,
-		Limits: Limits{Script: script.Limits{Timeout: 50 * time.Millisecond}},
+		Limits: Limits{Script: luaredis.Limits{Timeout: 50 * time.Millisecond}},
 	})
 	if err != nil {
 		f.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
 )
 
 // Limits bound what one sandbox accepts, so that no learner can take more
@@ -23,7 +23,7 @@ type Limits struct {
 	MaxQueued        int           // commands queued in one MULTI; default 1,000
 	MaxQueuedBytes   int           // bytes of the commands queued in one MULTI; default 1 MiB
 	MaxAdvance       time.Duration // one clock advance; default 24 hours
-	Script           script.Limits
+	Script           luaredis.Limits
 	ScriptCacheLen   int // scripts kept for EVALSHA per sandbox; default 100
 	ScriptCacheBytes int // source bytes of those scripts; default 1 MiB
 }
@@ -55,7 +55,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxAdvance = 24 * time.Hour
 	}
 	if l.Script.Timeout <= 0 {
-		l.Script.Timeout = time.Second // as package script's default
+		l.Script.Timeout = time.Second // as package luaredis's default
 	}
 	if l.Script.MaxStringBytes <= 0 {
 		l.Script.MaxStringBytes = l.MaxValueBytes * 4

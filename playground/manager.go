@@ -9,12 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
 )
 
-// Box is what the Manager needs of a sandbox. *Sandbox runs in process; a
-// later Box can proxy to a sandbox in a worker process and keep its
-// Snapshot to restore it.
+// Box is what the Manager needs of a sandbox. *Sandbox runs in process;
+// the Boxes of package worker's Supervisor proxy to a sandbox in a worker
+// process and keep a Mirror of it, to restore it if its worker dies.
 type Box interface {
 	// ExecWithin runs a line as Sandbox.ExecWithin does: writes that would
 	// leave more than allow bytes of data are refused. size bounds the data
@@ -51,19 +51,20 @@ type Options struct {
 	Limits Limits
 	// NewBox starts a sandbox; default NewSandbox in process.
 	NewBox func(SandboxOptions) (Box, error)
-	// Follow, when set, is where the Manager shares learners' sandboxes
-	// with the other replicas of the server, so that a learner's sandbox
-	// follows them from one replica to another; see SnapshotStore.
-	Follow SnapshotStore
-	// SaveEvery spaces out the saves of a learner's sandbox to Follow:
-	// the first change after a quiet SaveEvery is saved at once, later
-	// ones together when SaveEvery has passed since that save; default 1
-	// second. See follow.go for what this costs a learner who moves.
+	// SandboxCopies, when set, is where the Manager shares learners'
+	// sandboxes with the other replicas of the server, so that a
+	// learner's sandbox follows them from one replica to another; see
+	// SandboxCopies.
+	SandboxCopies SandboxCopies
+	// SaveEvery spaces out the saves of a learner's sandbox to
+	// SandboxCopies: the first change after a quiet SaveEvery is saved at
+	// once, later ones together when SaveEvery has passed since that
+	// save; default 1 second. See follow.go for what this costs a learner who moves.
 	SaveEvery time.Duration
 	// AfterFunc runs f after d, for the deferred saves; default
 	// time.AfterFunc. Tests give a fake clock's.
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
-	// Logger gets the failures of Follow, as warnings; default none.
+	// Logger gets the failures of SandboxCopies, as warnings; default none.
 	Logger *slog.Logger
 
 	// MaxDataBytes is the budget of data of all sandboxes together,
@@ -101,7 +102,7 @@ type Manager struct {
 	data     int                   // the sizes of all sessions
 	reserved int                   // the data the calls in flight may add
 	dropped  map[string]dropped    // learners to tell about a reset
-	scripts  *script.Cache         // compiled scripts, shared by all sandboxes
+	scripts  *luaredis.Cache       // compiled scripts, shared by all sandboxes
 	closed   bool
 
 	followWarn followWarn
@@ -110,7 +111,8 @@ type Manager struct {
 type session struct {
 	learner string
 	// box is written under both Manager.mu and mu, so either lock is
-	// enough to read it. Only follow.go replaces it, with Follow set.
+	// enough to read it. Only follow.go replaces it, with SandboxCopies
+	// set.
 	box      Box
 	lastUsed time.Time
 
@@ -123,7 +125,7 @@ type session struct {
 	dataElem, addrElem      *list.Element
 	gone                    bool
 
-	// With Follow set, mu serializes the learner's calls and guards
+	// With SandboxCopies set, mu serializes the learner's calls and guards
 	// what follows.
 	mu      sync.Mutex
 	version string // of the shared copy box matches; "" if none
@@ -181,7 +183,7 @@ func NewManager(opts Options) *Manager {
 		withData: list.New(),
 		byAddr:   map[string]*list.List{},
 		dropped:  map[string]dropped{},
-		scripts:  script.NewCache(0),
+		scripts:  luaredis.NewCache(0),
 	}
 }
 
@@ -246,7 +248,7 @@ func (m *Manager) Reset(learner string) error {
 		old.box.Close()
 	}
 	s, _, err := m.get(learner, true)
-	if err != nil || m.opts.Follow == nil {
+	if err != nil || m.opts.SandboxCopies == nil {
 		return err
 	}
 	// The other replicas must drop their copies too.
@@ -320,14 +322,14 @@ func (m *Manager) Clock(learner string) (time.Time, error) {
 }
 
 // find returns the learner's session without creating one, nil if they
-// have none; but with Follow set, a learner who has a sandbox on another
-// replica gets one here, which use then restores.
+// have none; but with SandboxCopies set, a learner who has a sandbox on
+// another replica gets one here, which use then restores.
 func (m *Manager) find(learner string) (*session, error) {
 	s, _, err := m.get(learner, false)
-	if err != nil || s != nil || m.opts.Follow == nil {
+	if err != nil || s != nil || m.opts.SandboxCopies == nil {
 		return s, err
 	}
-	ver, err := m.opts.Follow.Version(context.Background(), learner, m.opts.IdleTimeout)
+	ver, err := m.opts.SandboxCopies.Version(context.Background(), learner, m.opts.IdleTimeout)
 	if err != nil {
 		m.followFailed("check the shared copy of a sandbox", err)
 		return nil, nil

@@ -239,7 +239,7 @@ func TestParityWithRedisCLI(t *testing.T) {
 	defer s.Close()
 	cases := parityCases()
 	if len(cases) < 60 {
-		t.Fatalf("only %d parity cases; the issue asks for at least 60", len(cases))
+		t.Fatalf("only %d parity cases; want at least 60", len(cases))
 	}
 	for i, c := range cases {
 		want := clis[c.client].exec(c.line)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 // run executes one command for connection c: the checks Redis makes before

@@ -12,8 +12,8 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
 
-	"github.com/locklab/locklab/playground/resp"
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
+	"github.com/locklab/locklab/resp"
 )
 
 // Client names one of the two redis-cli connections of a sandbox.
@@ -51,7 +51,7 @@ type SandboxOptions struct {
 	Limits Limits
 	// Scripts shares compiled scripts between sandboxes; default a cache
 	// of the sandbox's own.
-	Scripts *script.Cache
+	Scripts *luaredis.Cache
 	// Learner is the learner a Manager starts the sandbox for. A sandbox
 	// does not use it; a Manager's NewBox may, to place the learner's
 	// sandboxes in the same worker process.
@@ -71,7 +71,7 @@ type Sandbox struct {
 	srv    *server.Server
 	conns  [2]*conn
 	inner  *conn // runs the commands of scripts
-	engine *script.Engine
+	engine *luaredis.Engine
 	now    func() time.Time
 	offset time.Duration // how far Advance moved the clock
 	limits Limits
@@ -130,7 +130,7 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	}
 	limits := opts.Limits.withDefaults()
 	s := &Sandbox{
-		engine: script.NewEngine(script.Options{
+		engine: luaredis.NewEngine(luaredis.Options{
 			Limits:         limits.Script,
 			MaxScripts:     limits.ScriptCacheLen,
 			MaxScriptBytes: limits.ScriptCacheBytes,

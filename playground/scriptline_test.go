@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
 )
 
 func TestRunsScript(t *testing.T) {
@@ -53,7 +53,7 @@ func TestRunsScript(t *testing.T) {
 // deadline, which they share.
 func TestResultScriptTime(t *testing.T) {
 	const timeout = 50 * time.Millisecond
-	s := newTestSandbox(t, newFakeClock(), Limits{Script: script.Limits{Timeout: timeout}})
+	s := newTestSandbox(t, newFakeClock(), Limits{Script: luaredis.Limits{Timeout: timeout}})
 	ctx := context.Background()
 	run := func(line string) Result {
 		t.Helper()

@@ -21,7 +21,7 @@ func TestParamEffects(t *testing.T) {
 		{name: "longer TTL outlasts the pause", id: "gc-pause", edit: func(p *Params) { p.TTL = 30 * time.Second }, want: VerdictSafe},
 		{name: "fencing turned off", id: "fencing", edit: func(p *Params) { p.Fencing = false }, want: VerdictStaleWriteAccepted},
 		{name: "fencing on", id: "fencing", edit: func(*Params) {}, want: VerdictStaleWriteRejected},
-		{name: "release by DEL", id: "release-del", edit: func(*Params) {}, want: VerdictOtherLockDeleted},
+		{name: "release by DEL", id: "release-del", edit: func(*Params) {}, want: VerdictForeignLockDeleted},
 		{name: "release by script", id: "release-del", edit: func(p *Params) { p.Release = ReleaseScript }, want: VerdictSafe},
 		{name: "DEL without a pause", id: "release-del", edit: func(p *Params) { p.Pause = 0 }, want: VerdictSafe},
 		{name: "work longer than TTL, no renewal", id: "normal", edit: func(p *Params) { p.TTL = time.Second }, want: VerdictTwoHolders},

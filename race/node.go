@@ -16,8 +16,8 @@ import (
 	"github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/locklab/locklab/playground/resp"
-	"github.com/locklab/locklab/playground/script"
+	"github.com/locklab/locklab/luaredis"
+	"github.com/locklab/locklab/resp"
 )
 
 // node is one simulated Redis: a miniredis on the virtual clock. The lock
@@ -44,11 +44,11 @@ type node struct {
 // scriptHost is the Lua engine the nodes of one run share.
 type scriptHost struct {
 	mu     sync.Mutex
-	engine *script.Engine
+	engine *luaredis.Engine
 }
 
 func newScriptHost() *scriptHost {
-	return &scriptHost{engine: script.NewEngine(script.Options{})}
+	return &scriptHost{engine: luaredis.NewEngine(luaredis.Options{})}
 }
 
 // newNode starts a node whose clock reads start. With ClockTTL, keys

@@ -88,7 +88,7 @@ func TestDefaultVerdictForManySeeds(t *testing.T) {
 		"normal":             VerdictSafe,
 		"gc-pause":           VerdictStaleWriteAccepted,
 		"fencing":            VerdictStaleWriteRejected,
-		"release-del":        VerdictOtherLockDeleted,
+		"release-del":        VerdictForeignLockDeleted,
 		"renewal":            VerdictSafe,
 		"redlock-clock-jump": VerdictTwoHolders,
 		"redlock-crash":      VerdictTwoHolders,

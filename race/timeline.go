@@ -28,7 +28,7 @@ type Verdict string
 
 // The verdicts, from worst to best. A run gets the first that applies.
 const (
-	VerdictOtherLockDeleted   Verdict = "other-lock-deleted"   // a client deleted a lock it did not hold
+	VerdictForeignLockDeleted Verdict = "foreign-lock-deleted" // a client deleted a lock it did not hold
 	VerdictTwoHolders         Verdict = "two-holders"          // two clients worked under the lock at once
 	VerdictStaleWriteAccepted Verdict = "stale-write-accepted" // a write from a superseded holder got in
 	VerdictStaleWriteRejected Verdict = "stale-write-rejected" // fencing stopped such a write

@@ -6,7 +6,7 @@ import "fmt"
 // about it.
 func (s *sim) verdict() (Verdict, string) {
 	if d := s.deleted; d[0] != "" {
-		return VerdictOtherLockDeleted, fmt.Sprintf("%s deleted %s's lock with a plain DEL, so nothing kept the next client out while %s still worked.", capital(d[0]), d[1], d[1])
+		return VerdictForeignLockDeleted, fmt.Sprintf("%s deleted %s's lock with a plain DEL, so nothing kept the next client out while %s still worked.", capital(d[0]), d[1], d[1])
 	}
 	if a, b, ok := s.overlap(); ok {
 		return VerdictTwoHolders, fmt.Sprintf("%s and %s both worked under the lock at the same time.", capital(a), b)

@@ -7,13 +7,6 @@
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var VERDICTS = {
-    "safe": "Safe: one holder at a time",
-    "two-holders": "Two clients hold the lock at once",
-    "stale-write-accepted": "A stale write is accepted",
-    "stale-write-rejected": "A stale write is rejected",
-    "foreign-lock-deleted": "A client deletes another client's lock"
-  };
   var PLAY_SECONDS = 16; // a whole run lasts this long at 1x
   var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var scenarioCache = null;
@@ -25,6 +18,12 @@
     var stage = $("[data-race-stage]"), player = $("[data-race-player]");
     var narration = $("[data-race-narration]"), transcript = $("[data-race-transcript]");
     var verdictBox = $("[data-race-result]"), predict = $("[data-race-predict]");
+    // The verdicts' labels come from the server: each prediction choice
+    // is labelled with one.
+    var verdicts = {};
+    predict.querySelectorAll("input[type=radio]").forEach(function (el) {
+      verdicts[el.value] = el.parentNode.textContent.trim();
+    });
     var form = $("[data-race-form]"), description = $("[data-race-description]");
     var playBtn = player.querySelector("[data-act=play]");
     var scrub = player.querySelector("[data-act=scrub]");
@@ -119,7 +118,7 @@
       var p = verdictBox.querySelector("[data-race-verdict]");
       p.className = "race-verdict verdict-" + v;
       var strong = document.createElement("strong");
-      strong.textContent = "Verdict: " + (VERDICTS[v] || v) + ".";
+      strong.textContent = "Verdict: " + (verdicts[v] || v) + ".";
       p.replaceChildren(strong, " " + run.summary);
       var chosen = predict.querySelector("input:checked");
       if (chosen) {
@@ -127,10 +126,10 @@
         res.className = chosen.value === v ? "prediction prediction-right" : "prediction prediction-wrong";
         res.textContent = chosen.value === v
           ? "You predicted this. Well done."
-          : "You predicted: " + VERDICTS[chosen.value] + ". Watch it again and look for the moment it went differently.";
+          : "You predicted: " + verdicts[chosen.value] + ". Watch it again and look for the moment it went differently.";
         p.appendChild(res);
       }
-      say("The end. Verdict: " + (VERDICTS[v] || v) + ". " + run.summary);
+      say("The end. Verdict: " + (verdicts[v] || v) + ". " + run.summary);
       report(chosen ? chosen.value : "");
     }
 

@@ -27,7 +27,7 @@ const sandboxBackoff = 2 * time.Second
 // follows the learner when a load balancer sends them to another replica.
 // A copy is opaque bytes with a version, a random string that changes
 // with every Save; it expires when the learner has been away for the ttl
-// the caller gives. It has the methods of playground.SnapshotStore and is
+// the caller gives. It has the methods of playground.SandboxCopies and is
 // safe for concurrent use.
 type SandboxCopies struct {
 	rdb    *redis.Client

@@ -11,9 +11,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/locklab/locklab/learnerid"
 )
 
 // ErrUnavailable means the store cannot be reached right now; the caller
@@ -30,8 +31,8 @@ type TopicProgress struct {
 	Right []string
 }
 
-// Learner is a learner's progress on every topic, keyed by topic slug.
-type Learner map[string]TopicProgress
+// Progress is one learner's progress on every topic, keyed by topic slug.
+type Progress map[string]TopicProgress
 
 // backend is the little a storage engine must do: remember a set of flags
 // per learner, keep one signing secret, and keep workshops.
@@ -53,10 +54,10 @@ type Store struct {
 // Name says which back end is in use, for logs.
 func (s *Store) Name() string { return s.name }
 
-var learnerPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,64}$`)
-
+// checkLearner refuses an id the web layer would not have made, so that
+// no stored key is named by anything else.
 func checkLearner(id string) error {
-	if !learnerPattern.MatchString(id) {
+	if !learnerid.Valid(id) {
 		return fmt.Errorf("learner %q: %w", id, ErrBadLearner)
 	}
 	return nil
@@ -70,7 +71,7 @@ func rightFlag(topic, question string) string { return topic + "/right/" + quest
 
 // Learner returns a learner's progress on every topic. An unknown learner
 // has no progress.
-func (s *Store) Learner(ctx context.Context, id string) (Learner, error) {
+func (s *Store) Learner(ctx context.Context, id string) (Progress, error) {
 	if err := checkLearner(id); err != nil {
 		return nil, err
 	}
@@ -155,8 +156,8 @@ func (s *Store) Secret(ctx context.Context, fresh []byte) ([]byte, error) {
 // Close releases the back end.
 func (s *Store) Close() error { return s.b.close() }
 
-func parseFlags(flags []string) Learner {
-	l := Learner{}
+func parseFlags(flags []string) Progress {
+	l := Progress{}
 	for _, f := range flags {
 		topic, rest, ok := strings.Cut(f, "/")
 		if !ok {

@@ -134,7 +134,7 @@ func TestBoltSweepIsBounded(t *testing.T) {
 
 func learnerN(i int) string {
 	const digits = "0123456789"
-	id := []byte("learner-000000000000000")
+	id := []byte("learner-00000000000000")
 	for j := len(id) - 1; i > 0; j-- {
 		id[j] = digits[i%10]
 		i /= 10

@@ -397,7 +397,7 @@ func TestWorkshopConcurrentEvents(t *testing.T) {
 		learners   = 10
 		commands   = 10 // per goroutine
 	)
-	learner := func(k int) string { return fmt.Sprintf("learner-%02d-0123456789", k) }
+	learner := func(k int) string { return fmt.Sprintf("learner-%02d-01234567890", k) }
 	forEachBackend(t, func(t *testing.T, s, replica *workshop.Service) {
 		mustCreate(t, s, workshop.Workshop{Code: "BUSY", StartedAt: t0})
 		for k := range learners {

@@ -1,12 +1,12 @@
 package web
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/locklab/locklab/learnerid"
 )
 
 // learnerCookie identifies a learner's browser: the session cookie. It
@@ -17,22 +17,9 @@ const learnerCookie = "locklab_learner"
 
 const learnerCookieAge = 400 * 24 * time.Hour
 
-// validLearnerID reports whether id looks like one of ours: 22 characters
-// of unpadded URL-safe base64 (128 bits). It runs on every request, so it
-// is a plain loop rather than a regular expression.
-func validLearnerID(id string) bool {
-	if len(id) != 22 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		switch c := id[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
-		default:
-			return false
-		}
-	}
-	return true
-}
+// validLearnerID is the one rule for learner ids, which the store
+// applies too.
+func validLearnerID(id string) bool { return learnerid.Valid(id) }
 
 // learnerID returns the learner's id from the cookie, or "" if there is
 // none (or it is malformed).
@@ -55,11 +42,7 @@ func (s *Server) ensureLearner(c echo.Context) string {
 	return id
 }
 
-func newLearnerID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	return base64.RawURLEncoding.EncodeToString(b)
-}
+func newLearnerID() string { return learnerid.New() }
 
 func (s *Server) setLearnerCookie(c echo.Context, id string) {
 	s.setCookie(c, &http.Cookie{

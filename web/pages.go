@@ -46,7 +46,7 @@ func (s *Server) handleHome(c echo.Context) error {
 // learnerProgress reads everything the learner has done. A store that
 // cannot be read must not take the pages down: the learner then sees
 // "Not started" and the error goes to the log.
-func (s *Server) learnerProgress(c echo.Context) store.Learner {
+func (s *Server) learnerProgress(c echo.Context) store.Progress {
 	id := s.learnerID(c)
 	if id == "" {
 		return nil

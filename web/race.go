@@ -46,13 +46,8 @@ type scenarioJSON struct {
 	Applies  []string    `json:"applies"`
 }
 
-// verdictName is the API's name for a verdict.
-func verdictName(v race.Verdict) string {
-	if v == race.VerdictOtherLockDeleted {
-		return "foreign-lock-deleted"
-	}
-	return string(v)
-}
+// verdictName is the API's name for a verdict, the race package's own.
+func verdictName(v race.Verdict) string { return string(v) }
 
 func (s *Server) handleRaceScenarios(c echo.Context) error {
 	out := []scenarioJSON{}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/limit"
+	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/script"
 )
 
 // TestScriptBudgetCannotBeDodged sends spinning scripts in every way a
@@ -39,7 +39,7 @@ func TestScriptBudgetCannotBeDodged(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t)
-			pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: script.Limits{Timeout: timeout}}})
+			pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: luaredis.Limits{Timeout: timeout}}})
 			t.Cleanup(pg.Close)
 			cfg.Playground = pg
 			cfg.Limits = limit.Limits{ScriptTime: limit.ScriptBudget{

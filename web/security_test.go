@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/limit"
+	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/script"
 )
 
 // TestSessionCookie checks the learner's session cookie: 128 random bits,
@@ -220,7 +220,7 @@ func TestValidLearnerID(t *testing.T) {
 // run burst-need of them at once before waiting, 100 with the defaults.)
 func TestScriptTimeBudget(t *testing.T) {
 	cfg := testConfig(t)
-	pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: script.Limits{Timeout: 100 * time.Millisecond}}})
+	pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: luaredis.Limits{Timeout: 100 * time.Millisecond}}})
 	t.Cleanup(pg.Close)
 	cfg.Playground = pg
 	const need = 10 // 100 ms in limit.ScriptUnit

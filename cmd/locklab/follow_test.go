@@ -44,8 +44,8 @@ type replica interface {
 // through the Redis store st.
 func newReplica(t *testing.T, workers bool, st *store.Store, clock *testClock) replica {
 	t.Helper()
-	opts := playground.Options{Now: clock.Now, IdleTimeout: 30 * time.Minute, Follow: sandboxCopies(st)}
-	if opts.Follow == nil {
+	opts := playground.Options{Now: clock.Now, IdleTimeout: 30 * time.Minute, SandboxCopies: sandboxCopies(st)}
+	if opts.SandboxCopies == nil {
 		t.Fatal("a Redis store gives no sandbox copies")
 	}
 	if !workers {
@@ -90,7 +90,7 @@ func TestSandboxFollowsLearnerThroughRedis(t *testing.T) {
 				t.Cleanup(func() { st.Close() })
 				reps[i] = newReplica(t, workers, st, clock)
 			}
-			const learner = "followlearner0123456789"
+			const learner = "followlearner012345678"
 			exec := func(i int, line, want string) {
 				t.Helper()
 				res, err := reps[i].Exec(context.Background(), learner, playground.ClientA, line)

@@ -21,7 +21,7 @@ import (
 
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web"
 	"github.com/locklab/locklab/workshop"
@@ -268,9 +268,9 @@ func sweep(ctx context.Context, m interface{ Sweep(time.Time) int }) {
 	}
 }
 
-// loadContent loads the course and its quizzes once, to fail fast on a
-// broken file. With dir set, both come from disk and are read again on
-// every request, so an author sees each edit on reload.
+// loadContent loads and checks the course and its quizzes once, to fail
+// fast on a broken file. With dir set, both come from disk and are read
+// again on every request, so an author sees each edit on reload.
 func loadContent(dir string) (web.CourseSource, web.QuizSource, error) {
 	var fsys fs.FS = content.Embedded()
 	if dir != "" {
@@ -279,44 +279,26 @@ func loadContent(dir string) (web.CourseSource, web.QuizSource, error) {
 		}
 		fsys = os.DirFS(dir)
 	}
-	course, bank, err := loadAll(fsys)
+	known := content.Known{RaceScenarios: raceScenarios()}
+	site, err := content.LoadSite(fsys, known)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load content from %s: %w", contentLabel(dir), err)
 	}
 	if dir != "" {
-		return content.Reloader{FS: fsys}, quizReloader{fsys}, nil
+		r := content.Reloader{FS: fsys, Known: known}
+		return r, r, nil
 	}
-	return content.Fixed{C: course}, bank, nil
+	return content.Fixed{C: site.Course}, site.Quizzes, nil
 }
 
-// loadAll loads the course and the quizzes and checks that every quiz
-// belongs to a lesson.
-func loadAll(fsys fs.FS) (*content.Course, *quiz.Bank, error) {
-	course, err := content.Load(fsys)
-	if err != nil {
-		return nil, nil, err
+// raceScenarios lists the race engine's scenario ids, the ones a lesson's
+// race: may name.
+func raceScenarios() []string {
+	var ids []string
+	for _, in := range race.List() {
+		ids = append(ids, in.ID)
 	}
-	bank, err := quiz.Load(fsys)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, topic := range bank.Topics() {
-		if _, ok := course.Lesson(topic); !ok {
-			return nil, nil, fmt.Errorf("quizzes/%s.yaml: there is no lesson %q: %w", topic, topic, quiz.ErrInvalid)
-		}
-	}
-	return course, bank, nil
-}
-
-// quizReloader reads the quizzes again on every call, for authors.
-type quizReloader struct{ fsys fs.FS }
-
-func (r quizReloader) Quiz(topic string) (*quiz.Quiz, error) {
-	_, bank, err := loadAll(r.fsys)
-	if err != nil {
-		return nil, err
-	}
-	return bank.Quiz(topic)
+	return ids
 }
 
 // openStore opens the progress store: Redis when a URL is given, else the
@@ -332,7 +314,7 @@ func openStore(cfg config) (*store.Store, error) {
 // sandboxCopies is where the replicas share learners' sandboxes: Redis,
 // when the store is Redis; else nil, as a single server has no one to
 // share them with.
-func sandboxCopies(st *store.Store) playground.SnapshotStore {
+func sandboxCopies(st *store.Store) playground.SandboxCopies {
 	if c, ok := st.SandboxCopies(); ok {
 		return c
 	}

@@ -69,11 +69,11 @@ func checkWorkerFlags(cfg config) error {
 }
 
 // newSandboxes starts the playground: the workers and their supervisor,
-// or with -sandbox-workers 0 a Manager in this process. With follow set,
+// or with -sandbox-workers 0 a Manager in this process. With copies set,
 // learners' sandboxes are shared with the other replicas through it.
-func newSandboxes(cfg config, logger *slog.Logger, follow playground.SnapshotStore) (sandboxes, error) {
+func newSandboxes(cfg config, logger *slog.Logger, copies playground.SandboxCopies) (sandboxes, error) {
 	opts := playground.Options{
-		IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes, Follow: follow, Logger: logger,
+		IdleTimeout: cfg.idle, MaxSandboxes: cfg.sandboxes, SandboxCopies: copies, Logger: logger,
 		MaxDataBytes: int(min(cfg.memory.sandboxData, math.MaxInt32)), MaxPerAddress: cfg.memory.perAddress,
 	}
 	opts.Limits.Script.Timeout = cfg.security.scriptTimeout

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/script"
 )
 
 var (
@@ -28,7 +28,7 @@ var (
 		Scripts: []string{"return 1", "return redis.call('GET', KEYS[1])"},
 	}
 	testRequests = []request{
-		{Op: opConfig, Limits: &playground.Limits{MaxKeys: 7, Script: script.Limits{Timeout: time.Second, MaxPatternSteps: 1e8}}},
+		{Op: opConfig, Limits: &playground.Limits{MaxKeys: 7, Script: luaredis.Limits{Timeout: time.Second, MaxPatternSteps: 1e8}}},
 		{Op: opOpen, Box: 3, Now: 1772366400000000000},
 		{Op: opOpen, Box: 3, Now: -1, Snap: &testSnapshot},
 		{Op: opExec, ID: 1 << 40, Box: 1, Now: 42, Client: "B", Line: "EVAL \"return 'é'\" 0\x00", Allow: 4 << 20},

@@ -22,7 +22,7 @@
 // commands that were running in the dead worker answer with an error
 // saying so; their learners' sandboxes are as they were before them. A
 // sandbox that the Manager restores from another replica's copy (see
-// playground.SnapshotStore) starts its Mirror from that copy.
+// playground.SandboxCopies) starts its Mirror from that copy.
 //
 // Serve is the worker's side and LimitMemory its memory limit; the locklab
 // command's sandbox-worker subcommand calls them.

@@ -11,7 +11,7 @@ import (
 	"github.com/locklab/locklab/playground"
 )
 
-// memSnapshots is a playground.SnapshotStore in memory, which the
+// memSnapshots is playground.SandboxCopies in memory, which the
 // replicas of a test share as they would a Redis.
 type memSnapshots struct {
 	mu     sync.Mutex
@@ -51,7 +51,7 @@ func (s *memSnapshots) Save(_ context.Context, learner string, data []byte, _ ti
 func TestSupervisorFollowsLearners(t *testing.T) {
 	clock := newFakeClock()
 	store := &memSnapshots{}
-	popts := playground.Options{Now: clock.Now, Follow: store, AfterFunc: clock.AfterFunc}
+	popts := playground.Options{Now: clock.Now, SandboxCopies: store, AfterFunc: clock.AfterFunc}
 	sup := newTestSupervisor(t, Options{Workers: 1, Playground: popts})
 	local := playground.NewManager(popts)
 	t.Cleanup(local.Close)

@@ -8,10 +8,10 @@ import (
 )
 
 // The protocol: the supervisor writes requests to the worker's stdin, the
-// worker responses to its stdout, as frames (codec.go). The first request
-// is opConfig and the first response the hello; after that, every request
-// with an ID gets one response with that ID, in any order, and the others
-// (open, close, compact, cancel) get none. The worker runs each sandbox's
+// worker responses to its stdout, as frames (frame.go, encoding.go). The
+// first request is opConfig and the first response the hello; after that,
+// every request with an ID gets one response with that ID, in any order,
+// and the others (open, close, compact, cancel) get none. The worker runs each sandbox's
 // requests in the order they arrive, open first and close last, and
 // writes the responses of one sandbox in the order its commands ran, so
 // that the supervisor applies their Changes in order.

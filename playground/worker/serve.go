@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/script"
 )
 
 // Serve is the worker: it reads requests from r and writes responses to w
@@ -36,7 +36,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, errlog io.Writer) erro
 	s := &server{
 		ctx:     ctx,
 		limits:  *first.Limits,
-		scripts: script.NewCache(0),
+		scripts: luaredis.NewCache(0),
 		boxes:   map[uint64]*wbox{},
 		errlog:  errlog,
 		cancels: map[uint64]context.CancelFunc{},
@@ -93,7 +93,7 @@ type server struct {
 	ctx     context.Context
 	limits  playground.Limits
 	errlog  io.Writer
-	scripts *script.Cache    // compiled scripts, shared by the sandboxes
+	scripts *luaredis.Cache  // compiled scripts, shared by the sandboxes
 	boxes   map[uint64]*wbox // only the reading goroutine touches it
 	ready   chan *wbox       // idle runners take queues to run here
 

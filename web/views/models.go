@@ -223,7 +223,9 @@ type RacePage struct {
 }
 
 // Verdicts lists the possible verdicts with their labels, in the order
-// the "predict first" question offers them.
+// the "predict first" question offers them. It is the one list of the
+// labels: race.js reads them from the labels of the widget's prediction
+// choices.
 func Verdicts() []VerdictOption {
 	return []VerdictOption{
 		{"safe", "Safe: one holder at a time"},

@@ -1,6 +1,7 @@
-// Package resp models the replies Redis commands give in the playground and
-// reads and writes them in the Redis serialization protocol (RESP), which is
-// how miniredis hands replies back to the playground.
+// Package resp models the replies Redis commands give and reads and writes
+// them in the Redis serialization protocol (RESP), which is how miniredis
+// hands replies back. The playground formats these values as redis-cli
+// does; the race engine and package luaredis build them as replies.
 package resp
 
 import "strconv"

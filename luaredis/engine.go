@@ -1,4 +1,4 @@
-package script
+package luaredis
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 // A Caller runs the commands a script sends with redis.call and

@@ -1,8 +1,9 @@
-// Package script is the playground's Redis 7 scripting: EVAL, EVALSHA,
+// Package luaredis is Redis 7 scripting for miniredis: EVAL, EVALSHA,
 // EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL on gopher-lua, with
 // Redis's conversions between Lua values and replies and Redis 7's error
-// texts. Stock miniredis Lua never runs: the sandbox hands these commands to
-// an Engine, and redis.call goes back to the sandbox through a Caller.
+// texts. Stock miniredis Lua never runs: the playground's sandboxes and the
+// race engine's nodes hand these commands to an Engine, and redis.call goes
+// back to the caller's Redis through a Caller.
 //
 // A script runs under a watchdog (see Limits): a deadline, a budget of
 // allocated bytes, and caps on the strings and tables the library functions
@@ -10,4 +11,4 @@
 // table, string and math libraries are opened, without the functions that
 // reach files, modules or the garbage collector, and the globals are
 // read-only, as in Redis 7.
-package script
+package luaredis

@@ -1,9 +1,9 @@
-package script
+package luaredis
 
 import (
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 // maxReplyDepth bounds how deeply a returned Lua table may nest; a table

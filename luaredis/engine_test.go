@@ -1,4 +1,4 @@
-package script
+package luaredis
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/playground/resp"
+	"github.com/locklab/locklab/resp"
 )
 
 // mapCaller is a tiny Redis for scripts: GET, SET, DEL and INCR on a map,
