@@ -10,7 +10,10 @@ import (
 
 // AdminLimits bound how fast anyone can guess the admin token (or the
 // metrics token): failed sign-ins are metered per client address and over
-// all addresses, and a guess is refused while either has none left.
+// all addresses, and a guess is refused while either has none left, except
+// that an address with no failures of its own is not held back by the
+// others': guessers spread over many addresses must not lock the
+// instructor out.
 // Sign-ins that succeed cost nothing. Unlike the write limits, these fail
 // closed: if the meter cannot be read (Redis down), no guess is checked
 // at all.
@@ -21,6 +24,10 @@ type AdminLimits struct {
 	// AddressPerMinute and OverallPerMinute are how many failures each
 	// forgives a minute, for the wait.
 	AddressPerMinute, OverallPerMinute int
+	// AddressBurst is PerAddress's burst: an address that holds all of it
+	// has failed lately not at all, and skips the overall limit. Zero
+	// makes every address subject to it.
+	AddressBurst int
 }
 
 // Wrong admin tokens forgiven a minute per address and overall, and the
@@ -37,6 +44,7 @@ func NewAdminLimits(m Maker) AdminLimits {
 		PerAddress:       m.MeterPer(AdminFailuresPerAddress, time.Minute, AdminFailuresAddressBurst),
 		Overall:          m.MeterPer(AdminFailuresOverall, time.Minute, AdminFailuresOverallBurst),
 		AddressPerMinute: AdminFailuresPerAddress, OverallPerMinute: AdminFailuresOverall,
+		AddressBurst: AdminFailuresAddressBurst,
 	}
 }
 
@@ -49,13 +57,16 @@ var ErrGuessesUnknown = errors.New("limit: wrong admin tokens cannot be counted 
 // came lately, from this address or from everyone. It fails closed: an
 // error (wrapping ErrGuessesUnknown) means no guess may be checked.
 func (a AdminLimits) Check(ctx context.Context, addr string) (Decision, error) {
-	for _, m := range a.meters(addr) {
+	for i, m := range a.meters(addr) {
 		if m.meter == nil {
 			continue
 		}
 		have, err := m.meter.Available(ctx, m.key)
 		if err != nil {
 			return Decision{}, fmt.Errorf("%w: %w", ErrGuessesUnknown, err)
+		}
+		if i == 0 && a.AddressBurst > 0 && have >= a.AddressBurst {
+			break // no failures of its own: the overall count is others'
 		}
 		if have < 1 {
 			secs := math.Ceil(60 / float64(max(m.perMinute, 1)))

@@ -20,13 +20,15 @@ func TestAdminCheck(t *testing.T) {
 		{name: "both hold guesses", addrHave: 1, allHave: 1},
 		{name: "the address has none", addrHave: 0, allHave: 5, want: Decision{"admin_signin_per_address", 12 * time.Second}},
 		{name: "everyone has none", addrHave: 5, allHave: 0, want: Decision{"admin_signin", 2 * time.Second}}, // 60/50 s, rounded up
+		// An address that never failed is not locked out by the others.
+		{name: "everyone has none, this address never failed", addrHave: 10, allHave: 0},
 		{name: "the meter fails: closed", addrErr: errDown, wantUnknown: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pa, all := newFakeMeter(0), newFakeMeter(0)
 			pa.have["admin:addr:"+addr], all.have["admin:all"] = tt.addrHave, tt.allHave
 			pa.err = tt.addrErr
-			a := AdminLimits{PerAddress: pa, Overall: all, AddressPerMinute: 5, OverallPerMinute: 50}
+			a := AdminLimits{PerAddress: pa, Overall: all, AddressPerMinute: 5, OverallPerMinute: 50, AddressBurst: 10}
 			d, err := a.Check(context.Background(), addr)
 			if d != tt.want || errors.Is(err, ErrGuessesUnknown) != tt.wantUnknown || (err != nil) != tt.wantUnknown {
 				t.Errorf("Check = %+v, %v; want %+v, unknown %v", d, err, tt.want, tt.wantUnknown)

@@ -14,8 +14,8 @@ import (
 // all pass the check before any of them is counted. right compares in
 // constant time.
 func (s *Server) guessToken(c echo.Context, right func() bool) (bool, error) {
-	s.guessMu.Lock()
-	defer s.guessMu.Unlock()
+	s.tokenGuessMu.Lock()
+	defer s.tokenGuessMu.Unlock()
 	if err := s.checkAdminGuess(c); err != nil {
 		return false, err
 	}

@@ -64,7 +64,7 @@ func TestAdminGuessLimit(t *testing.T) {
 	addr, all := newFakeMeter(3), newFakeMeter(5)
 	cfg := testConfig(t)
 	cfg.AdminToken = adminToken
-	cfg.AdminLimits = limit.AdminLimits{PerAddress: addr, Overall: all, AddressPerMinute: 5, OverallPerMinute: 50}
+	cfg.AdminLimits = limit.AdminLimits{PerAddress: addr, Overall: all, AddressPerMinute: 5, OverallPerMinute: 50, AddressBurst: 3}
 	cfg.TrustedProxies = nil
 	s, err := New(cfg)
 	if err != nil {
@@ -136,10 +136,16 @@ func TestAdminGuessLimit(t *testing.T) {
 	if w := req(v6b, "GET", "/admin", adminToken, nil); w.Code != 429 {
 		t.Errorf("another address in the same /64 = %d; want 429", w.Code)
 	}
-	// That made 6 failures overall (3 + 3): past the overall 5, everyone
-	// waits, even a fresh /64.
+	// That made 6 failures overall (3 + 3): past the overall 5, every
+	// address that has failed waits, even one wrong guess from a fresh /64;
+	// but a /64 that never failed signs in: guessers cannot lock the
+	// instructor out.
+	if w := req(v6other, "GET", "/admin", adminToken, nil); w.Code != 200 {
+		t.Errorf("an address that never failed, over the overall limit = %d; want 200", w.Code)
+	}
+	req(v6other, "GET", "/admin", "wrong-token-0123456789", nil)
 	if w := req(v6other, "GET", "/admin", adminToken, nil); w.Code != 429 || w.Header().Get("Retry-After") != "2" {
-		t.Errorf("fresh address over the overall limit = %d Retry-After %q; want 429 2", w.Code, w.Header().Get("Retry-After"))
+		t.Errorf("an address with a failure, over the overall limit = %d Retry-After %q; want 429 2", w.Code, w.Header().Get("Retry-After"))
 	}
 
 	// A minute later all is forgiven.

@@ -93,8 +93,8 @@ func (s *Server) adopt(c echo.Context, input string) error {
 	addr := clientAddress(c)
 	// Guesses sent at once are looked up one at a time, each counted
 	// before the next is checked.
-	s.guessMu.Lock()
-	defer s.guessMu.Unlock()
+	s.carryGuessMu.Lock()
+	defer s.carryGuessMu.Unlock()
 	d, err := s.carryLimits.CheckGuess(c.Request().Context(), addr)
 	if err != nil {
 		s.log.Warn("carry limit", "error", err)

@@ -113,9 +113,9 @@ type Server struct {
 	workshops     WorkshopService
 	adminToken    string
 	adminLimits   limit.AdminLimits
-	// guessMu makes checking a guess (an admin or metrics token, a carry
-	// code) and counting it one step.
-	guessMu sync.Mutex
+	// tokenGuessMu and carryGuessMu make checking a guess and counting
+	// it one step: of an admin or metrics token, of a carry code.
+	tokenGuessMu, carryGuessMu sync.Mutex
 	// metricsToken and separateMetrics: see Config.
 	metricsToken    string
 	separateMetrics bool
