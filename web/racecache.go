@@ -4,7 +4,6 @@ import (
 	"container/list"
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"sync"
@@ -112,9 +111,8 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 			s.log.Warn("race budget", "error", err)
 		}
 	}
-	if run.err != nil {
-		run.err = echo.NewHTTPError(http.StatusBadRequest, run.err.Error())
-	}
+	// run.err names the run; the error table tells bad parameters (the
+	// caller's, race.ErrBadParams) from a simulation that failed (ours).
 	s.metrics.races.WithLabelValues(info.ID).Inc()
 	s.raceRuns.put(run)
 	return info, run.tl, run.err
@@ -133,7 +131,7 @@ func raceCost(d time.Duration) int {
 func raceInput(id string, q url.Values) (race.Info, race.Params, error) {
 	i := slices.IndexFunc(race.List(), func(in race.Info) bool { return in.ID == id })
 	if i < 0 {
-		return race.Info{}, race.Params{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no race scenario %q", id))
+		return race.Info{}, race.Params{}, fmt.Errorf("no race scenario %q: %w", id, race.ErrUnknownScenario)
 	}
 	info := race.List()[i]
 	p, err := raceParams(info.Defaults, q)

@@ -164,8 +164,11 @@ func (s *Server) dashboard(ctx context.Context, code string) (dashboardJSON, err
 	}
 	for _, l := range course.Lessons() {
 		q, err := s.quizzes.Quiz(l.Slug)
+		if errors.Is(err, quiz.ErrUnknownTopic) {
+			continue // a lesson without a quiz
+		}
 		if err != nil {
-			continue
+			return d, err
 		}
 		for _, qn := range q.Questions {
 			qs := st.Questions[qn.ID]
