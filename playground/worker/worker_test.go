@@ -27,6 +27,15 @@ const testModeEnv = "LOCKLAB_WORKER_TEST"
 // the sandbox's own limits would.
 const boomLine = "ECHO the-boom-line-allocates-without-bound"
 
+// spinLine is a script that spins until its deadline. A worker started
+// in "serve" mode writes spinSeen to its stderr when it reads one, which
+// the supervisor logs: the signal that the script is with the worker.
+const (
+	spinMarker = "spin-until-the-deadline"
+	spinLine   = `EVAL "local _ = '` + spinMarker + `' while true do end" 0`
+	spinSeen   = "worker read the spinning script"
+)
+
 // TestMain lets the test binary act as `locklab sandbox-worker`, so that
 // the tests run real worker processes without building the command.
 func TestMain(m *testing.M) {
@@ -34,10 +43,14 @@ func TestMain(m *testing.M) {
 	case "":
 		os.Exit(m.Run())
 	case "serve":
-		os.Exit(serveForTest(os.Stdin, 256<<20))
+		// A worker that says on stderr when it has read spinLine, so a
+		// test can wait for the script to be with the worker.
+		os.Exit(serveForTest(&watchReader{r: os.Stdin, marker: spinMarker, seen: func() {
+			fmt.Fprintln(os.Stderr, spinSeen)
+		}}, 256<<20))
 	case "boom":
 		// A worker whose input can make it run out of memory for real.
-		os.Exit(serveForTest(&boomReader{r: os.Stdin}, 128<<20))
+		os.Exit(serveForTest(&watchReader{r: os.Stdin, marker: boomLine, seen: allocForever}, 128<<20))
 	case "alloc":
 		// Only the memory limit: allocate until it stops us.
 		if err := LimitMemory(128 << 20); err != nil {
@@ -74,21 +87,24 @@ func allocForever() {
 	}
 }
 
-// boomReader passes the worker's input through and, when it sees
-// boomLine, allocates until the process dies.
-type boomReader struct {
-	r    io.Reader
-	tail []byte
+// watchReader passes the worker's input through and calls seen each time
+// it reads marker.
+type watchReader struct {
+	r      io.Reader
+	marker string
+	seen   func()
+	tail   []byte
 }
 
-func (b *boomReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.tail = append(b.tail, p[:n]...)
-	if bytes.Contains(b.tail, []byte(boomLine)) {
-		allocForever()
+func (w *watchReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	w.tail = append(w.tail, p[:n]...)
+	if bytes.Contains(w.tail, []byte(w.marker)) {
+		w.seen()
+		w.tail = w.tail[:0]
 	}
-	if len(b.tail) > len(boomLine) {
-		b.tail = append(b.tail[:0], b.tail[len(b.tail)-len(boomLine):]...)
+	if len(w.tail) > len(w.marker) {
+		w.tail = append(w.tail[:0], w.tail[len(w.tail)-len(w.marker):]...)
 	}
 	return n, err
 }
