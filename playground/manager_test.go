@@ -7,9 +7,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/internal/fakeclock"
 )
 
-func newTestManager(t *testing.T, opts Options) (*Manager, *fakeClock) {
+func newTestManager(t *testing.T, opts Options) (*Manager, *fakeclock.Clock) {
 	t.Helper()
 	clock := newFakeClock()
 	opts.Now = clock.Now

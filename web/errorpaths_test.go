@@ -1,17 +1,16 @@
 package web
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/testenv"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
@@ -32,24 +31,6 @@ func (restartingPlayground) Clock(string) (time.Time, error) {
 	return time.Time{}, workerErr{worker.ErrUnavailable}
 }
 
-// lockedBuffer is a log sink safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 // TestPlaygroundRestarting checks that Reset, Advance and Keys during a
 // worker restart answer 503 (the worker's errors also match ErrLimit,
 // a 400), and that the playground page still shows, without keys, and
@@ -57,7 +38,7 @@ func (w *lockedBuffer) String() string {
 func TestPlaygroundRestarting(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Playground = restartingPlayground{cfg.Playground}
-	var logs lockedBuffer
+	var logs testenv.SyncBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s, err := New(cfg)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -14,33 +13,15 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine to write while
-// the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startServer calls run on a free port and waits until /healthz answers.
 // It returns the base URL and a stop function that returns run's error.
-func startServer(t *testing.T, env map[string]string, args ...string) (string, *syncBuffer, func() error) {
+func startServer(t *testing.T, env map[string]string, args ...string) (string, *testenv.SyncBuffer, func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	dataDir := env["LOCKLAB_DATA"]
 	if dataDir == "" {
 		dataDir = t.TempDir()
@@ -144,7 +125,7 @@ func TestRunAddrFromEnv(t *testing.T) {
 	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stdout := &syncBuffer{}
+	stdout := &testenv.SyncBuffer{}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, []string{"locklab"}, func(k string) string {

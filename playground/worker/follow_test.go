@@ -77,10 +77,10 @@ func TestSupervisorFollowsLearners(t *testing.T) {
 	if _, err := sup.Advance("ada", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	clock.runTimers() // the deferred save of the Advance
+	clock.RunTimers() // the deferred save of the Advance
 	run("in process", local, "PTTL lock:1", "(integer) 15000")
 	run("in process", local, "INCR n", "(integer) 2")
-	clock.runTimers()
+	clock.RunTimers()
 
 	// Restored into the worker from the store, then the worker dies: the
 	// sandbox comes back from its mirror, which the restore seeded.

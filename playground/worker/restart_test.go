@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/fakeclock"
 	"github.com/locklab/locklab/playground"
 )
 
@@ -90,7 +91,7 @@ type learnerState struct {
 
 // fill gives a learner keys of every type, one with a TTL, a cached
 // script, a moved clock and an open transaction on client B.
-func fill(t *testing.T, s *Supervisor, clock *fakeClock, learner string, advance time.Duration) learnerState {
+func fill(t *testing.T, s *Supervisor, clock *fakeclock.Clock, learner string, advance time.Duration) learnerState {
 	t.Helper()
 	a := playground.ClientA
 	script := fmt.Sprintf("return 'kept by %s ' .. ARGV[1]", learner)

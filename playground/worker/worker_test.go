@@ -10,11 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/fakeclock"
 	"github.com/locklab/locklab/playground"
 )
 
@@ -118,60 +118,8 @@ func workerCommand(mode string) func() *exec.Cmd {
 	}
 }
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu     sync.Mutex
-	t      time.Time
-	timers []*func() // nil once stopped
-}
-
-// AfterFunc keeps f for runTimers, as playground.Options.AfterFunc.
-func (c *fakeClock) AfterFunc(_ time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := &f
-	c.timers = append(c.timers, p)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		pending := *p != nil
-		*p = nil
-		return pending
-	}
-}
-
-// runTimers runs the pending timers now: the Managers' deferred saves.
-func (c *fakeClock) runTimers() {
-	c.mu.Lock()
-	var fs []func()
-	for _, p := range c.timers {
-		if *p != nil {
-			fs = append(fs, *p)
-			*p = nil
-		}
-	}
-	c.timers = nil
-	c.mu.Unlock()
-	for _, f := range fs {
-		f()
-	}
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newFakeClock is the tests' shared fake clock at its fixed start.
+func newFakeClock() *fakeclock.Clock { return fakeclock.New(time.Time{}) }
 
 func newTestSupervisor(t *testing.T, opts Options) *Supervisor {
 	t.Helper()

@@ -1,0 +1,111 @@
+// Package fakeclock is the one fake clock of the tests: time that moves
+// only when a test moves it, with timers that fire when it passes them, so
+// that TTLs, idle times and deferred work are tested without sleeping.
+package fakeclock
+
+import (
+	"sync"
+	"time"
+)
+
+// Start is the time a clock made by New(time.Time{}) starts at: a fixed
+// instant, so that timelines and golden output do not depend on the day.
+var Start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Clock is a fake clock, safe for concurrent use. Its zero value is not
+// ready; use New.
+type Clock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*timer
+}
+
+type timer struct {
+	at time.Time
+	f  func()
+}
+
+// New returns a clock at t, or at Start if t is zero.
+func New(t time.Time) *Clock {
+	if t.IsZero() {
+		t = Start
+	}
+	return &Clock{now: t}
+}
+
+// Now returns the clock's time: a func() time.Time for any Options.Now.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Add moves the clock forward by d and runs, in the caller's goroutine,
+// the timers it passes.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	c.fire(false)
+}
+
+// Set moves the clock to t (back as well as forward) and runs the timers
+// that are then due.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+	c.fire(false)
+}
+
+// AfterFunc is time.AfterFunc on the fake clock: f runs when the clock
+// passes d from now, or at RunTimers. The returned stop reports whether it
+// stopped the timer before f ran, as time.Timer.Stop does.
+func (c *Clock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &timer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, other := range c.timers {
+			if other == t {
+				c.timers = append(c.timers[:i], c.timers[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// RunTimers runs every pending timer now, without moving the clock: for
+// deferred work that a test wants done without letting TTLs run.
+func (c *Clock) RunTimers() { c.fire(true) }
+
+// Pending returns how many timers have neither fired nor been stopped.
+func (c *Clock) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
+// fire runs the due timers (all of them if all is set) outside the lock,
+// so that a timer's f may use the clock.
+func (c *Clock) fire(all bool) {
+	c.mu.Lock()
+	var due []*timer
+	keep := c.timers[:0]
+	for _, t := range c.timers {
+		if all || !t.at.After(c.now) {
+			due = append(due, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	c.timers = keep
+	c.mu.Unlock()
+	for _, t := range due {
+		t.f()
+	}
+}
