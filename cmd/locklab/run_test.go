@@ -32,8 +32,8 @@ func startServer(t *testing.T, env map[string]string, args ...string) (string, *
 	}()
 	urlRE := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 	deadline := time.Now().Add(10 * time.Second)
-	var base string
-	for time.Now().Before(deadline) {
+	var base, health string
+	for health != "200 OK" && time.Now().Before(deadline) {
 		select {
 		case err := <-errc:
 			cancel()
@@ -41,18 +41,27 @@ func startServer(t *testing.T, env map[string]string, args ...string) (string, *
 		default:
 		}
 		if base = urlRE.FindString(stdout.String()); base != "" {
-			if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp, err := http.Get(base + "/healthz")
+			if err != nil {
+				health = err.Error()
+			} else {
 				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					break
-				}
+				health = resp.Status
+			}
+			if health == "200 OK" {
+				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // the poll's interval; run has no readiness signal but /healthz
 	}
-	if base == "" {
+	switch {
+	case base == "":
 		cancel()
 		t.Fatalf("server did not print its URL; stdout %q stderr %q", stdout, stderr)
+	case health != "200 OK":
+		cancel()
+		log := stderr.String()
+		t.Fatalf("GET %s/healthz did not answer 200 within 10 s (last: %s); stderr ends %q", base, health, log[max(0, len(log)-1000):])
 	}
 	var once sync.Once
 	var runErr error
