@@ -160,7 +160,7 @@ func (st learnerState) check(t *testing.T, s *Supervisor, elapsed time.Duration)
 func TestSIGKILLMidRequest(t *testing.T) {
 	clock := newFakeClock()
 	logs := newLogRecorder(t)
-	s := newTestSupervisor(t, Options{Workers: 2, Playground: playground.Options{Now: clock.Now}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	s := newTestSupervisor(t, Options{Workers: 2, Command: workerCommand("spin"), Playground: playground.Options{Now: clock.Now}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	onKilled := learnersOn(0, 2, 4, "learner")
 	onOther := learnersOn(1, 2, 2, "learner")
 	spinner := onKilled[3]
@@ -297,7 +297,7 @@ func TestRestartBudget(t *testing.T) {
 // at once: requests to a worker are multiplexed.
 func TestSpinningScriptDoesNotBlockWorker(t *testing.T) {
 	logs := newLogRecorder(t)
-	s := newTestSupervisor(t, Options{Workers: 1, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	s := newTestSupervisor(t, Options{Workers: 1, Command: workerCommand("spin"), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx := context.Background()
 	runSteps(t, s, []step{{"spinner", playground.ClientA, "PING", "PONG"}})
 	done := make(chan playground.Result)

@@ -28,7 +28,7 @@ const testModeEnv = "LOCKLAB_WORKER_TEST"
 const boomLine = "ECHO the-boom-line-allocates-without-bound"
 
 // spinLine is a script that spins until its deadline. A worker started
-// in "serve" mode writes spinSeen to its stderr when it reads one, which
+// in "spin" mode writes spinSeen to its stderr when it reads one, which
 // the supervisor logs: the signal that the script is with the worker.
 const (
 	spinMarker = "spin-until-the-deadline"
@@ -43,6 +43,8 @@ func TestMain(m *testing.M) {
 	case "":
 		os.Exit(m.Run())
 	case "serve":
+		os.Exit(serveForTest(os.Stdin, 256<<20))
+	case "spin":
 		// A worker that says on stderr when it has read spinLine, so a
 		// test can wait for the script to be with the worker.
 		os.Exit(serveForTest(&watchReader{r: os.Stdin, marker: spinMarker, seen: func() {
