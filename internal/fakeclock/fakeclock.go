@@ -1,9 +1,11 @@
 // Package fakeclock is the one fake clock of the tests: time that moves
 // only when a test moves it, with timers that fire when it passes them, so
-// that TTLs, idle times and deferred work are tested without sleeping.
+// that TTLs, idle times, retries and deferred work are tested without
+// sleeping.
 package fakeclock
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -15,9 +17,12 @@ var Start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // Clock is a fake clock, safe for concurrent use. Its zero value is not
 // ready; use New.
 type Clock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*timer
+	mu      sync.Mutex
+	now     time.Time
+	step    time.Duration
+	timers  []*timer
+	sleeps  []time.Duration
+	onSleep func(n int) error
 }
 
 type timer struct {
@@ -34,10 +39,55 @@ func New(t time.Time) *Clock {
 }
 
 // Now returns the clock's time: a func() time.Time for any Options.Now.
+// With a step (see SetStep), the clock then moves on by it.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.now
+	t := c.now
+	c.now = c.now.Add(c.step)
+	return t
+}
+
+// SetStep makes every Now move the clock on by d afterwards, so that each
+// attempt that reads the time appears to take d. Timers do not fire on
+// these steps; Add and Sleep fire them.
+func (c *Clock) SetStep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = d
+}
+
+// Sleep is a Clock.Sleep (as lock.Clock) that returns at once: it records
+// d, moves the clock on by it, runs the timers it passes and the hook of
+// OnSleep, and returns the hook's error or else the context's.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	n, f := len(c.sleeps), c.onSleep
+	c.mu.Unlock()
+	c.fire(false)
+	if f != nil {
+		if err := f(n); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// OnSleep sets a hook that the n-th Sleep calls (n from 1): to make a
+// sleep fail, or to change the world while the sleeper waits.
+func (c *Clock) OnSleep(f func(n int) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onSleep = f
+}
+
+// Sleeps returns the durations Sleep was called with, in order.
+func (c *Clock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.sleeps...)
 }
 
 // Add moves the clock forward by d and runs, in the caller's goroutine,

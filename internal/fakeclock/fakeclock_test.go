@@ -1,6 +1,9 @@
 package fakeclock
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -47,5 +50,43 @@ func TestTimers(t *testing.T) {
 	c.Set(Start)
 	if !c.Now().Equal(Start) {
 		t.Errorf("after Set(Start) Now() = %v", c.Now())
+	}
+}
+
+// TestStepAndSleep checks the retry side: a step per Now, sleeps that
+// move the clock and fire timers, and the hook's error.
+func TestStepAndSleep(t *testing.T) {
+	c := New(time.Time{})
+	c.SetStep(10 * time.Millisecond)
+	if a, b := c.Now(), c.Now(); b.Sub(a) != 10*time.Millisecond {
+		t.Errorf("two Nows %v apart; want the step, 10ms", b.Sub(a))
+	}
+	c.SetStep(0)
+	fired := false
+	c.AfterFunc(time.Second, func() { fired = true })
+	boom := errors.New("boom")
+	c.OnSleep(func(n int) error {
+		if n == 2 {
+			return boom
+		}
+		return nil
+	})
+	start := c.Now()
+	if err := c.Sleep(context.Background(), time.Second); err != nil || !fired {
+		t.Errorf("first Sleep = %v, timer fired %v; want nil and fired", err, fired)
+	}
+	if err := c.Sleep(context.Background(), time.Second); !errors.Is(err, boom) {
+		t.Errorf("second Sleep = %v; want the hook's error", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.Sleep(ctx, time.Second); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sleep with a canceled context = %v; want context.Canceled", err)
+	}
+	if got := c.Now().Sub(start); got != 3*time.Second {
+		t.Errorf("the clock moved %v over three 1s sleeps", got)
+	}
+	if got := c.Sleeps(); !slices.Equal(got, []time.Duration{time.Second, time.Second, time.Second}) {
+		t.Errorf("Sleeps() = %v", got)
 	}
 }
