@@ -10,6 +10,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/locklab/locklab/internal/fakeclock"
 	"github.com/locklab/locklab/internal/redistest"
 )
 
@@ -138,47 +139,10 @@ func silentAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// fakeClock is a Clock for tests. Now returns the current fake time and then
-// moves it on by step, so that an attempt appears to take step. Sleep
-// records the wait, advances the time and calls onSleep.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	step    time.Duration
-	sleeps  []time.Duration
-	onSleep func(n int) error
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.now
-	c.now = c.now.Add(c.step)
-	return t
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
-	n, f := len(c.sleeps), c.onSleep
-	c.mu.Unlock()
-	if f != nil {
-		if err := f(n); err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
-}
-
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
+// newFakeClock is the tests' shared fake clock, as a lock.Clock: Sleep
+// returns at once, having moved the time on.
+func newFakeClock() *fakeclock.Clock {
+	return fakeclock.New(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // get returns the value of key, or "" if it does not exist.

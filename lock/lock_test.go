@@ -172,12 +172,12 @@ func TestAcquireRetriesUntilFree(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock := newFakeClock()
-		clock.onSleep = func(n int) error {
+		clock.OnSleep(func(n int) error {
 			if n == 2 {
 				s.expire(t, "job") // the holder's TTL runs out during the second wait
 			}
 			return nil
-		}
+		})
 		const delay = 40 * time.Millisecond
 		l, err := New(s.client, Options{Retries: 5, RetryDelay: delay, Clock: clock}).Acquire(ctx, "job", ttl)
 		if err != nil {
@@ -216,7 +216,7 @@ func TestAcquireGivesUp(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			clock := newFakeClock()
-			clock.onSleep = tt.onSleep
+			clock.OnSleep(tt.onSleep)
 			_, err := New(c, Options{Retries: tt.retries, Clock: clock}).Acquire(ctx, "job", ttl)
 			if !errors.Is(err, tt.want) {
 				t.Errorf("Acquire() error = %v; want %v", err, tt.want)
@@ -305,7 +305,7 @@ func TestFenceKeyOption(t *testing.T) {
 func TestUntil(t *testing.T) {
 	m := miniredis.RunT(t)
 	clock := newFakeClock()
-	start := clock.now
+	start := clock.Now()
 	l, err := New(newClient(t, m.Addr()), Options{Clock: clock}).Acquire(context.Background(), "job", ttl)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func TestRedlockAcquire(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		_, nodes := startN(t, b, 5)
 		clock := newFakeClock()
-		start := clock.now
+		start := clock.Now()
 		rl := NewRedlock(nodes, redlockOpts(clock))
 		if rl.Quorum() != 3 {
 			t.Errorf("Quorum() = %d; want 3", rl.Quorum())
@@ -142,8 +142,8 @@ func TestRedlockValidity(t *testing.T) {
 			t.Run(tt.elapsed.String(), func(t *testing.T) {
 				_, nodes := startN(t, b, 3)
 				clock := newFakeClock()
-				clock.step = tt.elapsed
-				start := clock.now
+				start := clock.Now()
+				clock.SetStep(tt.elapsed)
 				l, err := NewRedlock(nodes, redlockOpts(clock)).Acquire(context.Background(), "job", ttl)
 				if !errors.Is(err, tt.want) {
 					t.Fatalf("Acquire taking %v: error %v; want %v", tt.elapsed, err, tt.want)
@@ -218,14 +218,14 @@ func TestRedlockRetries(t *testing.T) {
 			set(t, n, "job", "someone-else", ttl)
 		}
 		clock := newFakeClock()
-		clock.onSleep = func(n int) error {
+		clock.OnSleep(func(n int) error {
 			if n == 1 {
 				for _, s := range servers[:3] {
 					s.expire(t, "job")
 				}
 			}
 			return nil
-		}
+		})
 		opts := redlockOpts(clock)
 		opts.Retries = 3
 		if _, err := NewRedlock(nodes, opts).Acquire(context.Background(), "job", ttl); err != nil {

@@ -171,7 +171,7 @@ func TestFollowSavesAtMostOnceASecond(t *testing.T) {
 	for _, line := range []string{"SET k 2", "INCR k", "INCR k"} {
 		mustExec(t, m1, "ada", ClientA, line)
 	}
-	if got, timers := store.saveCount(), clock.pendingTimers(); got != 1 || timers != 1 {
+	if got, timers := store.saveCount(), clock.Pending(); got != 1 || timers != 1 {
 		t.Errorf("%d saves and %d timers after 3 more writes within the second; want 1 and 1", got, timers)
 	}
 	// Within the second, another replica sees the first write only: the

@@ -20,7 +20,7 @@ func TestMirrorFollowsChanges(t *testing.T) {
 	if testing.Short() {
 		n = 2_000
 	}
-	names := strings.Fields(allowedForTest)
+	names := allowedInSource(t)
 	vocab := strings.Fields(`k l h s z k2 0 1 -1 2 3 10 1.5 a b c x y * NX XX GT LT PX EX KEEPTTL GET
 		WITHSCORES LIMIT COUNT LEFT RIGHT BEFORE AFTER MIN MAX LOAD EXISTS FLUSH PERSIST CH 100 5000`)
 	scripts := []string{

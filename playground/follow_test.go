@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/internal/fakeclock"
 )
 
 // memSnapshots is SandboxCopies in memory, shared by the Managers of a
@@ -96,7 +98,7 @@ func (s *memSnapshots) saveCount() int {
 
 // newReplicas returns two Managers that share SandboxCopies and a
 // clock, as two replicas of the server behind a load balancer.
-func newReplicas(t *testing.T, opts Options) (*Manager, *Manager, *memSnapshots, *fakeClock) {
+func newReplicas(t *testing.T, opts Options) (*Manager, *Manager, *memSnapshots, *fakeclock.Clock) {
 	t.Helper()
 	clock := newFakeClock()
 	store := newMemSnapshots(clock.Now)
@@ -136,7 +138,7 @@ func TestFollowScriptsAcrossReplicas(t *testing.T) {
 	m1, m2, _, clock := newReplicas(t, Options{})
 	sha := mustExec(t, m1, "ada", ClientA, `SCRIPT LOAD "return redis.call('GET', KEYS[1])"`).Output
 	mustExec(t, m1, "ada", ClientA, "SET k v")
-	clock.runTimers()
+	clock.RunTimers()
 	wantOutput(t, m2, "replica 2", "ada", ClientA, "EVALSHA "+strings.Trim(sha, `"`)+" 1 k", `"v"`)
 }
 
@@ -148,7 +150,7 @@ func TestFollowClockAndReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.runTimers()
+	clock.RunTimers()
 	if now2, err := m2.Clock("ada"); err != nil || !now2.Equal(now1) {
 		t.Errorf("replica 2 Clock = %v, %v; want replica 1's %v after Advance", now2, err, now1)
 	}
@@ -156,7 +158,7 @@ func TestFollowClockAndReset(t *testing.T) {
 	if _, err := m2.Advance("ada", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	clock.runTimers()
+	clock.RunTimers()
 	wantOutput(t, m1, "replica 1", "ada", ClientA, "EXISTS lock:1", "(integer) 0")
 
 	if err := m2.Reset("ada"); err != nil {
@@ -191,7 +193,7 @@ func TestFollowSavesOnlyChanges(t *testing.T) {
 	for _, line := range []string{"GET k", "PTTL k", "KEYS *", "PING", "SET k w XX GET"} {
 		mustExec(t, m1, "ada", ClientA, line)
 	}
-	clock.runTimers()
+	clock.RunTimers()
 	mustExec(t, m2, "ada", ClientB, "GET k")
 	m2.Keys("ada")
 	if got := store.saveCount() - saves; got != 1 {
@@ -218,10 +220,10 @@ func TestFollowStoreDown(t *testing.T) {
 	}
 	// When it is back, what replica 1 could not save is saved after its
 	// next command, a read included.
-	clock.runTimers() // fails: the store is down
+	clock.RunTimers() // fails: the store is down
 	store.setDown(false)
 	mustExec(t, m1, "ada", ClientA, "GET k")
-	clock.runTimers()
+	clock.RunTimers()
 	wantOutput(t, m2, "replica 2, store back", "ada", ClientA, "GET k", `"2"`)
 }
 

@@ -7,9 +7,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/internal/fakeclock"
 )
 
-func newTestManager(t *testing.T, opts Options) (*Manager, *fakeClock) {
+func newTestManager(t *testing.T, opts Options) (*Manager, *fakeclock.Clock) {
 	t.Helper()
 	clock := newFakeClock()
 	opts.Now = clock.Now
@@ -153,21 +155,37 @@ func TestManagerClosed(t *testing.T) {
 	}
 }
 
+// signalBox is a sandbox that closes seen when it starts running line.
+type signalBox struct {
+	*Sandbox
+	line string
+	seen chan struct{}
+}
+
+func (b signalBox) ExecWithin(ctx context.Context, client Client, line string, allow int) (Result, int, error) {
+	if line == b.line {
+		close(b.seen)
+	}
+	return b.Sandbox.ExecWithin(ctx, client, line, allow)
+}
+
 // TestLearnersDoNotBlockEachOther runs a script that spins until its
 // deadline in one sandbox while other learners keep working.
 func TestLearnersDoNotBlockEachOther(t *testing.T) {
-	m := NewManager(Options{Limits: Limits{}}) // real clock; default 1s script deadline
+	const spin = `EVAL "while true do end" 0`
+	spinning := make(chan struct{})
+	m := NewManager(Options{Limits: Limits{}, NewBox: func(o SandboxOptions) (Box, error) { // real clock; default 1s script deadline
+		sb, err := NewSandbox(o)
+		return signalBox{sb, spin, spinning}, err
+	}})
 	defer m.Close()
 	ctx := context.Background()
-	started := make(chan struct{})
 	done := make(chan Result)
 	go func() {
-		close(started)
-		res, _ := m.Exec(ctx, "spinner", ClientA, `EVAL "while true do end" 0`)
+		res, _ := m.Exec(ctx, "spinner", ClientA, spin)
 		done <- res
 	}()
-	<-started
-	time.Sleep(50 * time.Millisecond) // let the script start; this test is about wall time
+	<-spinning // the sandbox has the script; this test is about wall time
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range 20 {

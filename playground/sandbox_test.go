@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/internal/fakeclock"
 )
 
 // newTestSandbox returns a sandbox on clock with limits, closed when the
 // test ends.
-func newTestSandbox(t *testing.T, clock *fakeClock, limits Limits) *Sandbox {
+func newTestSandbox(t *testing.T, clock *fakeclock.Clock, limits Limits) *Sandbox {
 	t.Helper()
 	s, err := NewSandbox(SandboxOptions{Now: clock.Now, Limits: limits})
 	if err != nil {

@@ -87,23 +87,55 @@ func TestRenewalStopsTheClient(t *testing.T) {
 	}
 }
 
+// indexOf returns the index in the timeline of actor's first event of
+// kind, failing the test if there is none.
+func indexOf(t *testing.T, tl Timeline, actor string, kind Kind) int {
+	t.Helper()
+	i := slices.IndexFunc(tl.Events, func(e Event) bool { return e.Actor == actor && e.Kind == kind })
+	if i < 0 {
+		t.Fatalf("%s has no %s event in %+v", actor, kind, tl.Events)
+	}
+	return i
+}
+
+// inOrder fails the test unless the events at the indices come in that
+// order, in the timeline and in virtual time.
+func inOrder(t *testing.T, tl Timeline, what string, idx ...int) {
+	t.Helper()
+	for k := 1; k < len(idx); k++ {
+		a, b := tl.Events[idx[k-1]], tl.Events[idx[k]]
+		if idx[k-1] >= idx[k] || a.AtMS > b.AtMS {
+			t.Errorf("%s: event #%d %+v comes before #%d %+v; want it after", what, idx[k], b, idx[k-1], a)
+		}
+	}
+}
+
 func TestNormalCaseSecondClientRetries(t *testing.T) {
 	tl := run(t, "normal", defaultsOf(t, "normal"))
 	got := kinds(tl, "client 2")
-	if len(got) < 2 || got[0] != KindAcquireFail || !slices.Contains(got, KindAcquireOK) {
+	if len(got) < 2 || got[0] != KindAcquireFail {
 		t.Errorf("client 2 did %v; want a failed attempt first, then the lock", got)
 	}
-	if i, j := slices.Index(kinds(tl, "client 1"), KindReleaseOK), slices.Index(got, KindAcquireOK); i < 0 || j < 0 {
-		t.Errorf("client 1 released: %v; client 2 acquired: %v", i >= 0, j >= 0)
-	}
+	inOrder(t, tl, "client 2 gets the lock once client 1 released it",
+		indexOf(t, tl, "client 1", KindAcquireOK),
+		indexOf(t, tl, "client 2", KindAcquireFail),
+		indexOf(t, tl, "client 1", KindReleaseOK),
+		indexOf(t, tl, "client 2", KindAcquireOK))
 }
 
 func TestReleaseDelDeletesSecondClientsLock(t *testing.T) {
 	tl := run(t, "release-del", defaultsOf(t, "release-del"))
-	for _, e := range tl.Events {
-		if e.Kind == KindDeleteOther && e.Actor == "client 1" && e.Subject == "client 2" {
-			return
-		}
+	del := slices.IndexFunc(tl.Events, func(e Event) bool {
+		return e.Kind == KindDeleteOther && e.Actor == "client 1" && e.Subject == "client 2"
+	})
+	if del < 0 {
+		t.Fatalf("no event where client 1 deletes client 2's lock in %+v", tl.Events)
 	}
-	t.Errorf("no event where client 1 deletes client 2's lock in %+v", tl.Events)
+	inOrder(t, tl, "client 1 deletes the lock client 2 took after its own expired",
+		indexOf(t, tl, "client 1", KindAcquireOK),
+		indexOf(t, tl, "client 1", KindPauseStart),
+		indexOf(t, tl, "redis", KindExpire),
+		indexOf(t, tl, "client 2", KindAcquireOK),
+		indexOf(t, tl, "client 1", KindPauseEnd),
+		del)
 }

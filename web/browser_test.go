@@ -13,9 +13,6 @@ import (
 // headless Chromium on a phone and a laptop, saves screenshots, and checks
 // that axe-core finds no serious or critical problems.
 func TestPagesInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	for _, pg := range []struct{ name, path, wantH1 string }{

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -21,17 +20,12 @@ import (
 // screenshot), open the link and take the progress. Each state is looked
 // at on a phone and a laptop, light and dark, and checked with axe-core.
 func TestCarryInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	jsOn := true
 	scripts := func(on bool) {
 		t.Helper()
-		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on}); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Scripts(t, ctx, on)
 		jsOn = on
 	}
 	// axe runs as a script: it is let run for the check, on the page as

@@ -25,6 +25,8 @@ import (
 	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 
 	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/internal/fakeclock"
+	"github.com/locklab/locklab/internal/testenv"
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/store"
 )
@@ -56,32 +58,14 @@ func (l *learnerClient) adopt(code string) (int, string) {
 	return l.do("POST", "/api/progress/carry", "application/json", string(b))
 }
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // carryServer is a test server whose carry codes run on clock.
-func carryServer(t *testing.T, cfg Config) (string, *fakeClock) {
+func carryServer(t *testing.T, cfg Config) (string, *fakeclock.Clock) {
 	t.Helper()
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := &fakeClock{t: time.Now()}
+	clock := fakeclock.New(time.Now())
 	s.carry = carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, clock.Now)
 	return newServerFor(t, s), clock
 }
@@ -409,7 +393,7 @@ func TestOrigin(t *testing.T) {
 // never the code.
 func TestCarryCodesStayOutOfLogs(t *testing.T) {
 	cfg := testConfig(t)
-	var logs syncBuf
+	var logs testenv.SyncBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s, err := New(cfg)
 	if err != nil {
@@ -423,23 +407,6 @@ func TestCarryCodesStayOutOfLogs(t *testing.T) {
 	if strings.Contains(out, "K7QM") || strings.Count(out, "uri=/carry/…") != 2 {
 		t.Errorf("log:\n%s\nwant uri=/carry/… twice and no code", out)
 	}
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // countingStore counts the writes that reach the progress and carry

@@ -12,6 +12,7 @@ import (
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
 	"github.com/locklab/locklab/workshop"
@@ -57,56 +58,96 @@ func (s *Server) handleError(err error, c echo.Context) {
 	_ = render(c, code, views.ErrorPage(m))
 }
 
-// classify picks the status and the message a client may see.
+// errorRule maps every error that matches target (errors.Is) to a status
+// and the message a client may see.
+type errorRule struct {
+	target error
+	code   int
+	// msg is the message; empty means the error's own text (see
+	// unwrapMessage), which for these sentinels names the operation and
+	// the reason and nothing internal.
+	msg string
+	// detail prefixes msg to the error's full text: for content errors,
+	// which the author needs to see whole.
+	detail bool
+}
+
+// errorTable is every domain sentinel a handler may return, in the order
+// they are tried: the first rule that matches wins. An error may wrap
+// several sentinels, so order matters where they overlap:
+//
+//   - the worker's errors wrap playground.ErrLimit too (a line refused
+//     by the worker layer leaves the sandbox unchanged, like a refused
+//     line), so they come before it: a worker restarting is a 503, not
+//     the learner's fault;
+//   - workshop.ErrNotFound comes before workshop.ErrBadInput, as a malformed
+//     workshop code is also one that does not exist.
+var errorTable = []errorRule{
+	// The playground's worker processes and shutdown.
+	{target: worker.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
+	{target: worker.ErrWorkerStopped, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
+	{target: playground.ErrClosed, code: http.StatusServiceUnavailable, msg: "the playground is shutting down; please try again in a moment"},
+	// The learner's own lines.
+	{target: playground.ErrUnknownClient, code: http.StatusBadRequest},
+	{target: playground.ErrBadAdvance, code: http.StatusBadRequest},
+	{target: playground.ErrNotAllowed, code: http.StatusBadRequest},
+	{target: playground.ErrLimit, code: http.StatusBadRequest},
+	// Quizzes.
+	{target: quiz.ErrUnknownTopic, code: http.StatusNotFound},
+	{target: quiz.ErrUnknownQuestion, code: http.StatusNotFound},
+	{target: quiz.ErrUnknownChoice, code: http.StatusBadRequest},
+	// Race scenarios: a bad id or bad knobs are the caller's; any other
+	// failure of a simulation is ours (the default).
+	{target: race.ErrUnknownScenario, code: http.StatusNotFound},
+	{target: race.ErrBadParams, code: http.StatusBadRequest},
+	// Carry codes.
+	{target: carry.ErrMalformed, code: http.StatusBadRequest, msg: "a code is 8 letters and digits, like K7QM-4TXP; check what you typed"},
+	{target: carry.ErrUnknown, code: http.StatusNotFound, msg: "there is no such code; check it, or get a new one on the other device"},
+	{target: carry.ErrUsed, code: http.StatusGone, msg: "this code has been used already; get a new one on the other device"},
+	{target: carry.ErrExpired, code: http.StatusGone, msg: "this code has expired; get a new one on the other device"},
+	{target: carry.ErrNothingToCarry, code: http.StatusConflict, msg: "this browser has no saved progress to carry yet: answer a question or run a playground command first"},
+	// The store: progress and workshops.
+	{target: store.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "your progress can't be saved right now; please try again in a moment"},
+	{target: workshop.ErrNotFound, code: http.StatusNotFound, msg: "there is no workshop with that code; check it with your instructor"},
+	{target: workshop.ErrEnded, code: http.StatusConflict, msg: "that workshop has ended"},
+	{target: workshop.ErrFull, code: http.StatusConflict, msg: "that workshop is full; ask your instructor to start another one"},
+	{target: workshop.ErrBadInput, code: http.StatusBadRequest, msg: "that workshop code or nickname is malformed"},
+	{target: store.ErrBadLearner, code: http.StatusBadRequest, msg: "your learner cookie is malformed; clear this site's cookies and try again"},
+	// Only an author's -content directory can be invalid after start-up;
+	// the author needs to see which file is broken.
+	{target: content.ErrInvalid, code: http.StatusInternalServerError, msg: "the course content is invalid: ", detail: true},
+	{target: quiz.ErrInvalid, code: http.StatusInternalServerError, msg: "the course content is invalid: ", detail: true},
+}
+
+// internalMessage is what a client sees of an error that no rule matches.
+const internalMessage = "something went wrong on our side; please try again"
+
+// classify picks the status and the message a client may see: an
+// *echo.HTTPError says both itself, a domain error goes through
+// errorTable, anything else is a 500 whose details stay in the log.
 func classify(err error) (int, string) {
 	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &he):
+	if errors.As(err, &he) {
 		msg, ok := he.Message.(string)
 		if !ok || he.Code >= 500 {
 			msg = strings.ToLower(http.StatusText(he.Code))
 		}
 		return he.Code, msg
-	case errors.Is(err, quiz.ErrUnknownTopic), errors.Is(err, quiz.ErrUnknownQuestion):
-		return http.StatusNotFound, unwrapMessage(err)
-	case errors.Is(err, quiz.ErrUnknownChoice):
-		return http.StatusBadRequest, unwrapMessage(err)
-	case errors.Is(err, carry.ErrMalformed):
-		return http.StatusBadRequest, "a code is 8 letters and digits, like K7QM-4TXP; check what you typed"
-	case errors.Is(err, carry.ErrUnknown):
-		return http.StatusNotFound, "there is no such code; check it, or get a new one on the other device"
-	case errors.Is(err, carry.ErrUsed):
-		return http.StatusGone, "this code has been used already; get a new one on the other device"
-	case errors.Is(err, carry.ErrExpired):
-		return http.StatusGone, "this code has expired; get a new one on the other device"
-	case errors.Is(err, carry.ErrNothingToCarry):
-		return http.StatusConflict, "this browser has no saved progress to carry yet: answer a question or run a playground command first"
-	case errors.Is(err, store.ErrUnavailable):
-		return http.StatusServiceUnavailable, "your progress can't be saved right now; please try again in a moment"
-	case errors.Is(err, workshop.ErrNotFound):
-		return http.StatusNotFound, "there is no workshop with that code; check it with your instructor"
-	case errors.Is(err, workshop.ErrEnded):
-		return http.StatusConflict, "that workshop has ended"
-	case errors.Is(err, workshop.ErrFull):
-		return http.StatusConflict, "that workshop is full; ask your instructor to start another one"
-	case errors.Is(err, workshop.ErrBadInput):
-		return http.StatusBadRequest, "that workshop code or nickname is malformed"
-	case errors.Is(err, store.ErrBadLearner):
-		return http.StatusBadRequest, "your learner cookie is malformed; clear this site's cookies and try again"
-	case errors.Is(err, playground.ErrUnknownClient), errors.Is(err, playground.ErrBadAdvance),
-		errors.Is(err, playground.ErrNotAllowed), errors.Is(err, playground.ErrLimit):
-		return http.StatusBadRequest, unwrapMessage(err)
-	case errors.Is(err, worker.ErrUnavailable):
-		return http.StatusServiceUnavailable, "the playground is restarting; please try again in a moment"
-	case errors.Is(err, playground.ErrClosed):
-		return http.StatusServiceUnavailable, "the playground is shutting down; please try again in a moment"
-	case errors.Is(err, content.ErrInvalid):
-		// Only an author's -content directory can be invalid after start-up;
-		// the author needs to see which file is broken.
-		return http.StatusInternalServerError, "the course content is invalid: " + err.Error()
-	default:
-		return http.StatusInternalServerError, "something went wrong on our side; please try again"
 	}
+	for _, r := range errorTable {
+		if !errors.Is(err, r.target) {
+			continue
+		}
+		switch {
+		case r.detail:
+			return r.code, r.msg + err.Error()
+		case r.msg == "":
+			return r.code, unwrapMessage(err)
+		default:
+			return r.code, r.msg
+		}
+	}
+	return http.StatusInternalServerError, internalMessage
 }
 
 // unwrapMessage is a domain error's text for a client: the operation's

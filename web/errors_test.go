@@ -10,31 +10,91 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/playground/worker"
+	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/workshop"
 )
 
-// TestClassify checks the status each domain error maps to, wrapped as
-// the workshop package wraps them.
+// workerErr has the shape of the worker layer's errors: it matches its
+// kind and playground.ErrLimit, as the worker's own type does.
+type workerErr struct{ kind error }
+
+func (e workerErr) Error() string   { return "the playground's sandbox worker is restarting" }
+func (e workerErr) Unwrap() []error { return []error{e.kind, playground.ErrLimit} }
+
+// TestClassify checks the status and the message each domain error maps
+// to, wrapped as the domain packages wrap them. want is a part of the
+// message; own says the message is the error's own text.
 func TestClassify(t *testing.T) {
 	for _, tt := range []struct {
+		name string
 		err  error
 		code int
-		msg  string // a part of the message
+		want string
+		own  bool
 	}{
-		{fmt.Errorf("workshop: get NOPE1: %w", workshop.ErrNotFound), 404, "no workshop with that code"},
-		{fmt.Errorf("workshop: get: %w (%w)", workshop.ErrBadInput, workshop.ErrNotFound), 404, "no workshop"},
-		{fmt.Errorf("workshop: join X: %w", workshop.ErrEnded), 409, "ended"},
-		{fmt.Errorf("workshop: join X: %w", workshop.ErrFull), 409, "full"},
-		{fmt.Errorf("workshop: join X: %w", workshop.ErrBadInput), 400, "malformed"},
-		{fmt.Errorf("store: get: %w", store.ErrUnavailable), 503, "can't be saved"},
-		{fmt.Errorf("store: %w", store.ErrBadLearner), 400, "learner cookie"},
-		{echo.NewHTTPError(429, "too many"), 429, "too many"},
-		{errors.New("boom"), 500, "something went wrong"},
+		{"worker unavailable", workerErr{worker.ErrUnavailable}, 503, "playground is restarting", false},
+		{"worker stopped", workerErr{worker.ErrWorkerStopped}, 503, "playground is restarting", false},
+		{"playground closed", fmt.Errorf("sandbox: %w", playground.ErrClosed), 503, "shutting down", false},
+		{"unknown client", fmt.Errorf("client \"C\": %w", playground.ErrUnknownClient), 400, "client 'C'", true},
+		{"bad advance", fmt.Errorf("advance -1: %w", playground.ErrBadAdvance), 400, "advance -1", true},
+		{"not allowed", &playground.RefusedError{Kind: playground.ErrNotAllowed, Msg: "ERR FLUSHALL is not allowed"}, 400, "FLUSHALL is not allowed", true},
+		{"limit", &playground.RefusedError{Kind: playground.ErrLimit, Msg: "ERR line too long"}, 400, "line too long", true},
+		{"unknown topic", fmt.Errorf("quiz \"x\": %w", quiz.ErrUnknownTopic), 404, "quiz 'x'", true},
+		{"unknown question", fmt.Errorf("quiz \"x\" question \"y\": %w", quiz.ErrUnknownQuestion), 404, "question 'y'", true},
+		{"unknown choice", fmt.Errorf("choice \"z\": %w", quiz.ErrUnknownChoice), 400, "choice 'z'", true},
+		{"unknown scenario", fmt.Errorf("no race scenario %q: %w", "nope", race.ErrUnknownScenario), 404, "no race scenario 'nope'", true},
+		{"bad race params", fmt.Errorf("ttl_ms = 5: must be between 100 and 120000: %w", race.ErrBadParams), 400, "ttl_ms = 5", true},
+		{"race failure", fmt.Errorf("run %q: sleep: the simulation schedules retries itself", "gc-pause"), 500, "something went wrong", false},
+		{"carry malformed", fmt.Errorf("carry: %w", carry.ErrMalformed), 400, "8 letters and digits", false},
+		{"carry unknown", fmt.Errorf("carry: %w", carry.ErrUnknown), 404, "no such code", false},
+		{"carry used", fmt.Errorf("carry: %w", carry.ErrUsed), 410, "used already", false},
+		{"carry expired", fmt.Errorf("carry: %w", carry.ErrExpired), 410, "expired", false},
+		{"nothing to carry", fmt.Errorf("carry: %w", carry.ErrNothingToCarry), 409, "no saved progress", false},
+		{"store unavailable", fmt.Errorf("store: get: %w", store.ErrUnavailable), 503, "can't be saved", false},
+		{"workshop not found", fmt.Errorf("workshop: get NOPE1: %w", workshop.ErrNotFound), 404, "no workshop with that code", false},
+		{"malformed and so not found", fmt.Errorf("workshop: get: %w (%w)", workshop.ErrBadInput, workshop.ErrNotFound), 404, "no workshop", false},
+		{"workshop ended", fmt.Errorf("workshop: join X: %w", workshop.ErrEnded), 409, "ended", false},
+		{"workshop full", fmt.Errorf("workshop: join X: %w", workshop.ErrFull), 409, "full", false},
+		{"workshop bad input", fmt.Errorf("workshop: join X: %w", workshop.ErrBadInput), 400, "malformed", false},
+		{"bad learner", fmt.Errorf("store: %w", store.ErrBadLearner), 400, "learner cookie", false},
+		{"content invalid", fmt.Errorf("lessons/x.md: no title: %w", content.ErrInvalid), 500, "the course content is invalid: lessons/x.md: no title", false},
+		{"quiz invalid", fmt.Errorf("quizzes/x.yaml: no questions: %w", quiz.ErrInvalid), 500, "the course content is invalid: quizzes/x.yaml: no questions", false},
+		{"http error", echo.NewHTTPError(429, "too many"), 429, "too many", false},
+		{"http error 500", echo.NewHTTPError(500, "secret detail"), 500, "internal server error", false},
+		{"unknown", errors.New("boom"), 500, "something went wrong", false},
 	} {
-		code, msg := classify(tt.err)
-		if code != tt.code || !strings.Contains(msg, tt.msg) {
-			t.Errorf("classify(%v) = %d %q; want %d with %q", tt.err, code, msg, tt.code, tt.msg)
+		t.Run(tt.name, func(t *testing.T) {
+			code, msg := classify(tt.err)
+			if code != tt.code || !strings.Contains(msg, tt.want) {
+				t.Errorf("classify(%v) = %d %q; want %d with %q", tt.err, code, msg, tt.code, tt.want)
+			}
+			if tt.own && msg != unwrapMessage(tt.err) {
+				t.Errorf("classify(%v) message = %q; want the error's own text %q", tt.err, msg, unwrapMessage(tt.err))
+			}
+			if code >= 500 && strings.Contains(msg, "boom") {
+				t.Errorf("classify(%v) = %q shows an internal detail", tt.err, msg)
+			}
+		})
+	}
+}
+
+// TestErrorTableReachable checks that no rule of the table is shadowed by
+// an earlier one: each sentinel alone gets its own rule's status.
+func TestErrorTableReachable(t *testing.T) {
+	seen := map[error]bool{}
+	for _, r := range errorTable {
+		if seen[r.target] {
+			t.Errorf("%v has two rules", r.target)
+		}
+		seen[r.target] = true
+		if code, _ := classify(fmt.Errorf("op: %w", r.target)); code != r.code {
+			t.Errorf("classify(%v) = %d; want its rule's %d (an earlier rule shadows it)", r.target, code, r.code)
 		}
 	}
 }

@@ -159,6 +159,10 @@ func (s *Server) markStarted(ctx context.Context, learner string) {
 	}
 	course, err := s.content.Course()
 	if err != nil {
+		// An author's broken -content file: forget the learner, so that
+		// the next command, after the fix, marks them.
+		s.log.Warn("mark topic started", "error", err)
+		s.started.remove(learner)
 		return
 	}
 	for _, l := range course.Lessons() {
@@ -309,13 +313,20 @@ func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string)
 		v.Entries, v.Client = st.entries, st.client
 		v.Transcript = encodeTranscript(st.entries)
 	}
+	// The keys and the clock are extras around the terminal: if the
+	// sandbox cannot say (a worker restarting), the page still works
+	// without them, and the log says why they are missing.
 	if id := s.learnerID(c); id != "" {
-		if keys, err := s.playground.Keys(id); err == nil {
-			for _, k := range keys {
-				v.Keys = append(v.Keys, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS)})
-			}
+		keys, err := s.playground.Keys(id)
+		if err != nil {
+			s.log.Warn("playground keys", "error", err)
 		}
-		if now, err := s.playground.Clock(id); err == nil {
+		for _, k := range keys {
+			v.Keys = append(v.Keys, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS)})
+		}
+		if now, err := s.playground.Clock(id); err != nil {
+			s.log.Warn("playground clock", "error", err)
+		} else {
 			v.ClockMS = now.UnixMilli()
 		}
 	}

@@ -15,20 +15,17 @@ import (
 // clicks a Run button on an example, moves the clock and watches the lock
 // key leave the inspector, at phone and laptop widths.
 func TestPlaygroundInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	browsertest.ColorScheme(t, ctx, "light")
 	for _, width := range []int64{1280, 375} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			browsertest.Open(t, ctx, ts.URL+"/topics/distributed-locks#playground", width, 900)
-			waitFor(t, ctx, `document.querySelectorAll(".cli-run").length >= 3`)
+			browsertest.WaitFor(t, ctx, `document.querySelectorAll(".cli-run").length >= 3`)
 			input := chromedp.CSS(`[data-playground] input[name=line]`)
 			lastOutput := func(want string) {
 				t.Helper()
-				waitFor(t, ctx, fmt.Sprintf(`(() => { const o = [...document.querySelectorAll("[data-pg-transcript] .pg-out")]; return o.length > 0 && o[o.length-1].textContent === %q })()`, want))
+				browsertest.WaitFor(t, ctx, fmt.Sprintf(`(() => { const o = [...document.querySelectorAll("[data-pg-transcript] .pg-out")]; return o.length > 0 && o[o.length-1].textContent === %q })()`, want))
 			}
 			typeAs := func(client, line, want string) {
 				t.Helper()
@@ -47,7 +44,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-pg-reset] button`))); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, ctx, `document.querySelector("[data-pg-keys] tbody").children.length === 0`)
+				browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-keys] tbody").children.length === 0`)
 			}
 			typeAs("A", "SET lock:invoice:7 3f9a1c NX PX 30000", "OK")
 			typeAs("B", "SET lock:invoice:7 other NX PX 30000", "(nil)")
@@ -67,7 +64,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			lastOutput("OK")
-			waitFor(t, ctx, `[...document.querySelectorAll("[data-pg-keys] td")].some(td => td.textContent === "lock:invoice:7")`)
+			browsertest.WaitFor(t, ctx, `[...document.querySelectorAll("[data-pg-keys] td")].some(td => td.textContent === "lock:invoice:7")`)
 			browsertest.Screenshot(t, ctx, fmt.Sprintf("playground-%d", width))
 			browsertest.ElementScreenshot(t, ctx, "[data-playground]", fmt.Sprintf("playground-widget-%d", width))
 			browsertest.ElementScreenshot(t, ctx, "[data-redis-cli]", fmt.Sprintf("playground-example-%d", width))
@@ -76,7 +73,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-pg-advance] button[value="30000"]`))); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, ctx, `![...document.querySelectorAll("[data-pg-keys] td")].some(td => td.textContent === "lock:invoice:7")`)
+			browsertest.WaitFor(t, ctx, `![...document.querySelectorAll("[data-pg-keys] td")].some(td => td.textContent === "lock:invoice:7")`)
 			notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-pg-transcript] li:last-child`)))
 			if !strings.Contains(notice, "moved forward 30 s") {
 				t.Errorf("last transcript line = %q", notice)

@@ -1,9 +1,9 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -13,9 +13,6 @@ import (
 // TestQuizInBrowser answers one question wrong, then all three right with
 // the page's own script, reloads, and expects the topic to be Completed.
 func TestQuizInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	browsertest.ColorScheme(t, ctx, "light")
@@ -37,18 +34,13 @@ func TestQuizInBrowser(t *testing.T) {
 	feedback := func(question string) string {
 		t.Helper()
 		js := `document.querySelector("#question-` + question + ` [data-feedback]").textContent`
-		var text string
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
-			text, _ = chromedp.Run(ctx, chromedp.Evaluate[string](js))
-			if strings.TrimSpace(text) != "" && text != last[question] {
-				last[question] = text
-				return text
-			}
-			time.Sleep(50 * time.Millisecond)
+		browsertest.WaitFor(t, ctx, fmt.Sprintf(`(t => t.trim() !== "" && t !== %q)(%s)`, last[question], js))
+		text, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatalf("feedback for %s: %v", question, err)
 		}
-		t.Fatalf("no feedback for %s", question)
-		return ""
+		last[question] = text
+		return text
 	}
 
 	answer("gc-pause", "redlock")

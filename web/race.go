@@ -128,8 +128,9 @@ func raceParams(p race.Params, q url.Values) (race.Params, error) {
 		}
 		p.Seed = n
 	}
+	// Validate's errors wrap race.ErrBadParams: a 400 by the error table.
 	if err := p.Validate(); err != nil {
-		return p, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		return p, err
 	}
 	return p, nil
 }

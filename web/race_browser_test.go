@@ -1,11 +1,9 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -17,9 +15,6 @@ import (
 // fencing and then with it, to the end, and checks the verdict the page
 // shows, and that a prediction is judged.
 func TestRaceInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	browsertest.ColorScheme(t, ctx, "light")
@@ -32,7 +27,7 @@ func TestRaceInBrowser(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			browsertest.Open(t, ctx, ts.URL+"/race?"+tt.query, tt.width, 900)
-			waitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
 			verdictHidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-race-result]").hidden`))
 			if !verdictHidden {
 				t.Error("the verdict shows before the race is played")
@@ -46,7 +41,7 @@ func TestRaceInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			browsertest.Screenshot(t, ctx, fmt.Sprintf("race-%s-playing-%d", tt.name, tt.width))
-			waitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
+			browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
 			verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-race-verdict]")))
 			if !strings.Contains(verdict, tt.want) {
 				t.Errorf("verdict = %q; want %q", verdict, tt.want)
@@ -68,14 +63,11 @@ func TestRaceInBrowser(t *testing.T) {
 // TestRacePresenterView opens the projector view, plays it from the
 // keyboard alone, and checks it for accessibility problems.
 func TestRacePresenterView(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	browsertest.ColorScheme(t, ctx, "dark")
 	browsertest.Open(t, ctx, ts.URL+"/race/present?scenario=fencing", 1920, 1080)
-	waitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
 	// Keyboard only: focus the widget, then step to the end with the arrow key.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-race]").focus(), true`)); err != nil {
 		t.Fatal(err)
@@ -85,25 +77,11 @@ func TestRacePresenterView(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
+	browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
 	verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-race-verdict]")))
 	if !strings.Contains(verdict, "A stale write is rejected") {
 		t.Errorf("presenter verdict = %q", verdict)
 	}
 	browsertest.Screenshot(t, ctx, "race-present-1920-dark")
 	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race/present")
-}
-
-// waitFor polls a JavaScript condition for up to 30 s.
-func waitFor(t *testing.T, ctx context.Context, js string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
-		if err == nil && ok {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", js)
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"container/list"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"sync"
@@ -106,9 +105,8 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 	if err := s.limits.ChargeRace(c.Request().Context(), addr, s.raceClock(start)); err != nil {
 		s.log.Warn("race budget", "error", err)
 	}
-	if run.err != nil {
-		run.err = echo.NewHTTPError(http.StatusBadRequest, run.err.Error())
-	}
+	// run.err names the run; the error table tells bad parameters (the
+	// caller's, race.ErrBadParams) from a simulation that failed (ours).
 	s.metrics.races.WithLabelValues(info.ID).Inc()
 	s.raceRuns.put(run)
 	return info, run.tl, run.err
@@ -119,7 +117,7 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 func raceInput(id string, q url.Values) (race.Info, race.Params, error) {
 	i := slices.IndexFunc(race.List(), func(in race.Info) bool { return in.ID == id })
 	if i < 0 {
-		return race.Info{}, race.Params{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no race scenario %q", id))
+		return race.Info{}, race.Params{}, fmt.Errorf("no race scenario %q: %w", id, race.ErrUnknownScenario)
 	}
 	info := race.List()[i]
 	p, err := raceParams(info.Defaults, q)

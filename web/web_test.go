@@ -191,25 +191,37 @@ func TestGzip(t *testing.T) {
 
 func TestStatusesAndErrors(t *testing.T) {
 	ts := newTestServer(t)
+	// A case checks the type and a part of the body, or, for a redirect,
+	// where it points.
 	for _, tt := range []struct {
 		path, wantType, wantBody string
 		wantStatus               int
+		wantLocation             string
 	}{
-		{"/healthz", "text/plain", "ok", 200},
-		{"/", "text/html", "Distributed locks and their caveats", 200},
-		{"/topics/distributed-locks", "text/html", "Redlock", 200},
-		{"/topics/no-such-topic", "text/html", "Page not found", 404},
-		{"/no/such/page", "text/html", "Page not found", 404},
-		{"/static/missing.css", "text/html", "Page not found", 404},
-		{"/static/../go.mod", "text/html", "Page not found", 404},
-		{"/static/favicon.svg", "image/svg+xml", "<svg", 200},
-		{"/api/nope", "application/json", `{"error":"no API endpoint GET /api/nope"}`, 404},
-		{"/topics/distributed-locks/", "", "", 301},
+		{"/healthz", "text/plain", "ok", 200, ""},
+		{"/", "text/html", "Distributed locks and their caveats", 200, ""},
+		{"/topics/distributed-locks", "text/html", "Redlock", 200, ""},
+		{"/topics/no-such-topic", "text/html", "Page not found", 404, ""},
+		{"/no/such/page", "text/html", "Page not found", 404, ""},
+		{"/static/missing.css", "text/html", "Page not found", 404, ""},
+		{"/static/../go.mod", "text/html", "Page not found", 404, ""},
+		{"/static/favicon.svg", "image/svg+xml", "<svg", 200, ""},
+		{"/api/nope", "application/json", `{"error":"no API endpoint GET /api/nope"}`, 404, ""},
+		{"/topics/distributed-locks/", "", "", 301, "/topics/distributed-locks"},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			resp, body := get(t, ts.URL, tt.path)
 			if resp.StatusCode != tt.wantStatus {
 				t.Errorf("GET %s status = %d; want %d", tt.path, resp.StatusCode, tt.wantStatus)
+			}
+			if tt.wantLocation != "" {
+				if loc := resp.Header.Get("Location"); loc != tt.wantLocation {
+					t.Errorf("GET %s Location = %q; want %q", tt.path, loc, tt.wantLocation)
+				}
+				return
+			}
+			if tt.wantType == "" || tt.wantBody == "" {
+				t.Fatalf("the case for %s checks neither the type nor the body", tt.path)
 			}
 			if !strings.HasPrefix(resp.Header.Get("Content-Type"), tt.wantType) {
 				t.Errorf("GET %s Content-Type = %q; want %q", tt.path, resp.Header.Get("Content-Type"), tt.wantType)
@@ -218,10 +230,6 @@ func TestStatusesAndErrors(t *testing.T) {
 				t.Errorf("GET %s body = %.200q; want it to contain %q", tt.path, body, tt.wantBody)
 			}
 		})
-	}
-	resp, _ := get(t, ts.URL, "/topics/distributed-locks/")
-	if loc := resp.Header.Get("Location"); loc != "/topics/distributed-locks" {
-		t.Errorf("redirect Location = %q", loc)
 	}
 }
 

@@ -14,9 +14,6 @@ import (
 // workshop, and watches the dashboard count a learner who joins and
 // answers, live, without a reload.
 func TestWorkshopDashboardInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
 	base := newWorkshopServer(t)
 	ctx := browsertest.New(t)
 	browsertest.ColorScheme(t, ctx, "light")
@@ -39,8 +36,8 @@ func TestWorkshopDashboardInBrowser(t *testing.T) {
 		t.Fatalf("join = %d", c)
 	}
 	learner.answer("gc-pause", "fencing")
-	waitFor(t, ctx, `document.querySelector('[data-tile="joined"]').textContent === "1"`)
-	waitFor(t, ctx, `document.querySelector('[data-question-stat="gc-pause"] [data-first-right]').textContent === "1"`)
+	browsertest.WaitFor(t, ctx, `document.querySelector('[data-tile="joined"]').textContent === "1"`)
+	browsertest.WaitFor(t, ctx, `document.querySelector('[data-question-stat="gc-pause"] [data-first-right]').textContent === "1"`)
 	browsertest.Screenshot(t, ctx, "workshop-dashboard-1280")
 	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "workshop dashboard")
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,12 +96,12 @@ func TestWorkshopFlow(t *testing.T) {
 	if d.Joined != 2 || d.Active != 2 || d.Completions != 1 || d.Commands != 2 || d.Races != 1 || d.Predictions != 1 || d.PredictionsRight != 1 {
 		t.Errorf("dashboard = %+v", d)
 	}
-	for _, q := range d.Questions {
-		if q.ID == "gc-pause" {
-			if q.FirstTries != 2 || q.FirstRight != 1 || q.Answers != 3 {
-				t.Errorf("gc-pause stats = %+v; want 2 first tries, 1 right first, 3 answers", q)
-			}
-		}
+	i := slices.IndexFunc(d.Questions, func(q workshop.DashboardQuestion) bool { return q.ID == "gc-pause" })
+	if i < 0 {
+		t.Fatalf("dashboard questions %+v lack gc-pause", d.Questions)
+	}
+	if q := d.Questions[i]; q.FirstTries != 2 || q.FirstRight != 1 || q.Answers != 3 {
+		t.Errorf("gc-pause stats = %+v; want 2 first tries, 1 right first, 3 answers", q)
 	}
 	_, csvBody := teacher.do("GET", "/admin/workshops/"+wcode+"/export.csv", "", "")
 	if !strings.Contains(csvBody, "nickname,joined_at") || !strings.Contains(csvBody, "'=Alice") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -14,33 +13,15 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine to write while
-// the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startServer calls run on a free port and waits until /healthz answers.
 // It returns the base URL and a stop function that returns run's error.
-func startServer(t *testing.T, env map[string]string, args ...string) (string, *syncBuffer, func() error) {
+func startServer(t *testing.T, env map[string]string, args ...string) (string, *testenv.SyncBuffer, func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	dataDir := env["LOCKLAB_DATA"]
 	if dataDir == "" {
 		dataDir = t.TempDir()
@@ -51,8 +32,8 @@ func startServer(t *testing.T, env map[string]string, args ...string) (string, *
 	}()
 	urlRE := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 	deadline := time.Now().Add(10 * time.Second)
-	var base string
-	for time.Now().Before(deadline) {
+	var base, health string
+	for health != "200 OK" && time.Now().Before(deadline) {
 		select {
 		case err := <-errc:
 			cancel()
@@ -60,18 +41,27 @@ func startServer(t *testing.T, env map[string]string, args ...string) (string, *
 		default:
 		}
 		if base = urlRE.FindString(stdout.String()); base != "" {
-			if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp, err := http.Get(base + "/healthz")
+			if err != nil {
+				health = err.Error()
+			} else {
 				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					break
-				}
+				health = resp.Status
+			}
+			if health == "200 OK" {
+				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // the poll's interval; run has no readiness signal but /healthz
 	}
-	if base == "" {
+	switch {
+	case base == "":
 		cancel()
 		t.Fatalf("server did not print its URL; stdout %q stderr %q", stdout, stderr)
+	case health != "200 OK":
+		cancel()
+		log := stderr.String()
+		t.Fatalf("GET %s/healthz did not answer 200 within 10 s (last: %s); stderr ends %q", base, health, log[max(0, len(log)-1000):])
 	}
 	var once sync.Once
 	var runErr error
@@ -144,7 +134,7 @@ func TestRunAddrFromEnv(t *testing.T) {
 	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stdout := &syncBuffer{}
+	stdout := &testenv.SyncBuffer{}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, []string{"locklab"}, func(k string) string {

@@ -4,13 +4,11 @@ package redistest
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"net"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -74,7 +72,7 @@ func launch(t testing.TB, bin string, port int) (*Server, error) {
 		"--save", "", "--appendonly", "no",
 		"--dir", t.TempDir(),
 	)
-	var out syncBuffer
+	var out testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
@@ -137,23 +135,4 @@ func ping(addr string) error {
 		return fmt.Errorf("ping %s: got %q", addr, line)
 	}
 	return nil
-}
-
-// syncBuffer is a bytes.Buffer that the server's stdout and stderr may
-// write to while a test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

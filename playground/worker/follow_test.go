@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"sync"
 	"syscall"
@@ -52,7 +53,8 @@ func TestSupervisorFollowsLearners(t *testing.T) {
 	clock := newFakeClock()
 	store := &memSnapshots{}
 	popts := playground.Options{Now: clock.Now, SandboxCopies: store, AfterFunc: clock.AfterFunc}
-	sup := newTestSupervisor(t, Options{Workers: 1, Playground: popts})
+	logs := newLogRecorder(t)
+	sup := newTestSupervisor(t, Options{Workers: 1, Playground: popts, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	local := playground.NewManager(popts)
 	t.Cleanup(local.Close)
 	type replica interface {
@@ -77,19 +79,22 @@ func TestSupervisorFollowsLearners(t *testing.T) {
 	if _, err := sup.Advance("ada", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	clock.runTimers() // the deferred save of the Advance
+	clock.RunTimers() // the deferred save of the Advance
 	run("in process", local, "PTTL lock:1", "(integer) 15000")
 	run("in process", local, "INCR n", "(integer) 2")
-	clock.runTimers()
+	clock.RunTimers()
 
 	// Restored into the worker from the store, then the worker dies: the
 	// sandbox comes back from its mirror, which the restore seeded.
 	run("workers", sup, "GET n", `"2"`)
+	restarted := logs.waitFor("sandbox worker restarted")
 	if err := syscall.Kill(sup.pids()[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); sup.Restarts() == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond) // for the supervisor to see the death
+	select {
+	case <-restarted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed worker was not restarted within 10 s")
 	}
 	clock.Add(time.Second)
 	run("workers after the kill", sup, "GET n", `"2"`)

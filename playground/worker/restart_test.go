@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/fakeclock"
 	"github.com/locklab/locklab/playground"
 )
 
@@ -21,6 +22,8 @@ type logRecorder struct {
 	t    *testing.T
 	done bool
 	msgs []string
+	// waiters are closed when a line with their text is logged.
+	waiters []logWaiter
 }
 
 func testLogger(t *testing.T) *slog.Logger {
@@ -37,10 +40,34 @@ func newLogRecorder(t *testing.T) *logRecorder {
 	return r
 }
 
+// waitFor returns a channel that is closed once a line containing substr
+// is logged.
+func (r *logRecorder) waitFor(substr string) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch := make(chan struct{})
+	r.waiters = append(r.waiters, logWaiter{substr, ch})
+	return ch
+}
+
+type logWaiter struct {
+	substr string
+	ch     chan struct{}
+}
+
 func (r *logRecorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.msgs = append(r.msgs, string(p))
+	kept := r.waiters[:0]
+	for _, w := range r.waiters {
+		if strings.Contains(string(p), w.substr) {
+			close(w.ch)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	r.waiters = kept
 	if !r.done {
 		r.t.Log(strings.TrimSpace(string(p)))
 	}
@@ -64,7 +91,7 @@ type learnerState struct {
 
 // fill gives a learner keys of every type, one with a TTL, a cached
 // script, a moved clock and an open transaction on client B.
-func fill(t *testing.T, s *Supervisor, clock *fakeClock, learner string, advance time.Duration) learnerState {
+func fill(t *testing.T, s *Supervisor, clock *fakeclock.Clock, learner string, advance time.Duration) learnerState {
 	t.Helper()
 	a := playground.ClientA
 	script := fmt.Sprintf("return 'kept by %s ' .. ARGV[1]", learner)
@@ -132,7 +159,8 @@ func (st learnerState) check(t *testing.T, s *Supervisor, elapsed time.Duration)
 // clock as they were, on both workers.
 func TestSIGKILLMidRequest(t *testing.T) {
 	clock := newFakeClock()
-	s := newTestSupervisor(t, Options{Workers: 2, Playground: playground.Options{Now: clock.Now}})
+	logs := newLogRecorder(t)
+	s := newTestSupervisor(t, Options{Workers: 2, Command: workerCommand("spin"), Playground: playground.Options{Now: clock.Now}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	onKilled := learnersOn(0, 2, 4, "learner")
 	onOther := learnersOn(1, 2, 2, "learner")
 	spinner := onKilled[3]
@@ -148,12 +176,13 @@ func TestSIGKILLMidRequest(t *testing.T) {
 		d   time.Duration
 	}
 	done := make(chan answer, 1)
+	spinning := logs.waitFor(spinSeen)
 	go func() {
 		start := time.Now()
-		res, err := s.Exec(context.Background(), spinner, playground.ClientA, `EVAL "while true do end" 0`)
+		res, err := s.Exec(context.Background(), spinner, playground.ClientA, spinLine)
 		done <- answer{res, err, time.Since(start)}
 	}()
-	time.Sleep(200 * time.Millisecond) // let the script start spinning
+	<-spinning // the worker has the script: killing it now kills the request
 	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -267,15 +296,17 @@ func TestRestartBudget(t *testing.T) {
 // until its deadline, the other learners of the same worker are answered
 // at once: requests to a worker are multiplexed.
 func TestSpinningScriptDoesNotBlockWorker(t *testing.T) {
-	s := newTestSupervisor(t, Options{Workers: 1})
+	logs := newLogRecorder(t)
+	s := newTestSupervisor(t, Options{Workers: 1, Command: workerCommand("spin"), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx := context.Background()
 	runSteps(t, s, []step{{"spinner", playground.ClientA, "PING", "PONG"}})
 	done := make(chan playground.Result)
+	spinning := logs.waitFor(spinSeen)
 	go func() {
-		res, _ := s.Exec(ctx, "spinner", playground.ClientA, `EVAL "while true do end" 0`)
+		res, _ := s.Exec(ctx, "spinner", playground.ClientA, spinLine)
 		done <- res
 	}()
-	time.Sleep(100 * time.Millisecond) // let the script start; this test is about wall time
+	<-spinning // the worker has the script; this test is about wall time
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range 20 {

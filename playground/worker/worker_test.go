@@ -10,11 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/fakeclock"
 	"github.com/locklab/locklab/playground"
 )
 
@@ -27,6 +27,15 @@ const testModeEnv = "LOCKLAB_WORKER_TEST"
 // the sandbox's own limits would.
 const boomLine = "ECHO the-boom-line-allocates-without-bound"
 
+// spinLine is a script that spins until its deadline. A worker started
+// in "spin" mode writes spinSeen to its stderr when it reads one, which
+// the supervisor logs: the signal that the script is with the worker.
+const (
+	spinMarker = "spin-until-the-deadline"
+	spinLine   = `EVAL "local _ = '` + spinMarker + `' while true do end" 0`
+	spinSeen   = "worker read the spinning script"
+)
+
 // TestMain lets the test binary act as `locklab sandbox-worker`, so that
 // the tests run real worker processes without building the command.
 func TestMain(m *testing.M) {
@@ -35,9 +44,15 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "serve":
 		os.Exit(serveForTest(os.Stdin, 256<<20))
+	case "spin":
+		// A worker that says on stderr when it has read spinLine, so a
+		// test can wait for the script to be with the worker.
+		os.Exit(serveForTest(&watchReader{r: os.Stdin, marker: spinMarker, seen: func() {
+			fmt.Fprintln(os.Stderr, spinSeen)
+		}}, 256<<20))
 	case "boom":
 		// A worker whose input can make it run out of memory for real.
-		os.Exit(serveForTest(&boomReader{r: os.Stdin}, 128<<20))
+		os.Exit(serveForTest(&watchReader{r: os.Stdin, marker: boomLine, seen: allocForever}, 128<<20))
 	case "alloc":
 		// Only the memory limit: allocate until it stops us.
 		if err := LimitMemory(128 << 20); err != nil {
@@ -74,21 +89,24 @@ func allocForever() {
 	}
 }
 
-// boomReader passes the worker's input through and, when it sees
-// boomLine, allocates until the process dies.
-type boomReader struct {
-	r    io.Reader
-	tail []byte
+// watchReader passes the worker's input through and calls seen each time
+// it reads marker.
+type watchReader struct {
+	r      io.Reader
+	marker string
+	seen   func()
+	tail   []byte
 }
 
-func (b *boomReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.tail = append(b.tail, p[:n]...)
-	if bytes.Contains(b.tail, []byte(boomLine)) {
-		allocForever()
+func (w *watchReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	w.tail = append(w.tail, p[:n]...)
+	if bytes.Contains(w.tail, []byte(w.marker)) {
+		w.seen()
+		w.tail = w.tail[:0]
 	}
-	if len(b.tail) > len(boomLine) {
-		b.tail = append(b.tail[:0], b.tail[len(b.tail)-len(boomLine):]...)
+	if len(w.tail) > len(w.marker) {
+		w.tail = append(w.tail[:0], w.tail[len(w.tail)-len(w.marker):]...)
 	}
 	return n, err
 }
@@ -102,60 +120,8 @@ func workerCommand(mode string) func() *exec.Cmd {
 	}
 }
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu     sync.Mutex
-	t      time.Time
-	timers []*func() // nil once stopped
-}
-
-// AfterFunc keeps f for runTimers, as playground.Options.AfterFunc.
-func (c *fakeClock) AfterFunc(_ time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := &f
-	c.timers = append(c.timers, p)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		pending := *p != nil
-		*p = nil
-		return pending
-	}
-}
-
-// runTimers runs the pending timers now: the Managers' deferred saves.
-func (c *fakeClock) runTimers() {
-	c.mu.Lock()
-	var fs []func()
-	for _, p := range c.timers {
-		if *p != nil {
-			fs = append(fs, *p)
-			*p = nil
-		}
-	}
-	c.timers = nil
-	c.mu.Unlock()
-	for _, f := range fs {
-		f()
-	}
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newFakeClock is the tests' shared fake clock at its fixed start.
+func newFakeClock() *fakeclock.Clock { return fakeclock.New(time.Time{}) }
 
 func newTestSupervisor(t *testing.T, opts Options) *Supervisor {
 	t.Helper()

@@ -1,0 +1,6 @@
+// Package layering holds the test of the house's one-way dependencies:
+// no domain package (content, playground, lock, race, quiz, store, carry,
+// and workshop, limit and lab once they exist) depends on the web layer,
+// Echo or templ, directly or through another package. It has no code of
+// its own.
+package layering

@@ -1,0 +1,79 @@
+package layering
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/locklab/locklab/internal/testenv"
+)
+
+const module = "github.com/locklab/locklab"
+
+// domain are the folders of the domain packages, each with the packages
+// under it. One that does not exist (yet) is left out, so the test covers
+// it from the commit that adds it.
+var domain = []string{"content", "playground", "lock", "race", "lab", "quiz", "workshop", "limit", "store", "carry"}
+
+// forbidden are the import paths, with everything under them, that no
+// domain package may depend on.
+var forbidden = []string{
+	module + "/web",
+	module + "/cmd",
+	"github.com/labstack/echo",
+	"github.com/a-h/templ",
+}
+
+// TestDomainImports lists every domain package's dependencies, direct and
+// indirect, with go list, and fails for each forbidden one.
+func TestDomainImports(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	var patterns []string
+	for _, d := range domain {
+		if _, err := os.Stat(filepath.Join(root, d)); err == nil {
+			patterns = append(patterns, module+"/"+d+"/...")
+		}
+	}
+	if len(patterns) < 7 {
+		t.Fatalf("found only %v; the domain folders moved?", patterns)
+	}
+	goTool := testenv.LookPath(t, "the Go toolchain", "go")
+	cmd := exec.Command(goTool, append([]string{"list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}"}, patterns...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderrOf(err))
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, " ")
+		checked++
+		for _, dep := range strings.Fields(deps) {
+			if bad := forbiddenPrefix(dep); bad != "" {
+				t.Errorf("%s depends on %s; a domain package must not depend on %s", pkg, dep, bad)
+			}
+		}
+	}
+	if checked < len(patterns) {
+		t.Errorf("go list gave %d packages for %d folders", checked, len(patterns))
+	}
+}
+
+// forbiddenPrefix returns the forbidden path that dep is or is under, or "".
+func forbiddenPrefix(dep string) string {
+	for _, f := range forbidden {
+		if dep == f || strings.HasPrefix(dep, f+"/") {
+			return f
+		}
+	}
+	return ""
+}
+
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
+}

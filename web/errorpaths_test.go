@@ -1,0 +1,136 @@
+package web
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/testenv"
+	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/playground/worker"
+	"github.com/locklab/locklab/quiz"
+)
+
+// restartingPlayground answers every call but Exec as a playground whose
+// worker is restarting: with the worker layer's error shape.
+type restartingPlayground struct{ Playground }
+
+func (restartingPlayground) Reset(string) error { return workerErr{worker.ErrUnavailable} }
+func (restartingPlayground) Advance(string, time.Duration) (time.Time, error) {
+	return time.Time{}, workerErr{worker.ErrUnavailable}
+}
+func (restartingPlayground) Keys(string) ([]playground.KeyInfo, error) {
+	return nil, workerErr{worker.ErrUnavailable}
+}
+func (restartingPlayground) Clock(string) (time.Time, error) {
+	return time.Time{}, workerErr{worker.ErrUnavailable}
+}
+
+// TestPlaygroundRestarting checks that Reset, Advance and Keys during a
+// worker restart answer 503 (the worker's errors also match ErrLimit,
+// a 400), and that the playground page still shows, without keys, and
+// logs why.
+func TestPlaygroundRestarting(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Playground = restartingPlayground{cfg.Playground}
+	var logs testenv.SyncBuffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLearner(t, newServerFor(t, s))
+	for _, tt := range []struct{ method, path, body string }{
+		{"POST", "/api/playground/reset", `{}`},
+		{"POST", "/api/playground/advance", `{"ms": 1000}`},
+		{"GET", "/api/playground/keys", ""},
+	} {
+		if code, body := l.do(tt.method, tt.path, "application/json", tt.body); code != 503 || !strings.Contains(body, "restarting") {
+			t.Errorf("%s %s during a restart = %d %s; want 503 saying it is restarting", tt.method, tt.path, code, body)
+		}
+	}
+	if code, body := l.do("GET", "/playground", "", ""); code != 200 || !strings.Contains(body, "client A") && !strings.Contains(body, "data-playground") {
+		t.Errorf("playground page during a restart = %d; want 200", code)
+	}
+	if got := logs.String(); !strings.Contains(got, "playground keys") || !strings.Contains(got, "playground clock") {
+		t.Errorf("the page's missing keys and clock are not logged; log:\n%s", got)
+	}
+}
+
+// flakyCourse is a -content directory that is broken until fixed.
+type flakyCourse struct {
+	fixed  content.Fixed
+	broken atomic.Bool
+}
+
+func (f *flakyCourse) Course() (*content.Course, error) {
+	if f.broken.Load() {
+		return nil, fmt.Errorf("lessons/x.md: no title: %w", content.ErrInvalid)
+	}
+	return f.fixed.Course()
+}
+
+// TestMarkStartedAfterContentError checks that a command run while the
+// content is broken does not keep the learner from being marked as
+// started once it is fixed.
+func TestMarkStartedAfterContentError(t *testing.T) {
+	cfg := testConfig(t)
+	course := &flakyCourse{fixed: cfg.Content.(content.Fixed)}
+	cfg.Content = course
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLearner(t, newServerFor(t, s))
+	l.csrfToken()
+	course.broken.Store(true)
+	if code, r, body := l.exec("A", "PING"); code != 200 || r.Output != "PONG" {
+		t.Fatalf("PING with broken content = %d %s; want the reply", code, body)
+	}
+	course.broken.Store(false)
+	l.exec("A", "PING")
+	if q := l.quiz(); q.Progress.Status != "in-progress" {
+		t.Errorf("after a command with the content fixed the topic is %q; want in-progress", q.Progress.Status)
+	}
+}
+
+// brokenQuiz is a -content directory whose quiz for one topic is broken.
+type brokenQuiz struct {
+	QuizSource
+	topic string
+}
+
+func (b brokenQuiz) Quiz(topic string) (*quiz.Quiz, error) {
+	if topic == b.topic {
+		return nil, fmt.Errorf("quizzes/%s.yaml: a question without choices: %w", topic, quiz.ErrInvalid)
+	}
+	return b.QuizSource.Quiz(topic)
+}
+
+// TestBrokenQuiz checks that a broken quiz in -content mode is a 500 that
+// names the file, on the quiz and on a workshop's dashboard, which must
+// not quietly drop it.
+func TestBrokenQuiz(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.AdminToken = adminToken
+	cfg.Quizzes = brokenQuiz{cfg.Quizzes, "distributed-locks"}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	teacher := newLearner(t, newServerFor(t, s))
+	const want = "quizzes/distributed-locks.yaml: a question without choices"
+	if code, body := teacher.do("GET", "/api/topics/distributed-locks/quiz", "", ""); code != 500 || !strings.Contains(body, want) {
+		t.Errorf("GET the broken quiz = %d %s; want 500 naming the file", code, body)
+	}
+	form(teacher, "/admin/login", url.Values{"token": {adminToken}})
+	// Starting a workshop lands on its dashboard.
+	if code, body := form(teacher, "/admin/workshops", url.Values{"title": {"Broken"}}); code != 500 || !strings.Contains(body, want) {
+		t.Errorf("dashboard with a broken quiz = %d; want 500 naming the file", code)
+	}
+}
