@@ -125,7 +125,7 @@ func TestCompileCaps(t *testing.T) {
 	}
 	t.Run("loadstring in a script", func(t *testing.T) {
 		e := NewEngine(Options{Limits: limits})
-		src := "local f, err = loadstring(\"return {" + many(6, "function() end") + "}\") return err"
+		src := "local f, err = loadstring(\"return {" + many(6, "function() return %d end") + "}\") return err"
 		if got := eval(t, e, newMapCaller(), src); got.Str != refusal {
 			t.Errorf("loadstring error = %v; want %q", got, refusal)
 		}
