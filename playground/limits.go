@@ -25,7 +25,10 @@ type Limits struct {
 	MaxAdvance       time.Duration // one clock advance; default 24 hours
 	Script           luaredis.Limits
 	ScriptCacheLen   int // scripts kept for EVALSHA per sandbox; default 100
-	ScriptCacheBytes int // source bytes of those scripts; default 1 MiB
+	// ScriptCacheBytes bounds those scripts by their source and an
+	// estimate of their compiled code; default 256 KiB. They count with
+	// the data against the Manager's budget (Options.MaxDataBytes).
+	ScriptCacheBytes int
 }
 
 // defaultMaxLineBytes is the default of Limits.MaxLineBytes.
@@ -50,7 +53,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxQueued, 1000)
 	def(&l.MaxQueuedBytes, 1<<20)
 	def(&l.ScriptCacheLen, 100)
-	def(&l.ScriptCacheBytes, 1<<20)
+	def(&l.ScriptCacheBytes, 256<<10)
 	if l.MaxAdvance <= 0 {
 		l.MaxAdvance = 24 * time.Hour
 	}
@@ -62,6 +65,10 @@ func (l Limits) withDefaults() Limits {
 	}
 	return l
 }
+
+// footprint is the most a sandbox holds: its data, the commands queued in
+// its transactions (which count within MaxDataBytes) and its scripts.
+func (l Limits) footprint() int { return l.MaxDataBytes + l.ScriptCacheBytes }
 
 // sizeText writes a limit for people: "64 KiB" or "4 MiB" when it is a
 // whole number of them, else in bytes.
