@@ -28,7 +28,7 @@ type Engine struct {
 	opts   Options
 	cache  map[string]*compiled // by SHA1
 	order  []string             // SHA1s, oldest first, for eviction
-	bytes  int                  // source bytes in cache
+	bytes  int                  // script bytes in cache, as compiled.size counts them
 	vm     *vm                  // nil until the first script runs, and after Release
 	shared *Cache
 	now    func() time.Time
@@ -38,11 +38,18 @@ type Engine struct {
 type Options struct {
 	Limits Limits
 	// MaxScripts and MaxScriptBytes bound the sandbox's script cache, by
-	// count (default 100) and by source bytes (default 1 MiB); when full,
+	// count (default 100) and by bytes (default 256 KiB): source and
+	// estimated compiled size, as ScriptBytes counts them. When full,
 	// loading another script forgets the oldest, as Redis 7.4 does for
-	// EVAL scripts.
+	// EVAL scripts; a script larger than MaxScriptBytes alone is refused.
 	MaxScripts     int
 	MaxScriptBytes int
+	// Room, if set, returns how many script bytes the cache may hold now,
+	// as a budget shared with other engines allows: a script that would
+	// take the cache past it is refused, with a message that the
+	// playground is full. Forgetting old scripts for MaxScripts and
+	// MaxScriptBytes is always allowed.
+	Room func() int
 	// Shared compiles and keeps scripts for every engine; default a cache
 	// of this engine's own.
 	Shared *Cache
@@ -64,10 +71,10 @@ func NewEngine(opts Options) *Engine {
 		opts.MaxScripts = 100
 	}
 	if opts.MaxScriptBytes <= 0 {
-		opts.MaxScriptBytes = 1 << 20
+		opts.MaxScriptBytes = 256 << 10
 	}
 	if opts.Shared == nil {
-		opts.Shared = NewCache(opts.MaxScripts)
+		opts.Shared = NewCache(opts.MaxScriptBytes)
 	}
 	return &Engine{opts: opts, cache: map[string]*compiled{}, shared: opts.Shared, now: time.Now}
 }
@@ -81,6 +88,10 @@ func (e *Engine) Release() {
 		e.vm = nil
 	}
 }
+
+// ScriptBytes returns what the cached scripts take: their source and an
+// estimate of their compiled form. A sandbox counts it with its data.
+func (e *Engine) ScriptBytes() int { return e.bytes }
 
 // Scripts returns the source of every cached script, oldest first, so that
 // a snapshot of the sandbox can restore them with Load.
@@ -128,7 +139,7 @@ func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
 			sha = sha1hex(argv[1])
 			var err error
 			if sc, err = e.lookupOrCompile(sha, argv[1]); err != nil {
-				return resp.Err("ERR Error compiling script (new function): " + err.Error())
+				return compileError(err)
 			}
 		}
 		return e.run(ctx, c, sha, sc.proto, keys, args, readOnly)
@@ -150,7 +161,7 @@ func (e *Engine) scriptCommand(argv []string) resp.Value {
 		}
 		sha, err := e.Load(argv[2])
 		if err != nil {
-			return resp.Err("ERR Error compiling script (new function): " + err.Error())
+			return compileError(err)
 		}
 		return resp.Str(sha)
 	case "EXISTS":
@@ -201,19 +212,57 @@ func (e *Engine) lookupOrCompile(sha, src string) (*compiled, error) {
 	if sc := e.cache[sha]; sc != nil {
 		return sc, nil
 	}
-	sc, err := e.shared.compile(sha, src)
+	// Cheap refusals first, before compiling: the source alone is over
+	// the limits.
+	if len(src) > e.opts.MaxScriptBytes {
+		return nil, e.overLimit(len(src))
+	}
+	if e.opts.Room != nil && len(src) > e.bytes && len(src) > e.opts.Room() {
+		return nil, errFull
+	}
+	sc, err := e.shared.compile(sha, src, e.opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	for len(e.order) > 0 && (len(e.order) >= e.opts.MaxScripts || e.bytes+len(src) > e.opts.MaxScriptBytes) {
-		e.bytes -= len(e.cache[e.order[0]].src)
-		delete(e.cache, e.order[0])
-		e.order = e.order[1:]
+	if sc.size > e.opts.MaxScriptBytes {
+		return nil, e.overLimit(sc.size)
 	}
+	// What the cache holds once the oldest scripts are forgotten to make
+	// room under MaxScripts and MaxScriptBytes.
+	drop, after := 0, e.bytes
+	for drop < len(e.order) && (len(e.order)-drop >= e.opts.MaxScripts || after+sc.size > e.opts.MaxScriptBytes) {
+		after -= e.cache[e.order[drop]].size
+		drop++
+	}
+	after += sc.size
+	if e.opts.Room != nil && after > e.bytes && after > e.opts.Room() {
+		return nil, errFull
+	}
+	for _, old := range e.order[:drop] {
+		delete(e.cache, old)
+	}
+	e.order = e.order[drop:]
 	e.cache[sha] = sc
 	e.order = append(e.order, sha)
-	e.bytes += len(src)
+	e.bytes = after
 	return sc, nil
+}
+
+// errFull refuses a script when Options.Room has no room for it.
+var errFull = &tooLargeError{"ERR the playground is full right now and cannot take more scripts in your sandbox; try again in a few minutes, or make room in it (SCRIPT FLUSH, DEL, FLUSHDB)"}
+
+func (e *Engine) overLimit(size int) error {
+	return &tooLargeError{fmt.Sprintf("ERR the playground keeps at most %d KiB of scripts in a sandbox, source and compiled code together, and this script takes %d KiB; make it smaller", e.opts.MaxScriptBytes>>10, (size+1023)>>10)}
+}
+
+// compileError is the reply for a script that could not be added: the
+// playground's refusal as it is, a compile error as Redis words it.
+func compileError(err error) resp.Value {
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return resp.Err(tl.msg)
+	}
+	return resp.Err("ERR Error compiling script (new function): " + err.Error())
 }
 
 // run calls the compiled script with KEYS and ARGV under the watchdog and

@@ -258,9 +258,9 @@ func (v *vm) installBase(e *Engine) {
 	}))
 }
 
-func (v *vm) load(L *lua.LState, src, name string, _ Limits) int {
+func (v *vm) load(L *lua.LState, src, name string, l Limits) int {
 	name = strings.TrimPrefix(strings.TrimPrefix(name, "="), "@")
-	proto, err := compile(src, name)
+	proto, err := compile(src, name, l)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))

@@ -7,8 +7,17 @@ import (
 	"time"
 )
 
-// Limits bound one script run. A zero field takes its default.
+// Limits bound one script: what it may compile into, and one run of it.
+// A zero field takes its default.
 type Limits struct {
+	// MaxFunctions, MaxConstants and MaxInstructions bound what a script
+	// compiles into, all its functions together; defaults 100, 5,000 and
+	// 20,000. Without them a 60 KB source of empty functions compiles into
+	// 10 MB, all kept for EVALSHA. A lesson's script needs a few of each.
+	MaxFunctions    int
+	MaxConstants    int
+	MaxInstructions int
+
 	// Timeout is how long a script may run; default 1s. Redis would let it
 	// run on and answer BUSY to everyone else; a playground stops it.
 	Timeout time.Duration
@@ -25,6 +34,15 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
+	if l.MaxFunctions <= 0 {
+		l.MaxFunctions = 100
+	}
+	if l.MaxConstants <= 0 {
+		l.MaxConstants = 5000
+	}
+	if l.MaxInstructions <= 0 {
+		l.MaxInstructions = 20000
+	}
 	if l.Timeout <= 0 {
 		l.Timeout = time.Second
 	}

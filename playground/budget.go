@@ -7,7 +7,8 @@ import "time"
 // added up, and idle sandboxes make room for active ones.
 
 // grant reserves for a call to s the data it may add: enough to fill
-// the sandbox to Limits.MaxDataBytes if the budget has room, less if it
+// the sandbox to Limits.MaxDataBytes of data and ScriptCacheBytes of
+// scripts if the budget has room, less if it
 // has not or other calls hold some, none if it is full. To make room for
 // a full sandbox, it first drops the least recently used idle sandboxes
 // that hold data. It
@@ -22,8 +23,10 @@ func (m *Manager) grant(s *session) (allow, reserved int) {
 	if s.gone {
 		return s.size, 0 // the call finds the box closed
 	}
-	want := max(m.opts.Limits.MaxDataBytes-s.size, 0)
-	for m.data+want > m.opts.MaxDataBytes {
+	want := max(m.opts.Limits.footprint()-s.size, 0)
+	// Idle sandboxes are dropped to make room for data, not for scripts:
+	// a line rarely loads any, and a full playground refuses them.
+	for m.data+max(m.opts.Limits.MaxDataBytes-s.size, 0) > m.opts.MaxDataBytes {
 		victim := m.idleWithDataLocked(s, now)
 		if victim == nil {
 			break

@@ -15,17 +15,19 @@ import (
 // still holds the (error) line to show. ErrUnknownClient and ErrClosed
 // come with an empty Result.
 func (s *Sandbox) Exec(ctx context.Context, client Client, line string) (res Result, err error) {
-	res, _, err = s.ExecWithin(ctx, client, line, s.limits.MaxDataBytes)
+	res, _, err = s.ExecWithin(ctx, client, line, s.limits.footprint())
 	return res, err
 }
 
 // ExecWithin runs a line as Exec does, but refuses writes that would
 // leave more than allow bytes of data in the sandbox (counted as
 // Limits.MaxDataBytes counts them, and never more than that limit) with an
-// ErrLimit saying that the playground is full. It returns an upper bound
-// of the data the sandbox holds after the line, the commands its clients
-// have queued in transactions included, which a Manager adds up to keep
-// all its sandboxes within a budget.
+// ErrLimit saying that the playground is full, and scripts that would do
+// so with an (error) saying the same. It returns an upper bound of what
+// the sandbox holds after the line: data, the commands its clients have
+// queued in transactions, and scripts (source and estimated compiled
+// code), which a Manager adds up to keep all its sandboxes within a
+// budget.
 func (s *Sandbox) ExecWithin(ctx context.Context, client Client, line string, allow int) (res Result, size int, err error) {
 	c, err := s.connOf(client)
 	if err != nil {
@@ -37,7 +39,7 @@ func (s *Sandbox) ExecWithin(ctx context.Context, client Client, line string, al
 		return Result{}, 0, ErrClosed
 	}
 	s.allow = allow
-	defer func() { s.allow, size = s.limits.MaxDataBytes, s.sizeBound+s.queuedBytes() }()
+	defer func() { s.allow, size = s.limits.footprint(), s.sizeBound+s.queuedBytes()+s.engine.ScriptBytes() }()
 	res, err = s.execLocked(ctx, c, client, line)
 	return res, size, err
 }

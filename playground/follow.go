@@ -244,7 +244,7 @@ func (m *Manager) pull(ctx context.Context, s *session) bool {
 	if current {
 		s.box = box
 		// Until its next command reports its size.
-		m.setSizeLocked(s, snap.dataSize())
+		m.setSizeLocked(s, snap.dataSize()+snap.scriptSize())
 	}
 	m.mu.Unlock()
 	if !current {

@@ -57,9 +57,10 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 		return nil
 	}
 	growth := s.growth(name, argv)
-	// The commands queued in transactions hold memory as data does.
+	// The commands queued in transactions hold memory as data does, and
+	// scripts count against the allowance too.
 	queued := s.queuedBytes()
-	if allow := min(l.MaxDataBytes, s.allow) - queued; growth > 0 && s.sizeBound+growth > allow {
+	if allow := min(l.MaxDataBytes, s.allow-s.engine.ScriptBytes()) - queued; growth > 0 && s.sizeBound+growth > allow {
 		s.measure()
 		switch {
 		case s.sizeBound+growth+queued > l.MaxDataBytes:

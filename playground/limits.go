@@ -10,22 +10,25 @@ import (
 // Limits bound what one sandbox accepts, so that no learner can take more
 // than a fair share of the server. A zero field takes its default.
 type Limits struct {
-	MaxLineBytes     int           // bytes in one typed line; default 64 KiB
-	MaxArgs          int           // arguments in one command; default 1,000
-	MaxValueBytes    int           // bytes in one argument or string value; default 64 KiB
-	MaxKeys          int           // keys in a sandbox; default 1,000
-	MaxDataBytes     int           // bytes of keys and values in a sandbox; default 4 MiB
-	MaxKeyBytes      int           // bytes of one key: its name and all its elements; default 256 KiB
-	MaxCount         int           // counts of SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP; default 1,000
-	MaxReplyLines    int           // lines of a reply shown; default 500
-	MaxReplyBytes    int           // bytes of a reply shown; default 32 KiB
-	MaxRepeat        int           // redis-cli's "N command" repeat prefix; default 100
-	MaxQueued        int           // commands queued in one MULTI; default 1,000
-	MaxQueuedBytes   int           // bytes of the commands queued in one MULTI; default 1 MiB
-	MaxAdvance       time.Duration // one clock advance; default 24 hours
-	Script           luaredis.Limits
-	ScriptCacheLen   int // scripts kept for EVALSHA per sandbox; default 100
-	ScriptCacheBytes int // source bytes of those scripts; default 1 MiB
+	MaxLineBytes   int           // bytes in one typed line; default 64 KiB
+	MaxArgs        int           // arguments in one command; default 1,000
+	MaxValueBytes  int           // bytes in one argument or string value; default 64 KiB
+	MaxKeys        int           // keys in a sandbox; default 1,000
+	MaxDataBytes   int           // bytes of keys and values in a sandbox; default 4 MiB
+	MaxKeyBytes    int           // bytes of one key: its name and all its elements; default 256 KiB
+	MaxCount       int           // counts of SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP; default 1,000
+	MaxReplyLines  int           // lines of a reply shown; default 500
+	MaxReplyBytes  int           // bytes of a reply shown; default 32 KiB
+	MaxRepeat      int           // redis-cli's "N command" repeat prefix; default 100
+	MaxQueued      int           // commands queued in one MULTI; default 1,000
+	MaxQueuedBytes int           // bytes of the commands queued in one MULTI; default 1 MiB
+	MaxAdvance     time.Duration // one clock advance; default 24 hours
+	Script         luaredis.Limits
+	ScriptCacheLen int // scripts kept for EVALSHA per sandbox; default 100
+	// ScriptCacheBytes bounds those scripts by their source and an
+	// estimate of their compiled code; default 256 KiB. They count with
+	// the data against the Manager's budget (Options.MaxDataBytes).
+	ScriptCacheBytes int
 }
 
 // defaultMaxLineBytes is the default of Limits.MaxLineBytes.
@@ -50,7 +53,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxQueued, 1000)
 	def(&l.MaxQueuedBytes, 1<<20)
 	def(&l.ScriptCacheLen, 100)
-	def(&l.ScriptCacheBytes, 1<<20)
+	def(&l.ScriptCacheBytes, 256<<10)
 	if l.MaxAdvance <= 0 {
 		l.MaxAdvance = 24 * time.Hour
 	}
@@ -62,6 +65,10 @@ func (l Limits) withDefaults() Limits {
 	}
 	return l
 }
+
+// footprint is the most a sandbox holds: its data, the commands queued in
+// its transactions (which count within MaxDataBytes) and its scripts.
+func (l Limits) footprint() int { return l.MaxDataBytes + l.ScriptCacheBytes }
 
 // sizeText writes a limit for people: "64 KiB" or "4 MiB" when it is a
 // whole number of them, else in bytes.

@@ -130,16 +130,17 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	}
 	limits := opts.Limits.withDefaults()
 	s := &Sandbox{
-		engine: luaredis.NewEngine(luaredis.Options{
-			Limits:         limits.Script,
-			MaxScripts:     limits.ScriptCacheLen,
-			MaxScriptBytes: limits.ScriptCacheBytes,
-			Shared:         opts.Scripts,
-		}),
 		now:    opts.Now,
 		limits: limits,
-		allow:  limits.MaxDataBytes,
+		allow:  limits.footprint(),
 	}
+	s.engine = luaredis.NewEngine(luaredis.Options{
+		Limits:         limits.Script,
+		MaxScripts:     limits.ScriptCacheLen,
+		MaxScriptBytes: limits.ScriptCacheBytes,
+		Shared:         opts.Scripts,
+		Room:           s.scriptRoom,
+	})
 	if err := s.startServer(); err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
@@ -150,6 +151,18 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 		}
 	}
 	return s, nil
+}
+
+// scriptRoom is how many script bytes the sandbox may hold within the
+// allowance of the line being run, besides its data and queued commands.
+// The data bound is measured first if it leaves too little.
+func (s *Sandbox) scriptRoom() int {
+	room := s.allow - s.sizeBound - s.queuedBytes()
+	if room < s.limits.ScriptCacheBytes && s.sizeBound > s.sizeMeasured {
+		s.measure()
+		room = s.allow - s.sizeBound - s.queuedBytes()
+	}
+	return room
 }
 
 // hook sends the scripting commands to the playground's engine, so that

@@ -1,6 +1,6 @@
 // Command memfill measures what learners' data costs the server in memory:
 // it fills the playground sandboxes of many fresh learners (cookies) with
-// large SETs until the playground refuses, then reports the resident
+// large SETs (or, with -scripts, SCRIPT LOADs) until the playground refuses, then reports the resident
 // memory of the server and its sandbox workers. It only talks to a server
 // on a loopback address.
 //
@@ -51,6 +51,7 @@ func run(args []string, stdout io.Writer) error {
 		fill      = fset.Int("fill", 4<<20, "bytes to write per learner at most; the playground refuses earlier at its limits")
 		conc      = fset.Int("concurrency", 8, "learners filled at once")
 		forwarded = fset.Bool("forwarded-for", false, "give each learner its own X-Forwarded-For address (start the server with -trusted-proxies 127.0.0.1)")
+		scripts   = fset.String("scripts", "", `fill with SCRIPT LOAD of distinct scripts of about -value bytes, not SETs: "comment" (a long comment) or "functions" (a table of empty functions)`)
 		settle    = fset.Duration("settle", 3*time.Second, "wait this long after filling before the last memory reading")
 	)
 	if err := fset.Parse(args[1:]); err != nil {
@@ -90,7 +91,21 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}()
 
-	line := "SET k%d " + strings.Repeat("x", *value)
+	line := func(i, k int) string { return fmt.Sprintf("SET k%d %s", k, strings.Repeat("x", *value)) }
+	switch *scripts {
+	case "":
+	case "comment":
+		line = func(i, k int) string {
+			return fmt.Sprintf(`SCRIPT LOAD "-- %d-%d %s"`, i, k, strings.Repeat("x", *value))
+		}
+	case "functions":
+		body := strings.TrimSuffix(strings.Repeat("function()end,", *value/14), ",")
+		line = func(i, k int) string {
+			return fmt.Sprintf(`SCRIPT LOAD "-- %d-%d\nreturn {%s}"`, i, k, body)
+		}
+	default:
+		return fmt.Errorf("-scripts %q: want comment or functions", *scripts)
+	}
 	var (
 		written, refused, sets atomic.Int64
 		refusalsMu             sync.Mutex
@@ -113,7 +128,7 @@ func run(args []string, stdout io.Writer) error {
 				if err == nil {
 					for k := 0; k*(*value) < *fill; k++ {
 						var out string
-						out, err = l.exec(fmt.Sprintf(line, k))
+						out, err = l.exec(line(i, k))
 						if err != nil {
 							break
 						}
@@ -148,7 +163,7 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "learners %d, SETs %d in %v, refused %d, accepted %.1f MiB of values\n",
+	fmt.Fprintf(stdout, "learners %d, lines %d in %v, refused %d, accepted %.1f MiB of values\n",
 		*cookies, sets.Load(), elapsed.Round(time.Millisecond), refused.Load(), float64(written.Load())/(1<<20))
 	for msg, n := range refusals {
 		fmt.Fprintf(stdout, "refused %d times: %s...\n", n, msg)
