@@ -23,7 +23,14 @@ type job struct {
 }
 
 // startJob schedules c's first attempt at virtual time t.
+// A job that renews more often than the run may have events is refused
+// before it runs, so that a request for an unreadable run costs nothing.
 func (s *sim) startJob(c *client, t time.Duration, j job) {
+	if every := s.renewEvery(); j.renew && every > 0 && j.work/every > maxEvents {
+		s.fail(fmt.Errorf("%s = %d renews a %d ms lock about %d times, more than the %d events a run may have; use a longer TTL or a shorter work time: %w",
+			ParamWork, j.work.Milliseconds(), s.p.TTL.Milliseconds(), j.work/every, maxEvents, ErrBadParams))
+		return
+	}
 	s.at(t, func() { s.acquire(c, func() { s.work(c, j) }) })
 }
 

@@ -3,12 +3,15 @@ package race
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"go/build"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -143,5 +146,28 @@ func TestImports(t *testing.T) {
 				t.Errorf("race imports %s; want no web, Echo or templ", imp)
 			}
 		}
+	}
+}
+
+// TestRunawayRenewalRefusedUpFront: a renewing run that would pass the
+// event cap is refused before it runs, so that asking for one costs
+// next to nothing (it once ran to the cap, about 100 ms, then refused).
+func TestRunawayRenewalRefusedUpFront(t *testing.T) {
+	var p Params
+	for _, in := range List() {
+		if in.ID == "renewal" {
+			p = in.Defaults
+		}
+	}
+	p.TTL, p.Work = MinTTL, MaxDuration
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Run("renewal", p)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), "work_ms") {
+		t.Fatalf("Run(renewal, ttl %v, work %v) error = %v; want ErrBadParams naming work_ms", p.TTL, p.Work, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("refusing the run allocated %d bytes; want it refused before running (under 1 MiB)", got)
 	}
 }
