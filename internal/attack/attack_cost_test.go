@@ -350,8 +350,11 @@ func attackRaceAPI(t *testing.T, tg *target) {
 	if firstBad != "" {
 		t.Errorf("a race timeline failed or was late: %s", firstBad)
 	}
-	if p := percentile(lat, 0.99); p >= 100*time.Millisecond {
-		t.Errorf("race timeline p99 = %v on the server; want < 100ms", p)
+	// As for the PINGs: 100 ms more than the idle control server's p99 over
+	// the same time, so that a machine busy with other work does not fail it.
+	limit := 100*time.Millisecond + tg.mon.pingStats(tg.control, from, to).p99
+	if p := percentile(lat, 0.99); p >= limit {
+		t.Errorf("race timeline p99 = %v on the server; want < %v (100ms over the idle control server's PING p99)", p, limit)
 	}
 }
 
