@@ -113,6 +113,9 @@ type Sandbox struct {
 	ticked time.Time
 	// writes counts what may have changed the state; see Writes.
 	writes uint64
+	// previews are the key inspector's values of the keys not written
+	// since they were rendered: rendering a large key sorts all of it.
+	previews map[string]string
 }
 
 // conn is one connection: a miniredis peer, which keeps WATCH state, and
@@ -281,6 +284,7 @@ func (s *Sandbox) startServer() error {
 	m.ClockTTL(true)
 	s.srv.SetPreHook(s.hook)
 	s.keysBound, s.sizeBound, s.sizeMeasured = 0, 0, 0
+	s.previews = nil
 	s.track.all = true // every key of the old server is gone
 	s.writes++
 	return nil
