@@ -290,8 +290,8 @@ func (s *Sandbox) replySize(name string, argv []string) int {
 
 // work estimates the elements a command that reads several keys visits:
 // the elements of each key it reads, every time it is named (miniredis
-// reads a key again each time, and Redis's work grows the same way), and
-// for BITOP a visit for every 4 bytes. Each distinct key is measured once,
+// reads a key again each time, and Redis's work grows the same way). Each
+// distinct key is measured once,
 // so that the estimate costs at most what the data is.
 func (s *Sandbox) work(name string, argv []string) int {
 	var keys []string
@@ -300,10 +300,6 @@ func (s *Sandbox) work(name string, argv []string) int {
 		keys = argv[1:]
 	case "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE":
 		keys = argv[2:]
-	case "BITOP":
-		if len(argv) > 3 {
-			keys = argv[3:]
-		}
 	case "SINTERCARD", "ZINTER", "ZUNION", "ZDIFF", "ZINTERCARD":
 		keys = movableKeys(argv)
 	case "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE":
@@ -325,12 +321,9 @@ func (s *Sandbox) work(name string, argv []string) int {
 	return n
 }
 
-// elements counts the elements of a key, or for a string its bytes over 4.
+// elements counts the elements of a key.
 func (s *Sandbox) elements(k string) int {
 	switch s.m.Type(k) {
-	case "string":
-		v, _ := s.m.Get(k)
-		return len(v) / 4
 	case "set":
 		m, _ := s.m.Members(k)
 		return len(m)
