@@ -291,8 +291,8 @@ func (s *Sandbox) replySize(name string, argv []string) int {
 // work estimates the elements a command that reads several keys visits:
 // the elements of each key it reads, every time it is named (miniredis
 // reads a key again each time, and Redis's work grows the same way). Each
-// distinct key is measured once,
-// so that the estimate costs at most what the data is.
+// distinct key is measured once, so that the estimate costs at most what
+// the data is.
 func (s *Sandbox) work(name string, argv []string) int {
 	var keys []string
 	switch name {
