@@ -334,10 +334,10 @@ var quickCommands = map[string]bool{
 	"DEL": true, "UNLINK": true, "EXISTS": true, "TYPE": true, "TOUCH": true, "PERSIST": true,
 	"EXPIRE": true, "PEXPIRE": true, "EXPIREAT": true, "PEXPIREAT": true,
 	"TTL": true, "PTTL": true, "EXPIRETIME": true, "PEXPIRETIME": true,
-	"HSET": true, "HGET": true, "HMGET": true, "HDEL": true, "HEXISTS": true, "HLEN": true,
+	"HSET": true, "HGET": true, "HMGET": true, "HDEL": true, "HEXISTS": true, // not HLEN: miniredis sorts the fields
 	"HINCRBY": true, "HSETNX": true, "HSTRLEN": true,
 	"LPUSH": true, "RPUSH": true, "LPOP": true, "RPOP": true, "LLEN": true, "LINDEX": true,
-	"SADD": true, "SREM": true, "SISMEMBER": true, "SCARD": true,
+	"SADD": true, "SREM": true, "SISMEMBER": true, // not SCARD: miniredis sorts the set to count it
 	"ZADD": true, "ZREM": true, "ZSCORE": true, "ZCARD": true, "ZINCRBY": true, // not ZRANK: it sorts
 	"MULTI": true, "DISCARD": true, "WATCH": true, "UNWATCH": true,
 }
