@@ -300,7 +300,9 @@ func (s *Sandbox) dispatch(c *conn, argv ...string) resp.Value {
 	c.out.over = 0
 	c.out.limit = s.limits.MaxReplyBuildBytes
 	if c != s.inner {
-		c.out.limit = max(s.replyLeft, 0)
+		// Small replies always fit, so that the playground's own MULTI,
+		// EXEC and UNWATCH are answered whatever the line used.
+		c.out.limit = max(s.replyLeft, minReplyRoom)
 	}
 	s.srv.Dispatch(c.peer, argv)
 	c.w.Flush()
@@ -322,6 +324,10 @@ func (s *Sandbox) dispatch(c *conn, argv ...string) resp.Value {
 	}
 	return v
 }
+
+// minReplyRoom is the room a reply has even when the line's replies have
+// used up their budget.
+const minReplyRoom = 64
 
 // replyLimitText is the error for a reply past Limits.MaxReplyBuildBytes.
 func (s *Sandbox) replyLimitText() string {
