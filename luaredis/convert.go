@@ -14,6 +14,24 @@ const maxReplyDepth = 100
 // maxReplyElems bounds the elements of one reply converted from Lua.
 const maxReplyElems = 100_000
 
+// maxReplyBytes bounds the string bytes of one reply converted from Lua,
+// as the playground bounds every reply: a table holding the same long
+// string many times costs nothing in Lua, but its reply would be copied
+// whole.
+const maxReplyBytes = 1 << 20
+
+// replyCount is what a conversion has taken so far.
+type replyCount struct{ elems, bytes int }
+
+func (n *replyCount) over() bool { return n.elems > maxReplyElems || n.bytes > maxReplyBytes }
+
+func (n *replyCount) err() resp.Value {
+	if n.elems > maxReplyElems {
+		return resp.Err("ERR the playground cuts script replies at 100000 elements")
+	}
+	return resp.Err("ERR the playground's replies stop at 1 MiB; return fewer or shorter elements from the script")
+}
+
 // toLua converts a command reply into the Lua value redis.call returns:
 // integers become numbers, bulk strings strings, nil false, arrays tables,
 // status replies {ok=...} and errors {err=...}.
@@ -48,17 +66,21 @@ func toLua(L *lua.LState, v resp.Value) lua.LValue {
 // table with a string err or ok field is an error or status reply, any other
 // table is an array up to its first nil, and anything else is nil.
 func fromLua(v lua.LValue) resp.Value {
-	n := 0
+	var n replyCount
 	return fromLuaDepth(v, 0, &n)
 }
 
-func fromLuaDepth(v lua.LValue, depth int, n *int) resp.Value {
-	*n++
-	if *n > maxReplyElems {
-		return resp.Err("ERR the playground cuts script replies at 100000 elements")
+func fromLuaDepth(v lua.LValue, depth int, n *replyCount) resp.Value {
+	n.elems++
+	if n.over() {
+		return n.err()
 	}
 	switch v := v.(type) {
 	case lua.LString:
+		n.bytes += len(v)
+		if n.over() {
+			return n.err()
+		}
 		return resp.Str(string(v))
 	case lua.LNumber:
 		return resp.Int(toInteger(float64(v)))
@@ -84,8 +106,8 @@ func fromLuaDepth(v lua.LValue, depth int, n *int) resp.Value {
 				break
 			}
 			elems = append(elems, fromLuaDepth(e, depth+1, n))
-			if *n > maxReplyElems {
-				return resp.Err("ERR the playground cuts script replies at 100000 elements")
+			if n.over() {
+				return n.err()
 			}
 		}
 		return resp.Arr(elems...)

@@ -49,6 +49,15 @@ type tracker struct {
 // commands a script sends pass here too, so an EVAL adds the keys its
 // redis.calls wrote.
 func (s *Sandbox) noteChange(name string, cmd command, argv []string) {
+	if cmd.flags&flagWrite != 0 && len(s.previews) > 0 {
+		// Movable keys are not all found by cmd.keys (SORT ... STORE).
+		if name == "FLUSHDB" || name == "FLUSHALL" || cmd.flags&flagMovableKeys != 0 {
+			s.previews = nil
+		}
+		for _, k := range cmd.keys(argv) {
+			delete(s.previews, k)
+		}
+	}
 	t := &s.track
 	switch {
 	case name == "FLUSHDB" || name == "FLUSHALL":

@@ -75,30 +75,37 @@ func (s *Sandbox) execLocked(ctx context.Context, c *conn, client Client, line s
 		res.Output = "(error) " + ref.Msg
 		return res, ref
 	}
-	// A line gets one script deadline in all, however many scripts it
-	// runs (a repeat prefix, a transaction of EVALs): otherwise one line
-	// could hold the sandbox and a CPU for minutes.
-	s.ctx, s.lineDeadline, s.scriptTime = ctx, time.Now().Add(s.limits.Script.Timeout), 0
+	// A line gets one deadline in all, however many commands and scripts
+	// it runs (a repeat prefix, a transaction): otherwise one line could
+	// hold the sandbox and a CPU for minutes.
+	start := s.runNow()
+	s.ctx, s.lineDeadline, s.scriptTime = ctx, start.Add(s.limits.Script.Timeout), 0
 	defer func() {
 		res.ScriptTime = s.scriptTime
+		res.RunTime = s.runNow().Sub(start)
 		s.ctx, s.lineDeadline, s.scriptTime = nil, time.Time{}, 0
 	}()
-	var out strings.Builder
+	out := newShownWriter(s.limits.MaxReplyLines, s.limits.MaxReplyBytes)
 	for i := range repeat {
+		s.replyLeft, s.replyOver = s.limits.MaxReplyBuildBytes, false
 		v, ref := s.runSafely(c, argv)
-		out.WriteString(Format(v))
+		formatTTY(out, v, "")
 		if ref != nil {
 			err = ref
 			break
 		}
-		// Once scripts have used the line's deadline, every repeat left
-		// would only say so again.
-		if left := repeat - i - 1; left > 0 && s.scriptTime > 0 && !time.Now().Before(s.lineDeadline) {
-			fmt.Fprintf(&out, "(the playground did not run the other %d: this line's scripts used up its %v)\n", left, s.limits.Script.Timeout)
+		// Once the line's deadline has passed, every repeat left would
+		// only say so again.
+		if left := repeat - i - 1; left > 0 && !s.runNow().Before(s.lineDeadline) {
+			what := "this line"
+			if s.scriptTime > 0 {
+				what = "this line's scripts"
+			}
+			fmt.Fprintf(out, "(the playground did not run the other %d: %s used up its %v)\n", left, what, s.limits.Script.Timeout)
 			break
 		}
 	}
-	res.Output = strings.TrimSuffix(truncateOutput(out.String(), s.limits.MaxReplyLines, s.limits.MaxReplyBytes), "\n")
+	res.Output = strings.TrimSuffix(out.String(), "\n")
 	return res, err
 }
 

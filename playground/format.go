@@ -1,7 +1,9 @@
 package playground
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -17,7 +19,15 @@ func Format(v resp.Value) string {
 	return b.String()
 }
 
-func formatTTY(b *strings.Builder, v resp.Value, prefix string) {
+// sink is what formatTTY writes to: a strings.Builder, or a shownWriter
+// that keeps only what is shown.
+type sink interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+func formatTTY(b sink, v resp.Value, prefix string) {
 	switch v.Kind {
 	case resp.Error:
 		b.WriteString("(error) ")
@@ -50,7 +60,7 @@ func formatTTY(b *strings.Builder, v resp.Value, prefix string) {
 	}
 }
 
-func formatAggregate(b *strings.Builder, v resp.Value, prefix string) {
+func formatAggregate(b sink, v resp.Value, prefix string) {
 	if len(v.Elems) == 0 {
 		switch v.Kind {
 		case resp.Map:
@@ -133,24 +143,76 @@ func Quote(s string) string {
 	return b.String()
 }
 
-// truncateOutput keeps at most maxLines lines and maxBytes bytes of out and,
-// when it cuts, ends with a line saying how much was left out. Long replies
-// are cut so that a KEYS * on a full sandbox or a script returning a huge
-// table cannot flood the learner's page.
-func truncateOutput(out string, maxLines, maxBytes int) string {
-	lines := strings.Count(out, "\n")
-	if lines <= maxLines && len(out) <= maxBytes {
-		return out
-	}
-	cut, kept := 0, 0
-	for kept < maxLines {
-		i := strings.IndexByte(out[cut:], '\n')
-		if i < 0 || cut+i+1 > maxBytes {
+// shownWriter keeps at most maxLines whole lines and maxBytes bytes of
+// what is written to it and counts the rest, so that a long reply (a KEYS
+// * on a full sandbox, a script returning a huge table) neither floods the
+// learner's page nor is ever held whole: it is cut as it is formatted.
+// String ends with a line saying how much was left out.
+type shownWriter struct {
+	maxLines, maxBytes int
+	kept               strings.Builder // the whole lines shown
+	line               []byte          // the line being written, while it may still fit
+	keptLines          int
+	cut                bool // a line did not fit: the rest is only counted
+	moreLines          int  // newlines left out
+	moreBytes          int  // bytes left out
+}
+
+func newShownWriter(maxLines, maxBytes int) *shownWriter {
+	return &shownWriter{maxLines: maxLines, maxBytes: maxBytes}
+}
+
+func (w *shownWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if w.cut {
+			w.moreBytes += len(p)
+			w.moreLines += bytes.Count(p, []byte{'\n'})
 			break
 		}
-		cut += i + 1
-		kept++
+		i := bytes.IndexByte(p, '\n')
+		part := p
+		if i >= 0 {
+			part = p[:i+1]
+		}
+		if w.keptLines >= w.maxLines || w.kept.Len()+len(w.line)+len(part) > w.maxBytes {
+			// This line cannot be shown whole: from here on, only count.
+			w.cut = true
+			w.moreBytes += len(w.line)
+			w.line = nil
+			continue
+		}
+		w.line = append(w.line, part...)
+		p = p[len(part):]
+		if i >= 0 {
+			w.kept.Write(w.line)
+			w.line = w.line[:0]
+			w.keptLines++
+		}
+	}
+	return n, nil
+}
+
+func (w *shownWriter) WriteString(s string) (int, error) {
+	if w.cut { // the common case of a long reply: no copy
+		w.moreBytes += len(s)
+		w.moreLines += strings.Count(s, "\n")
+		return len(s), nil
+	}
+	return w.Write([]byte(s))
+}
+
+func (w *shownWriter) WriteByte(c byte) error {
+	_, err := w.Write([]byte{c})
+	return err
+}
+
+// String is what is shown: the lines kept and, when some were left out, a
+// line saying how many.
+func (w *shownWriter) String() string {
+	if !w.cut {
+		return w.kept.String() + string(w.line)
 	}
 	return fmt.Sprintf("%s... (reply cut by the playground: %d more lines, %d more bytes)\n",
-		out[:cut], lines-kept, len(out)-cut)
+		w.kept.String(), w.moreLines, w.moreBytes)
 }

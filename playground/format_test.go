@@ -60,7 +60,9 @@ func TestFormat(t *testing.T) {
 	}
 }
 
-func TestTruncateOutput(t *testing.T) {
+// TestShownWriter checks the cut of long output, written at once and one
+// byte at a time: where a write ends must not change what is shown.
+func TestShownWriter(t *testing.T) {
 	long := strings.Repeat("line\n", 10)
 	for _, tt := range []struct {
 		name               string
@@ -71,10 +73,20 @@ func TestTruncateOutput(t *testing.T) {
 		{"fits", "a\nb\n", 2, 100, "a\nb\n"},
 		{"too many lines", long, 3, 1000, "line\nline\nline\n... (reply cut by the playground: 7 more lines, 35 more bytes)\n"},
 		{"too many bytes", long, 100, 12, "line\nline\n... (reply cut by the playground: 8 more lines, 40 more bytes)\n"},
+		{"one long line", "ab\n" + strings.Repeat("x", 50) + "\ncd\n", 100, 20, "ab\n... (reply cut by the playground: 2 more lines, 54 more bytes)\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := truncateOutput(tt.out, tt.maxLines, tt.maxBytes); got != tt.want {
-				t.Errorf("truncateOutput(%q, %d, %d) = %q; want %q", tt.out, tt.maxLines, tt.maxBytes, got, tt.want)
+			w := newShownWriter(tt.maxLines, tt.maxBytes)
+			w.WriteString(tt.out)
+			if got := w.String(); got != tt.want {
+				t.Errorf("shownWriter(%q, %d, %d) = %q; want %q", tt.out, tt.maxLines, tt.maxBytes, got, tt.want)
+			}
+			w = newShownWriter(tt.maxLines, tt.maxBytes)
+			for i := 0; i < len(tt.out); i++ {
+				w.WriteByte(tt.out[i])
+			}
+			if got := w.String(); got != tt.want {
+				t.Errorf("shownWriter(%q, %d, %d) byte by byte = %q; want %q", tt.out, tt.maxLines, tt.maxBytes, got, tt.want)
 			}
 		})
 	}

@@ -48,6 +48,9 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 			return notAllowed("ERR invalid cursor")
 		}
 	}
+	if ref := s.guardCost(name, argv); ref != nil {
+		return ref
+	}
 	for _, p := range patternArgs(name, argv) {
 		if !patternOK(p) {
 			return notAllowed("ERR the playground cannot match with the pattern %s: use UTF-8 text and character classes such as [a-z]", Quote(p))
@@ -244,4 +247,96 @@ func (s *Sandbox) keySize(k string) int {
 		}
 	}
 	return n
+}
+
+// guardCost refuses, before it runs, a command whose reply or work would
+// be far larger than the line that asks for it: the commands that name
+// keys (or fields) many times over. What one key holds is bounded by
+// Limits.MaxKeyBytes, so a command that reads one key once is bounded
+// already; the reply buffer (see dispatch) catches the rest.
+func (s *Sandbox) guardCost(name string, argv []string) *RefusedError {
+	l := s.limits
+	switch name {
+	case "MGET", "HMGET":
+		if n := s.replySize(name, argv); n > l.MaxReplyBuildBytes {
+			return overLimit("%s", s.replyLimitText())
+		}
+	}
+	if n := s.work(name, argv); n > l.MaxWork {
+		return overLimit("ERR the playground runs commands that visit at most %d elements, and this one would visit about %d (each key counts its elements every time it is named); use fewer or smaller keys", l.MaxWork, n)
+	}
+	return nil
+}
+
+// replySize is the bytes of MGET's or HMGET's reply, as Redis sends it,
+// from the lengths of the values it would return.
+func (s *Sandbox) replySize(name string, argv []string) int {
+	n := 16
+	switch name {
+	case "MGET":
+		for _, k := range argv[1:] {
+			v, _ := s.m.Get(k)
+			n += len(v) + 16
+		}
+	case "HMGET":
+		if s.m.Type(argv[1]) != "hash" {
+			return n
+		}
+		for _, f := range argv[2:] {
+			n += len(s.m.HGet(argv[1], f)) + 16
+		}
+	}
+	return n
+}
+
+// work estimates the elements a command that reads several keys visits:
+// the elements of each key it reads, every time it is named (miniredis
+// reads a key again each time, and Redis's work grows the same way). Each
+// distinct key is measured once, so that the estimate costs at most what
+// the data is.
+func (s *Sandbox) work(name string, argv []string) int {
+	var keys []string
+	switch name {
+	case "SINTER", "SUNION", "SDIFF":
+		keys = argv[1:]
+	case "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE":
+		keys = argv[2:]
+	case "SINTERCARD", "ZINTER", "ZUNION", "ZDIFF", "ZINTERCARD":
+		keys = movableKeys(argv)
+	case "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE":
+		keys = movableKeys(argv)
+		keys = keys[min(1, len(keys)):]
+	default:
+		return 0
+	}
+	sizes := make(map[string]int, min(len(keys), 16))
+	n := 0
+	for _, k := range keys {
+		c, ok := sizes[k]
+		if !ok {
+			c = s.elements(k)
+			sizes[k] = c
+		}
+		n += c
+	}
+	return n
+}
+
+// elements counts the elements of a key.
+func (s *Sandbox) elements(k string) int {
+	switch s.m.Type(k) {
+	case "set":
+		m, _ := s.m.Members(k)
+		return len(m)
+	case "zset":
+		z, _ := s.m.SortedSet(k)
+		return len(z)
+	case "list":
+		l, _ := s.m.List(k)
+		return len(l)
+	case "hash":
+		f, _ := s.m.HKeys(k)
+		return len(f)
+	}
+	return 0
 }

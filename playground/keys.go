@@ -2,6 +2,7 @@ package playground
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,10 @@ type KeyInfo struct {
 // valueWidth is how many characters of a value the inspector shows.
 const valueWidth = 60
 
+// previewItems is how many elements a preview can hold at most: render
+// stops past 2*valueWidth bytes, and each element takes 4 or more.
+const previewItems = valueWidth*2/4 + 2
+
 // Keys lists every key of the sandbox, sorted, as the key inspector shows
 // them.
 func (s *Sandbox) Keys() ([]KeyInfo, error) {
@@ -38,7 +43,15 @@ func (s *Sandbox) Keys() ([]KeyInfo, error) {
 		if ttl := s.m.TTL(k); ttl > 0 {
 			ki.PTTLMS = ttl.Milliseconds()
 		}
-		ki.Value = shorten(s.render(k, ki.Type), valueWidth)
+		v, ok := s.previews[k]
+		if !ok {
+			v = shorten(s.render(k, ki.Type), valueWidth)
+			if s.previews == nil {
+				s.previews = map[string]string{}
+			}
+			s.previews[k] = v
+		}
+		ki.Value = v
 		out = append(out, ki)
 	}
 	return out, nil
@@ -69,12 +82,10 @@ func (s *Sandbox) render(k, typ string) string {
 		l, _ := s.m.List(k)
 		list("[", "]", l)
 	case "set":
-		m, _ := s.m.Members(k)
-		sort.Strings(m)
+		m, _ := s.m.Members(k) // sorted
 		list("{", "}", m)
 	case "hash":
-		fields, _ := s.m.HKeys(k)
-		sort.Strings(fields)
+		fields, _ := s.m.HKeys(k) // sorted
 		b.WriteString("{")
 		for i, f := range fields {
 			if i > 0 {
@@ -88,16 +99,7 @@ func (s *Sandbox) render(k, typ string) string {
 		b.WriteString("}")
 	case "zset":
 		z, _ := s.m.SortedSet(k)
-		members := make([]string, 0, len(z))
-		for m := range z {
-			members = append(members, m)
-		}
-		sort.Slice(members, func(i, j int) bool {
-			if z[members[i]] != z[members[j]] {
-				return z[members[i]] < z[members[j]]
-			}
-			return members[i] < members[j]
-		})
+		members := firstByScore(z, previewItems)
 		b.WriteString("{")
 		for i, m := range members {
 			if i > 0 {
@@ -113,6 +115,30 @@ func (s *Sandbox) render(k, typ string) string {
 		return "(" + typ + ")"
 	}
 	return b.String()
+}
+
+// firstByScore returns the n first members of a sorted set, by score and
+// then by name as ZRANGE orders them, keeping only n at a time rather than
+// sorting the whole set.
+func firstByScore(z map[string]float64, n int) []string {
+	less := func(a, b string) bool {
+		if z[a] != z[b] {
+			return z[a] < z[b]
+		}
+		return a < b
+	}
+	first := make([]string, 0, n+1)
+	for m := range z {
+		if len(first) == n && !less(m, first[n-1]) {
+			continue
+		}
+		i := sort.Search(len(first), func(i int) bool { return less(m, first[i]) })
+		first = slices.Insert(first, i, m)
+		if len(first) > n {
+			first = first[:n]
+		}
+	}
+	return first
 }
 
 // shorten cuts s to width characters, ending with "…" when it cuts.

@@ -10,15 +10,23 @@ import (
 // Limits bound what one sandbox accepts, so that no learner can take more
 // than a fair share of the server. A zero field takes its default.
 type Limits struct {
-	MaxLineBytes   int           // bytes in one typed line; default 64 KiB
-	MaxArgs        int           // arguments in one command; default 1,000
-	MaxValueBytes  int           // bytes in one argument or string value; default 64 KiB
-	MaxKeys        int           // keys in a sandbox; default 1,000
-	MaxDataBytes   int           // bytes of keys and values in a sandbox; default 4 MiB
-	MaxKeyBytes    int           // bytes of one key: its name and all its elements; default 256 KiB
-	MaxCount       int           // counts of SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP; default 1,000
-	MaxReplyLines  int           // lines of a reply shown; default 500
-	MaxReplyBytes  int           // bytes of a reply shown; default 32 KiB
+	MaxLineBytes  int // bytes in one typed line; default 64 KiB
+	MaxArgs       int // arguments in one command; default 1,000
+	MaxValueBytes int // bytes in one argument or string value; default 64 KiB
+	MaxKeys       int // keys in a sandbox; default 1,000
+	MaxDataBytes  int // bytes of keys and values in a sandbox; default 4 MiB
+	MaxKeyBytes   int // bytes of one key: its name and all its elements; default 256 KiB
+	MaxCount      int // counts of SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP; default 1,000
+	MaxReplyLines int // lines of a reply shown; default 500
+	MaxReplyBytes int // bytes of a reply shown; default 32 KiB
+	// MaxReplyBuildBytes bounds the bytes (as Redis sends them) of the
+	// replies one command builds, a transaction's all together, before
+	// they are cut for showing; default 1 MiB.
+	MaxReplyBuildBytes int
+	// MaxWork bounds the elements a command that reads several keys
+	// (SINTER, SUNION, ZUNION, ...) may visit, estimated from their sizes
+	// before it runs; default 200,000.
+	MaxWork        int
 	MaxRepeat      int           // redis-cli's "N command" repeat prefix; default 100
 	MaxQueued      int           // commands queued in one MULTI; default 1,000
 	MaxQueuedBytes int           // bytes of the commands queued in one MULTI; default 1 MiB
@@ -49,6 +57,8 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxCount, 1000)
 	def(&l.MaxReplyLines, 500)
 	def(&l.MaxReplyBytes, 32<<10)
+	def(&l.MaxReplyBuildBytes, 1<<20)
+	def(&l.MaxWork, 200_000)
 	def(&l.MaxRepeat, 100)
 	def(&l.MaxQueued, 1000)
 	def(&l.MaxQueuedBytes, 1<<20)

@@ -81,6 +81,12 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 	}
 	s.account(cmd, argv)
 	s.noteChange(name, cmd, argv)
+	if s.replyOver && c != s.inner {
+		// The command ran, but its reply was too large to keep: a
+		// repeat prefix stops here.
+		s.replyOver = false
+		return v, overLimit("%s", v.Str)
+	}
 	return v, nil
 }
 
@@ -172,13 +178,24 @@ func (s *Sandbox) exec(c *conn) resp.Value {
 		return resp.Null()
 	}
 	out := make([]resp.Value, 0, len(queue))
-	for _, argv := range queue {
-		cmd, _ := lookupCommand(strings.ToUpper(argv[0]))
+	for i, argv := range queue {
+		// The line's deadline holds for the commands of a transaction
+		// too: once it has passed, the commands left are not run, and
+		// their replies say why. Scripts stop at once by themselves.
+		name := strings.ToUpper(argv[0])
+		if !s.lineDeadline.IsZero() && !scripting[name] && !s.runNow().Before(s.lineDeadline) {
+			out = append(out, resp.Err(fmt.Sprintf("ERR the playground did not run this command: the line used up its %v (command %d of %d)", s.limits.Script.Timeout, i+1, len(queue))))
+			continue
+		}
+		cmd, _ := lookupCommand(name)
 		v, _ := s.guarded(c, cmd, argv)
 		out = append(out, v)
 	}
 	return resp.Arr(out...)
 }
+
+// scripting are the commands the playground's engine runs.
+var scripting = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "EVALSHA_RO": true}
 
 // endTx drops a transaction and its WATCHes, as DISCARD does.
 func (s *Sandbox) endTx(c *conn) {

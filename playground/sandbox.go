@@ -42,6 +42,10 @@ type Result struct {
 	// count's, or a transaction's. Callers that meter script time charge
 	// this; it is not sent to the learner.
 	ScriptTime time.Duration `json:"-"`
+	// RunTime is how long the whole line ran in the sandbox, scripts
+	// included. Callers charge heavy lines by it; it is not sent to the
+	// learner.
+	RunTime time.Duration `json:"-"`
 }
 
 // SandboxOptions configure a Sandbox.
@@ -73,6 +77,9 @@ type Sandbox struct {
 	inner  *conn // runs the commands of scripts
 	engine *luaredis.Engine
 	now    func() time.Time
+	// runNow is the clock that times lines against their deadline;
+	// time.Now, tests set their own.
+	runNow func() time.Time
 	offset time.Duration // how far Advance moved the clock
 	limits Limits
 	ctx    context.Context // of the command being run, for scripts
@@ -80,7 +87,12 @@ type Sandbox struct {
 	lineDeadline time.Time
 	// scriptTime adds up how long the line's scripts have run so far.
 	scriptTime time.Duration
-	closed     bool
+	// replyLeft is how many bytes of replies the command being run (a
+	// repeat's one, or a whole transaction) may still build, and
+	// replyOver is set when one went past that.
+	replyLeft int
+	replyOver bool
+	closed    bool
 	// broken says why miniredis cannot be used any more, after a panic in
 	// a script's command left its lock held; runSafely replaces it.
 	broken string
@@ -101,6 +113,9 @@ type Sandbox struct {
 	ticked time.Time
 	// writes counts what may have changed the state; see Writes.
 	writes uint64
+	// previews are the key inspector's values of the keys not written
+	// since they were rendered: rendering a large key sorts all of it.
+	previews map[string]string
 }
 
 // conn is one connection: a miniredis peer, which keeps WATCH state, and
@@ -108,7 +123,7 @@ type Sandbox struct {
 // MULTI/EXEC.
 type conn struct {
 	peer   *server.Peer
-	out    *bytes.Buffer
+	out    *replyBuffer
 	w      *bufio.Writer
 	multi  bool
 	dirty  bool
@@ -117,7 +132,7 @@ type conn struct {
 }
 
 func newConn() *conn {
-	c := &conn{out: new(bytes.Buffer)}
+	c := &conn{out: new(replyBuffer)}
 	c.w = bufio.NewWriterSize(c.out, 256)
 	c.peer = server.NewPeer(c.w)
 	return c
@@ -131,6 +146,7 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	limits := opts.Limits.withDefaults()
 	s := &Sandbox{
 		now:    opts.Now,
+		runNow: time.Now,
 		limits: limits,
 		allow:  limits.footprint(),
 	}
@@ -183,9 +199,9 @@ func (s *Sandbox) hook(p *server.Peer, cmd string, args ...string) bool {
 		ctx, cancel = context.WithDeadline(ctx, s.lineDeadline)
 		defer cancel()
 	}
-	start := time.Now()
+	start := s.runNow()
 	v := s.engine.Do(ctx, scriptCaller{s}, argv)
-	s.scriptTime += time.Since(start)
+	s.scriptTime += s.runNow().Sub(start)
 	p.WriteRaw(string(v.AppendRESP(nil)))
 	return true
 }
@@ -241,7 +257,7 @@ func (s *Sandbox) Compact() {
 	s.engine.Release()
 	for _, c := range []*conn{s.conns[0], s.conns[1], s.inner} {
 		if c.out.Cap() > 4<<10 {
-			*c.out = bytes.Buffer{}
+			c.out.Buffer = bytes.Buffer{}
 		}
 	}
 }
@@ -281,23 +297,71 @@ func (s *Sandbox) startServer() error {
 	m.ClockTTL(true)
 	s.srv.SetPreHook(s.hook)
 	s.keysBound, s.sizeBound, s.sizeMeasured = 0, 0, 0
+	s.previews = nil
 	s.track.all = true // every key of the old server is gone
 	s.writes++
 	return nil
 }
 
 // dispatch hands argv to miniredis on connection c and reads the reply.
+// The reply is kept only up to the line's reply budget (see replyLeft): a
+// larger one is dropped as miniredis writes it, and answered with an error
+// that sets s.replyOver.
 func (s *Sandbox) dispatch(c *conn, argv ...string) resp.Value {
 	s.tick()
 	c.out.Reset()
+	c.out.over = 0
+	c.out.limit = s.limits.MaxReplyBuildBytes
+	if c != s.inner {
+		// Small replies always fit, so that the playground's own MULTI,
+		// EXEC and UNWATCH are answered whatever the line used.
+		c.out.limit = max(s.replyLeft, minReplyRoom)
+	}
 	s.srv.Dispatch(c.peer, argv)
 	c.w.Flush()
+	defer func() {
+		if c.out.Cap() > 64<<10 {
+			c.out.Buffer = bytes.Buffer{}
+		}
+	}()
+	if c.out.over > 0 {
+		s.replyOver = c != s.inner
+		return resp.Err(s.replyLimitText())
+	}
+	if c != s.inner {
+		s.replyLeft -= c.out.Len()
+	}
 	v, _, err := resp.Parse(c.out.Bytes())
 	if err != nil {
 		return resp.Err(fmt.Sprintf("ERR the playground could not read the reply of %s: %v", strings.ToUpper(argv[0]), err))
 	}
-	if c.out.Cap() > 64<<10 {
-		*c.out = bytes.Buffer{}
-	}
 	return v
+}
+
+// minReplyRoom is the room a reply has even when the line's replies have
+// used up their budget.
+const minReplyRoom = 64
+
+// replyLimitText is the error for a reply past Limits.MaxReplyBuildBytes.
+func (s *Sandbox) replyLimitText() string {
+	return fmt.Sprintf("ERR the playground's replies stop at %s; ask for fewer elements (LRANGE 0 99, SCAN)", sizeText(s.limits.MaxReplyBuildBytes))
+}
+
+// replyBuffer takes a reply as miniredis writes it, keeping at most limit
+// bytes and counting the rest in over, so that no reply, however large
+// the command makes it, takes more memory than the limit.
+type replyBuffer struct {
+	bytes.Buffer
+	limit int
+	over  int
+}
+
+func (b *replyBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.Len(); len(p) > room {
+		room = max(room, 0)
+		b.over += len(p) - room
+		b.Buffer.Write(p[:room])
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
 }

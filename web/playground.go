@@ -80,7 +80,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	// The address counts the learner's sandbox towards its cap per address.
 	ctx := playground.WithAddress(c.Request().Context(), clientAddress(c))
 	res, err := s.playground.Exec(ctx, id, client, line)
-	used := res.ScriptTime
+	used := lineCost(res)
 	if err != nil && res.Output == "" {
 		// The line failed before the sandbox could say (a worker stopped
 		// while running it): it may have run scripts all that time.

@@ -82,7 +82,45 @@ var bombs = []bomb{
 	{name: "long list", line: `EVAL "for i = 1, 1e6 do redis.call('RPUSH', 'list', i) end" 0`, want: "(error) ERR the playground"},
 	{name: "read it all", setup: []string{`EVAL "for i = 1, 1e6 do redis.call('RPUSH', 'list', i) end" 0`}, line: "LRANGE list 0 -1", want: "(reply cut by the playground"},
 	{name: "repeat prefix of endless loops", line: `100 EVAL "while true do end" 0`, want: "stopped the script after 1s"},
+	// One line of a few KB asked for hundreds of MB of reply, and took
+	// the worker down with every sandbox on it.
+	{name: "MGET of a 60 KB value 999 times", setup: []string{"SET k " + strings.Repeat("v", 60_000)}, line: "MGET" + strings.Repeat(" k", 999), want: "(error) ERR the playground's replies stop at 1 MiB"},
+	{name: "HMGET of a 60 KB field 998 times", setup: []string{"HSET h f " + strings.Repeat("v", 60_000)}, line: "HMGET h" + strings.Repeat(" f", 998), want: "(error) ERR the playground's replies stop at 1 MiB"},
+	{name: "script returning one string 2000 times", line: `EVAL "local s=string.rep('a',200000) local t={} for i=1,2000 do t[i]=s end return t" 0`, want: "(error) ERR the playground's replies stop at 1 MiB"},
+	{name: "transaction of big GETs", setup: append([]string{"SET k " + strings.Repeat("v", 60_000), "MULTI"}, slices.Repeat([]string{"GET k"}, 999)...), line: "EXEC", want: "(reply cut by the playground"},
+	// One line spun the worker until its watchdog killed it.
+	{name: "SINTER of a big set 998 times", setup: bigSet("s"), line: "12 SINTER" + strings.Repeat(" s", 998), want: "(error) ERR the playground runs commands that visit at most 200000 elements"},
+	{name: "ZUNION of a big sorted set 998 times", setup: bigZset("z"), line: "ZUNION 998" + strings.Repeat(" z", 998), want: "(error) ERR the playground runs commands that visit at most 200000 elements"},
 	{name: "transaction of endless loops", setup: append([]string{"MULTI"}, slices.Repeat([]string{`EVAL "while true do end" 0`}, 999)...), line: "EXEC", want: "1) (error) ERR the playground stopped the script after 1s"},
+}
+
+// bigSet is lines that fill set k with 19,800 members, close to the key
+// size limit.
+func bigSet(k string) []string {
+	var lines []string
+	for i := range 20 {
+		var b strings.Builder
+		b.WriteString("SADD " + k)
+		for j := range 990 {
+			fmt.Fprintf(&b, " %05d", i*990+j)
+		}
+		lines = append(lines, b.String())
+	}
+	return lines
+}
+
+// bigZset is lines that fill sorted set k with 9,900 members.
+func bigZset(k string) []string {
+	var lines []string
+	for i := range 20 {
+		var b strings.Builder
+		b.WriteString("ZADD " + k)
+		for j := range 495 {
+			fmt.Fprintf(&b, " %d %05d", j, i*495+j)
+		}
+		lines = append(lines, b.String())
+	}
+	return lines
 }
 
 // TestBombs throws the bombs at a supervised playground, in the worker

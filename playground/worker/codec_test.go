@@ -41,7 +41,7 @@ var (
 	testResponses = []response{
 		{Hello: helloMagic, PID: 1234},
 		{ID: 1, Result: playground.Result{Client: "A", Output: "OK", ClockMS: 1772366400000}, Timeouts: 3, Size: 60_123},
-		{ID: 2, Result: playground.Result{Client: "B", Output: "(error) ERR no", Notice: "reset", Clear: true, ScriptTime: 1500 * time.Millisecond}, ErrKind: errLimit, ErrMsg: "ERR no"},
+		{ID: 2, Result: playground.Result{Client: "B", Output: "(error) ERR no", Notice: "reset", Clear: true, ScriptTime: 1500 * time.Millisecond, RunTime: 1600 * time.Millisecond}, ErrKind: errLimit, ErrMsg: "ERR no"},
 		{ID: 3, Changes: &playground.Changes{ClockMS: 7, Offset: time.Second, Reset: true, Keys: testSnapshot.Keys,
 			Deleted: []string{"gone"}, ScriptsChanged: true, Scripts: testSnapshot.Scripts, OffsetChanged: true}},
 		{ID: 4, Keys: []playground.KeyInfo{{Key: "k", Type: "string", Value: `"v"`, PTTLMS: -1}}},

@@ -307,6 +307,7 @@ func (p *response) appendTo(b []byte) []byte {
 		b = putString(b, res.Notice)
 		b = putBool(b, res.Clear)
 		b = putInt(b, int64(res.ScriptTime))
+		b = putInt(b, int64(res.RunTime))
 	}
 	if parts&hasChanges != 0 {
 		c := p.Changes
@@ -353,6 +354,7 @@ func decodeResponse(frame []byte) (*response, error) {
 		res.Notice = r.string()
 		res.Clear = r.bool()
 		res.ScriptTime = durationOf(r.int())
+		res.RunTime = durationOf(r.int())
 	}
 	if parts&hasChanges != 0 {
 		c := &playground.Changes{}

@@ -269,11 +269,42 @@ func quick(req *request) bool {
 	if name == "" {
 		return false // quoted, or nothing: let Exec tell
 	}
+	// A line of big values, or of many keys or fields, costs what they
+	// are (an MGET of many long strings, an MSET of long values): not
+	// quick, whatever its command.
+	if len(req.Line) > maxQuickLine || fieldsOver(rest, maxQuickArgs) {
+		return false
+	}
 	name = strings.ToUpper(name)
-	if (name == "LPOP" || name == "RPOP") && len(strings.Fields(rest)) > 1 {
+	if (name == "LPOP" || name == "RPOP") && fieldsOver(rest, 1) {
 		return false // a count: as long as the list
 	}
 	return quickCommands[name]
+}
+
+// A quick line is at most maxQuickLine bytes with at most maxQuickArgs
+// arguments after the command name: what a lesson types, and not a
+// reply of more than a few values.
+const (
+	maxQuickLine = 512
+	maxQuickArgs = 8
+)
+
+// fieldsOver reports whether s has more than n words, without splitting
+// it.
+func fieldsOver(s string, n int) bool {
+	words, in := 0, false
+	for i := 0; i < len(s); i++ {
+		space := strings.IndexByte(spaces, s[i]) >= 0
+		if !space && !in {
+			words++
+			if words > n {
+				return true
+			}
+		}
+		in = !space
+	}
+	return false
 }
 
 // spaces are the characters redis-cli splits a line at.
@@ -303,10 +334,10 @@ var quickCommands = map[string]bool{
 	"DEL": true, "UNLINK": true, "EXISTS": true, "TYPE": true, "TOUCH": true, "PERSIST": true,
 	"EXPIRE": true, "PEXPIRE": true, "EXPIREAT": true, "PEXPIREAT": true,
 	"TTL": true, "PTTL": true, "EXPIRETIME": true, "PEXPIRETIME": true,
-	"HSET": true, "HGET": true, "HMGET": true, "HDEL": true, "HEXISTS": true, "HLEN": true,
+	"HSET": true, "HGET": true, "HMGET": true, "HDEL": true, "HEXISTS": true, // not HLEN: miniredis sorts the fields
 	"HINCRBY": true, "HSETNX": true, "HSTRLEN": true,
 	"LPUSH": true, "RPUSH": true, "LPOP": true, "RPOP": true, "LLEN": true, "LINDEX": true,
-	"SADD": true, "SREM": true, "SISMEMBER": true, "SCARD": true,
+	"SADD": true, "SREM": true, "SISMEMBER": true, // not SCARD: miniredis sorts the set to count it
 	"ZADD": true, "ZREM": true, "ZSCORE": true, "ZCARD": true, "ZINCRBY": true, // not ZRANK: it sorts
 	"MULTI": true, "DISCARD": true, "WATCH": true, "UNWATCH": true,
 }

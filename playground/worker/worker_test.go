@@ -326,6 +326,12 @@ func TestQuick(t *testing.T) {
 		{"EXEC", false},
 		{"", false},
 		{"   ", false},
+		// Many keys or fields, or big values, cost what they are.
+		{"MGET a b c d e f g h", true},
+		{"MGET " + strings.Repeat("k ", 999), false},
+		{"HMGET h " + strings.Repeat("f ", 998), false},
+		{"MSET a 1 b 2 c 3 d 4 e 5", false},
+		{"SET k " + strings.Repeat("v", 600), false},
 	} {
 		if got := quick(&request{Op: opExec, Line: tt.line}); got != tt.want {
 			t.Errorf("quick(%q) = %v; want %v", tt.line, got, tt.want)
