@@ -155,13 +155,31 @@ func limitBodies() echo.MiddlewareFunc {
 }
 
 // compress gzips text responses; the lesson page shrinks to a fraction.
+// The kept pages (pagecache.go) are compressed once, not per request:
+// their routes are left to writePage.
 func compress() echo.MiddlewareFunc {
-	return middleware.GzipWithConfig(middleware.GzipConfig{
+	gzip := middleware.GzipWithConfig(middleware.GzipConfig{
 		Level: 5, MinLength: 1024,
 		// Server-sent events must reach the browser as they are written.
 		Skipper: func(c echo.Context) bool { return strings.HasSuffix(c.Request().URL.Path, "/events") },
 	})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		zipped := gzip(next)
+		return func(c echo.Context) error {
+			if c.Request().Method == http.MethodGet && keptRoutes[c.Path()] {
+				c.Set(selfGzipKey, true)
+				return next(c)
+			}
+			return zipped(c)
+		}
+	}
 }
+
+// keptRoutes are the routes whose pages writePage gzips itself.
+var keptRoutes = map[string]bool{"/": true, "/topics/:slug": true, "/race": true, "/race/present": true}
+
+// selfGzipKey marks a request whose answer writePage may gzip itself.
+const selfGzipKey = "locklab.gzip-self"
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each
 // page has one address. It only ever redirects to a plain path on this

@@ -122,6 +122,8 @@ type Server struct {
 	// raceDefaults caches the race widget of each scenario with its
 	// default settings (a run is deterministic).
 	raceDefaults sync.Map
+	// pages keeps rendered pages (pagecache.go).
+	pages pageCache
 	// raceRuns caches race runs by scenario and settings; raceClock
 	// measures a run's time (time.Since; tests fix it).
 	raceRuns  *raceRuns
