@@ -38,17 +38,21 @@ type hole uint8
 
 const (
 	holeCSRF       hole = iota // the request's CSRF token
-	holePlayground             // the playground widget, rendered per request
+	holePlayground             // the playground widget, per request
+	holeClockMS                // the playground's clock, in the widget
+	holeClockText
+	holes
 )
 
 // pageMarkers are what a page is rendered with in place of its holes:
 // random per process, so that no content can contain them by chance.
-var pageMarkers = func() [2]string {
+var pageMarkers = func() [holes]string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	tag := "locklab-hole-" + hex.EncodeToString(b)
 	// Letters, digits and dashes only: escaping leaves them as they are.
-	return [2]string{holeCSRF: tag + "-csrf", holePlayground: tag + "-playground"}
+	return [holes]string{holeCSRF: tag + "-csrf", holePlayground: tag + "-playground",
+		holeClockMS: tag + "-clock-ms", holeClockText: tag + "-clock-text"}
 }()
 
 // maxCachedPages bounds the page cache. The keys are the page and the
@@ -105,8 +109,12 @@ func keepPage(ctx context.Context, code int, comp templ.Component, version any) 
 	if err := comp.Render(views.WithCSRF(ctx, pageMarkers[holeCSRF]), &buf); err != nil {
 		return nil, err
 	}
+	return splitPage(buf.Bytes(), code, version), nil
+}
+
+// splitPage splits a page rendered with markers at them.
+func splitPage(rest []byte, code int, version any) *keptPage {
 	p := &keptPage{code: code, version: version}
-	rest := buf.Bytes()
 	for {
 		at, which := -1, hole(0)
 		for h, m := range pageMarkers {
@@ -122,7 +130,52 @@ func keepPage(ctx context.Context, code int, comp templ.Component, version any) 
 		rest = rest[at+len(pageMarkers[which]):]
 	}
 	p.parts = append(p.parts, rest)
-	return p, nil
+	return p
+}
+
+// widgetClock is the clock the kept playground widget is rendered with,
+// in its place the request's is filled in: 2099-12-31 23:59:59.999 UTC,
+// a time no sandbox shows.
+const widgetClock = 4102444799999
+
+// playgroundWidget renders the playground widget. The widget of a learner
+// with an empty sandbox (or none yet) and no transcript differs only in
+// its clock: it is kept, by where it is shown, and the clock filled in.
+func (s *Server) playgroundWidget(ctx context.Context, v views.Playground, token []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if len(v.Keys) > 0 || len(v.Entries) > 0 || v.Transcript != "" || v.Client != "A" {
+		err := views.PlaygroundWidget(v).Render(views.WithCSRF(ctx, string(token)), &b)
+		return b.Bytes(), err
+	}
+	key := v.From + "|" + v.Topic
+	kept, _ := s.widgets.Load(key)
+	p, _ := kept.(*keptPage)
+	if p == nil {
+		w := v
+		w.ClockMS = widgetClock
+		if err := views.PlaygroundWidget(w).Render(views.WithCSRF(ctx, pageMarkers[holeCSRF]), &b); err != nil {
+			return nil, err
+		}
+		page := bytes.ReplaceAll(b.Bytes(), []byte(strconv.FormatInt(widgetClock, 10)), []byte(pageMarkers[holeClockMS]))
+		page = bytes.ReplaceAll(page, []byte(views.ClockText(widgetClock)), []byte(pageMarkers[holeClockText]))
+		p = splitPage(page, http.StatusOK, nil)
+		s.widgets.Store(key, p)
+		b = bytes.Buffer{}
+	}
+	for i, part := range p.parts {
+		b.Write(part)
+		if i < len(p.holes) {
+			switch p.holes[i] {
+			case holeCSRF:
+				b.Write(token)
+			case holeClockMS:
+				b.WriteString(strconv.FormatInt(v.ClockMS, 10))
+			case holeClockText:
+				b.WriteString(views.ClockText(v.ClockMS))
+			}
+		}
+	}
+	return b.Bytes(), nil
 }
 
 // playgroundHole stands where a kept page has the playground widget.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"net/http"
 	"strconv"
 	"strings"
@@ -190,9 +189,7 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	}
 	token := csrfOf(c)
 	return s.writePage(c, p, pageFill{csrf: token, playground: func() ([]byte, error) {
-		var b bytes.Buffer
-		err := views.PlaygroundWidget(s.playgroundView(c, x.playground, "lesson", l.Slug)).Render(views.WithCSRF(c.Request().Context(), string(token)), &b)
-		return b.Bytes(), err
+		return s.playgroundWidget(c.Request().Context(), s.playgroundView(c, x.playground, "lesson", l.Slug), token)
 	}})
 }
 
