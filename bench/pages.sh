@@ -6,6 +6,8 @@
 # wrong). Prints each round's ratio, and per page and visitor the median
 # ratio and the spread (lowest and highest). The target is 0.8.
 # Usage: bench/pages.sh [seconds] [connections] [rounds] [-- server flags]
+# LOCKLAB_BIN=path measures that locklab binary instead of building one
+# (for example an older build, to compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
@@ -17,7 +19,11 @@ for tool in wrk curl jq; do
   command -v $tool >/dev/null || { echo "$tool is not installed (Debian: apt-get install $tool)" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
-go build -o "$tmp/locklab" ./cmd/locklab
+if [ -n "${LOCKLAB_BIN:-}" ]; then
+  cp "$LOCKLAB_BIN" "$tmp/locklab"
+else
+  go build -o "$tmp/locklab" ./cmd/locklab
+fi
 go build -o "$tmp/samebytes" ./bench/samebytes
 port=18182 visitor=18183 learner=18184
 base=http://127.0.0.1:$port
