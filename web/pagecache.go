@@ -55,10 +55,12 @@ var pageMarkers = func() [holes]string {
 		holeClockMS: tag + "-clock-ms", holeClockText: tag + "-clock-text"}
 }()
 
-// maxCachedPages bounds the page cache. The keys are the page and the
-// learner's state on it, a few hundred variants for the shipped course;
-// when full, the cache starts over.
-const maxCachedPages = 2048
+// maxCachedPages bounds the page cache: at most this many pages of up to
+// some 40 KB with their gzip variant, 20 MB. The keys are the page and
+// the learner's state on it (a topic's status and the questions solved;
+// on the home page every topic's status), a few dozen variants for the
+// shipped course; when full, the cache starts over.
+const maxCachedPages = 512
 
 // keptPage is a rendered page split at its holes: len(parts) is
 // len(holes)+1.
