@@ -54,23 +54,27 @@ func (s *Server) recoverPanics() echo.MiddlewareFunc {
 
 // securityHeaders keeps every page to this origin: no third-party scripts,
 // styles or frames. Behind TLS, browsers are also told to use HTTPS only
-// (HSTS), whatever the proxy in front says in X-Forwarded-Proto.
+// (HSTS), whatever the proxy in front says in X-Forwarded-Proto. The
+// values are set as they are, shared by every answer, as they run on
+// every request (net/http copies the header before it writes it).
 func (s *Server) securityHeaders() echo.MiddlewareFunc {
-	secure := middleware.SecureWithConfig(middleware.SecureConfig{
-		XSSProtection:         "0",
-		ContentTypeNosniff:    "nosniff",
-		XFrameOptions:         "DENY",
-		ReferrerPolicy:        "no-referrer",
-		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-	})
-	if !s.secureCookies {
-		return secure
+	headers := map[string][]string{
+		"X-Xss-Protection":        {"0"},
+		"X-Content-Type-Options":  {"nosniff"},
+		"X-Frame-Options":         {"DENY"},
+		"Referrer-Policy":         {"no-referrer"},
+		"Content-Security-Policy": {"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"},
+	}
+	if s.secureCookies {
+		headers["Strict-Transport-Security"] = []string{hsts}
 	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		h := secure(next)
 		return func(c echo.Context) error {
-			c.Response().Header().Set("Strict-Transport-Security", hsts)
-			return h(c)
+			h := c.Response().Header()
+			for k, v := range headers {
+				h[k] = v
+			}
+			return next(c)
 		}
 	}
 }
@@ -90,7 +94,7 @@ func noStore() echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			if !isStatic(c.Request()) {
 				h := c.Response().Header()
-				h.Set("Cache-Control", "no-store, private")
+				h["Cache-Control"] = noStoreValue
 				// Once, however many middlewares say so (the CSRF one does).
 				c.Response().Before(func() {
 					if !slices.Contains(h.Values("Vary"), "Cookie") {
@@ -102,6 +106,9 @@ func noStore() echo.MiddlewareFunc {
 		}
 	}
 }
+
+// noStoreValue is the Cache-Control of dynamic answers, shared.
+var noStoreValue = []string{"no-store, private"}
 
 func isStatic(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/static/") }
 
@@ -155,13 +162,31 @@ func limitBodies() echo.MiddlewareFunc {
 }
 
 // compress gzips text responses; the lesson page shrinks to a fraction.
+// The kept pages (pagecache.go) are compressed once, not per request:
+// their routes are left to writePage.
 func compress() echo.MiddlewareFunc {
-	return middleware.GzipWithConfig(middleware.GzipConfig{
+	gzip := middleware.GzipWithConfig(middleware.GzipConfig{
 		Level: 5, MinLength: 1024,
 		// Server-sent events must reach the browser as they are written.
 		Skipper: func(c echo.Context) bool { return strings.HasSuffix(c.Request().URL.Path, "/events") },
 	})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		zipped := gzip(next)
+		return func(c echo.Context) error {
+			if c.Request().Method == http.MethodGet && keptRoutes[c.Path()] {
+				c.Set(selfGzipKey, true)
+				return next(c)
+			}
+			return zipped(c)
+		}
+	}
 }
+
+// keptRoutes are the routes whose pages writePage gzips itself.
+var keptRoutes = map[string]bool{"/": true, "/topics/:slug": true, "/race": true, "/race/present": true}
+
+// selfGzipKey marks a request whose answer writePage may gzip itself.
+const selfGzipKey = "locklab.gzip-self"
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each
 // page has one address. It only ever redirects to a plain path on this

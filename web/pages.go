@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -16,31 +18,61 @@ func (s *Server) page(title, description, nav string) views.Page {
 }
 
 func (s *Server) handleHome(c echo.Context) error {
-	s.ensureLearner(c)
 	course, err := s.content.Course()
 	if err != nil {
 		return err
 	}
-	learner := s.learnerProgress(c)
-	m := views.Home{
-		Page:        s.page(course.Title, course.Description, "home"),
-		CourseTitle: course.Title,
-		Description: course.Description,
-		TopicCount:  course.TopicCount,
+	var learner store.Learner
+	if s.hasLearner(c) {
+		learner = s.learnerProgress(c)
 	}
-	for _, sec := range course.Sections {
-		hs := views.HomeSection{Title: sec.Title}
-		for _, t := range sec.Topics {
-			hs.Topics = append(hs.Topics, views.TopicCard{
-				Number: t.Number, TopicCount: course.TopicCount,
-				Title: t.Lesson.Title, Why: t.Lesson.Why,
-				Href: lessonHref(t.Lesson), Status: s.status(t.Lesson.Slug, learner[t.Lesson.Slug]),
-			})
-			m.Shipped++
+	statuses := map[string]views.Status{}
+	var key strings.Builder
+	key.WriteString("home")
+	for _, l := range course.Lessons() {
+		st := s.status(l.Slug, learner[l.Slug])
+		statuses[l.Slug] = st
+		key.WriteString("|" + string(st))
+	}
+	p := s.pages.get(course, key.String(), nil)
+	if p == nil {
+		m := views.Home{
+			Page:        s.page(course.Title, course.Description, "home"),
+			CourseTitle: course.Title,
+			Description: course.Description,
+			TopicCount:  course.TopicCount,
 		}
-		m.Sections = append(m.Sections, hs)
+		for _, sec := range course.Sections {
+			hs := views.HomeSection{Title: sec.Title}
+			for _, t := range sec.Topics {
+				hs.Topics = append(hs.Topics, views.TopicCard{
+					Number: t.Number, TopicCount: course.TopicCount,
+					Title: t.Lesson.Title, Why: t.Lesson.Why,
+					Href: lessonHref(t.Lesson), Status: statuses[t.Lesson.Slug],
+				})
+				m.Shipped++
+			}
+			m.Sections = append(m.Sections, hs)
+		}
+		if p, err = keepPage(c.Request().Context(), http.StatusOK, views.HomePage(m), nil); err != nil {
+			return err
+		}
+		s.pages.put(course, key.String(), p)
 	}
-	return render(c, http.StatusOK, views.HomePage(m))
+	return s.writePage(c, p, pageFill{csrf: csrfOf(c)})
+}
+
+// hasLearner reports whether the request comes with a learner's cookie,
+// and gives the browser one if not: a learner gets their id on the first
+// visit, so that from their first answer or command each has a rate limit
+// of their own, even when a whole workshop shares one address. A browser
+// that has just been given an id has no progress yet.
+func (s *Server) hasLearner(c echo.Context) bool {
+	if s.learnerID(c) != "" {
+		return true
+	}
+	s.ensureLearner(c)
+	return false
 }
 
 // learnerProgress reads everything the learner has done. A store that
@@ -72,10 +104,6 @@ func (s *Server) status(topic string, tp store.TopicProgress) views.Status {
 }
 
 func (s *Server) handleLesson(c echo.Context) error {
-	// A learner gets their id on the first visit, so that from their first
-	// answer or command each has a rate limit of their own, even when a
-	// whole workshop shares one address.
-	s.ensureLearner(c)
 	return s.renderLessonWith(c, c.Param("slug"), http.StatusOK, lessonExtras{})
 }
 
@@ -87,7 +115,9 @@ type lessonExtras struct {
 	playground *pgState
 }
 
-// renderLessonWith renders a lesson page.
+// renderLessonWith renders a lesson page. Without extras the page is kept
+// for the next learner in the same state on that topic; the playground
+// widget is rendered on each request (it shows the learner's sandbox).
 func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lessonExtras) error {
 	course, err := s.content.Course()
 	if err != nil {
@@ -97,45 +127,70 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	if !ok {
 		return echo.ErrNotFound
 	}
-	m := views.Lesson{
-		Page:        s.page(l.Title, l.Why, "lesson"),
-		CourseTitle: course.Title, Section: l.Section, Number: l.Number, TopicCount: course.TopicCount,
-		Title: l.Title, Summary: l.Summary, Why: l.Why, Body: l.Body,
-	}
-	for _, kp := range l.KeyPoints {
-		m.KeyPoints = append(m.KeyPoints, views.KeyPoint{Title: kp.Title, Body: kp.Body})
-	}
-	for _, g := range l.GoDeeper {
-		m.GoDeeper = append(m.GoDeeper, views.Link{Title: g.Title, Source: g.Source, URL: g.URL})
-	}
 	var tp store.TopicProgress
 	unavailable := false
-	if id := s.learnerID(c); id != "" {
-		if tp, err = s.progress.Topic(c.Request().Context(), id, slug); err != nil {
+	if s.hasLearner(c) {
+		if tp, err = s.progress.Topic(c.Request().Context(), s.learnerID(c), slug); err != nil {
 			s.log.Warn("read progress", "error", err)
 			unavailable = true
 		}
 	}
-	m.Status = s.status(slug, tp)
-	quizPart := views.QuizPlaceholder()
-	if q, err := s.quizzes.Quiz(slug); err == nil {
-		qv := quizView(q, tp, x.feedback)
-		qv.Unavailable = unavailable
-		quizPart = views.QuizRegion(qv)
-		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("quiz.js"))
+	q, qerr := s.quizzes.Quiz(slug)
+	var version any
+	if qerr == nil {
+		version = q
 	}
-	var raceWidget templ.Component
-	if l.Race != "" {
-		rv, _ := s.raceView(c, l.Race, nil, true)
-		raceWidget = views.RaceWidget(rv)
-		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
+	status := s.status(slug, tp)
+	plain := x.feedback == nil && x.playground == nil
+	key := "lesson|" + slug + "|" + string(status) + "|" + strconv.FormatBool(tp.Started) + "|" +
+		strconv.FormatBool(unavailable) + "|" + strings.Join(tp.Right, ",")
+	var p *keptPage
+	if plain {
+		p = s.pages.get(course, key, version)
 	}
-	var pg templ.Component
-	if l.Playground && s.playground != nil {
-		pg = views.PlaygroundWidget(s.playgroundView(c, x.playground, "lesson", l.Slug))
-		m.Page.Scripts = append(m.Page.Scripts, s.assets.href("playground.js"))
+	if p == nil {
+		m := views.Lesson{
+			Page:        s.page(l.Title, l.Why, "lesson"),
+			CourseTitle: course.Title, Section: l.Section, Number: l.Number, TopicCount: course.TopicCount,
+			Title: l.Title, Summary: l.Summary, Why: l.Why, Body: l.Body, Status: status,
+		}
+		for _, kp := range l.KeyPoints {
+			m.KeyPoints = append(m.KeyPoints, views.KeyPoint{Title: kp.Title, Body: kp.Body})
+		}
+		for _, g := range l.GoDeeper {
+			m.GoDeeper = append(m.GoDeeper, views.Link{Title: g.Title, Source: g.Source, URL: g.URL})
+		}
+		quizPart := views.QuizPlaceholder()
+		if qerr == nil {
+			qv := quizView(q, tp, x.feedback)
+			qv.Unavailable = unavailable
+			quizPart = views.QuizRegion(qv)
+			m.Page.Scripts = append(m.Page.Scripts, s.assets.href("quiz.js"))
+		}
+		keep := plain
+		var raceWidget templ.Component
+		if l.Race != "" {
+			rv, raceCode := s.raceView(c, l.Race, nil, true)
+			keep = keep && raceCode == http.StatusOK
+			raceWidget = views.RaceWidget(rv)
+			m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
+		}
+		var pg templ.Component
+		if l.Playground && s.playground != nil {
+			pg = playgroundHole
+			m.Page.Scripts = append(m.Page.Scripts, s.assets.href("playground.js"))
+		}
+		if p, err = keepPage(c.Request().Context(), code, views.LessonPage(m, raceWidget, pg, quizPart), version); err != nil {
+			return err
+		}
+		if keep {
+			s.pages.put(course, key, p)
+		}
 	}
-	return render(c, code, views.LessonPage(m, raceWidget, pg, quizPart))
+	token := csrfOf(c)
+	return s.writePage(c, p, pageFill{csrf: token, playground: func() ([]byte, error) {
+		return s.playgroundWidget(c.Request().Context(), s.playgroundView(c, x.playground, "lesson", l.Slug), token)
+	}})
 }
 
 func lessonHref(l *content.Lesson) string { return "/topics/" + l.Slug }
@@ -147,4 +202,28 @@ func render(c echo.Context, code int, comp templ.Component) error {
 	c.Response().WriteHeader(code)
 	token, _ := c.Get(csrfContextKey).(string)
 	return comp.Render(views.WithCSRF(c.Request().Context(), token), c.Response())
+}
+
+// serveRacePage serves /race or /race/present. With no query the page is
+// the same for everyone, and kept.
+func (s *Server) serveRacePage(c echo.Context, title string, view func(views.RacePage) templ.Component) error {
+	// The race does not come from the course content.
+	var course *content.Course
+	var err error
+	key := "race|" + title
+	plain := c.Request().URL.RawQuery == ""
+	var p *keptPage
+	if plain {
+		p = s.pages.get(course, key, nil)
+	}
+	if p == nil {
+		m, code := s.racePage(c, title)
+		if p, err = keepPage(c.Request().Context(), code, view(m), nil); err != nil {
+			return err
+		}
+		if plain && code == http.StatusOK {
+			s.pages.put(course, key, p)
+		}
+	}
+	return s.writePage(c, p, pageFill{csrf: csrfOf(c)})
 }

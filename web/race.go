@@ -221,14 +221,12 @@ func (s *Server) racePage(c echo.Context, title string) (views.RacePage, int) {
 }
 
 func (s *Server) handleRacePage(c echo.Context) error {
-	m, code := s.racePage(c, "The race, animated")
-	return render(c, code, views.RaceFullPage(m))
+	return s.serveRacePage(c, "The race, animated", views.RaceFullPage)
 }
 
 // handleRacePresent is the presenter view of the race, for workshops.
 func (s *Server) handleRacePresent(c echo.Context) error {
-	m, code := s.racePage(c, "The race, presented")
-	return render(c, code, views.RacePresentPage(m))
+	return s.serveRacePage(c, "The race, presented", views.RacePresentPage)
 }
 
 // raceDoneRequest is what race.js reports when a run has been played to

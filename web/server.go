@@ -123,6 +123,10 @@ type Server struct {
 	// raceDefaults caches the race widget of each scenario with its
 	// default settings (a run is deterministic).
 	raceDefaults sync.Map
+	// pages keeps rendered pages, widgets the playground widget of an
+	// empty sandbox (pagecache.go).
+	pages   pageCache
+	widgets sync.Map
 	// raceRuns caches race runs by scenario and settings; raceClock
 	// measures a run's time (time.Since; tests fix it).
 	raceRuns  *raceRuns

@@ -1,0 +1,146 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkPages serves the home, lesson and race pages in process, for a
+// visitor without a cookie and for a learner with progress, next to a bare
+// handler that writes the same bytes from memory; "ratio" is the bare
+// handler's time over the page's, the share of the static-file speed the
+// page reaches (bench/pages.sh measures the same over the network). The
+// time per op includes both.
+func BenchmarkPages(b *testing.B) {
+	cfg := testConfig(b)
+	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	learner := benchLearner(b, s)
+	for _, page := range []string{"/", "/topics/distributed-locks", "/race"} {
+		for _, who := range []struct {
+			name   string
+			cookie string
+		}{{"visitor", ""}, {"learner", learner}} {
+			get := func() *http.Request {
+				req := httptest.NewRequest(http.MethodGet, page, nil)
+				if who.cookie != "" {
+					req.Header.Set("Cookie", who.cookie)
+				}
+				return req
+			}
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, get())
+			if w.Code != http.StatusOK {
+				b.Fatalf("GET %s: %d", page, w.Code)
+			}
+			body, ctype := w.Body.Bytes(), w.Header().Get("Content-Type")
+			bare := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", ctype)
+				_, _ = w.Write(body)
+			})
+			b.Run(strings.TrimPrefix(page, "/")+"/"+who.name, func(b *testing.B) {
+				b.ReportAllocs()
+				benchRatio(b, func() {
+					w := httptest.NewRecorder()
+					s.ServeHTTP(w, get())
+					if w.Code != http.StatusOK {
+						b.Fatal(w.Code)
+					}
+				}, func() { bare.ServeHTTP(httptest.NewRecorder(), get()) })
+			})
+		}
+	}
+}
+
+// benchRatio runs ours and yardstick in turn, one call each per round, so
+// that a machine whose load changes slows both alike, and reports "ratio":
+// the yardstick's time over ours.
+func benchRatio(b *testing.B, ours, yardstick func()) {
+	var oursNS, yardNS time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		ours()
+		t1 := time.Now()
+		yardstick()
+		oursNS += t1.Sub(t0)
+		yardNS += time.Since(t1)
+	}
+	b.ReportMetric(float64(yardNS)/float64(oursNS), "ratio")
+}
+
+// benchLearner makes a learner with progress on the lesson's quiz (its
+// first question answered right, its second wrong) and returns the
+// Cookie header of their browser.
+func benchLearner(b *testing.B, s *Server) string {
+	b.Helper()
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	var cookies []string
+	for _, ck := range w.Result().Cookies() {
+		cookies = append(cookies, ck.Name+"="+ck.Value)
+	}
+	cookie := strings.Join(cookies, "; ")
+	q, err := s.quizzes.Quiz("distributed-locks")
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := func(question, choice string) {
+		req := httptest.NewRequest(http.MethodPost, "/api/topics/distributed-locks/quiz/"+question, strings.NewReader(`{"choice":"`+choice+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("Cookie", cookie)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("answer %s: %d %s", question, w.Code, w.Body)
+		}
+	}
+	first, second := q.Questions[0], q.Questions[1]
+	for _, ch := range first.Choices {
+		if first.IsRight(ch.ID) {
+			answer(first.ID, ch.ID)
+		}
+	}
+	for _, ch := range second.Choices {
+		if !second.IsRight(ch.ID) {
+			answer(second.ID, ch.ID)
+			break
+		}
+	}
+	return cookie
+}
+
+// BenchmarkExecRatio runs POST /api/playground/exec (a SET, with the
+// in-process playground) and GET /healthz in turn and reports "ratio",
+// /healthz's time over exec's: bench/http.sh measures the same over the
+// network, with sandbox worker processes.
+func BenchmarkExecRatio(b *testing.B) {
+	cfg := testConfig(b)
+	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	exec := func() {
+		req := httptest.NewRequest(http.MethodPost, "/api/playground/exec", strings.NewReader(`{"line":"SET lock:bench tok PX 30000","client":"A"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.AddCookie(&http.Cookie{Name: learnerCookie, Value: "benchlearner0123456789"})
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Code, w.Body.String())
+		}
+	}
+	health := func() { s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/healthz", nil)) }
+	b.ReportAllocs()
+	benchRatio(b, exec, health)
+}
