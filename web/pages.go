@@ -22,7 +22,7 @@ func (s *Server) handleHome(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var learner store.Learner
+	var learner store.Progress
 	if s.hasLearner(c) {
 		learner = s.learnerProgress(c)
 	}
