@@ -62,7 +62,9 @@
     var w = document.createElement("span");
     w.className = "pg-who";
     w.textContent = who + ">";
-    cmd.append(w, " " + line);
+    // As the server's transcript does: a long line is cut at 1 KiB.
+    var shown = line.length > 1024 ? line.slice(0, 1024) + "\u2026 (" + line.length + " characters in all)" : line;
+    cmd.append(w, " " + shown);
     var out = document.createElement("pre");
     out.className = "pg-out";
     if (cls || output.indexOf("(error)") === 0) out.className += " " + (cls || "pg-out-error");
