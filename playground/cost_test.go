@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 // bigSetLines fill set k with 19,800 five-byte members, close to the key
@@ -82,7 +84,7 @@ func TestCostBoundedByLine(t *testing.T) {
 				s.Exec(context.Background(), ClientA, line)
 			}
 			var res Result
-			got := allocatedBy(func() { res, _ = s.Exec(context.Background(), ClientA, tt.line) })
+			got := testenv.Allocated(func() { res, _ = s.Exec(context.Background(), ClientA, tt.line) })
 			if !strings.Contains(res.Output, tt.want) {
 				t.Errorf("%.60s = %.300q; want %q in it", tt.line, res.Output, tt.want)
 			}
@@ -178,12 +180,12 @@ func TestKeysPreviewOfBigKeys(t *testing.T) {
 			s.Exec(ctx, ClientA, line)
 		}
 	}
-	first := allocatedBy(func() { s.Keys() })
+	first := testenv.Allocated(func() { s.Keys() })
 	keys, _ := s.Keys()
 	if want := `{"00000", "00001", "00002", "00003", "00004", "00005", "000…`; keys[0].Value != want {
 		t.Errorf("preview of s1 = %q; want %q", keys[0].Value, want)
 	}
-	again := allocatedBy(func() { s.Keys() })
+	again := testenv.Allocated(func() { s.Keys() })
 	if again > 16<<10 || again > first/20 {
 		t.Errorf("Keys() again allocated %d bytes (the first time %d); want it reused", again, first)
 	}

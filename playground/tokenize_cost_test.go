@@ -2,9 +2,10 @@ package playground
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 // adversarialShapes are lines built to make a tokenizer work hard: many
@@ -35,16 +36,6 @@ func adversarialLine(unit string, n int) string {
 	return strings.Repeat(unit, n/len(unit)+1)
 }
 
-// allocatedBy returns the bytes f allocates.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestTokenizeCostIsLinear checks, without timing anything, that what
 // Tokenize allocates grows with the line, not with its square: every
 // adversarial shape at the JSON and form limits allocates a small multiple
@@ -56,7 +47,7 @@ func TestTokenizeCostIsLinear(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", shape.name, n), func(t *testing.T) {
 				line := adversarialLine(shape.unit, n)
 				var err error
-				got := allocatedBy(func() { _, err = Tokenize(line) })
+				got := testenv.Allocated(func() { _, err = Tokenize(line) })
 				if err != nil {
 					t.Fatalf("Tokenize(%s x %d) error = %v", shape.name, n, err)
 				}

@@ -9,10 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
@@ -160,14 +161,12 @@ func TestRunawayRenewalRefusedUpFront(t *testing.T) {
 		}
 	}
 	p.TTL, p.Work = MinTTL, MaxDuration
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := Run("renewal", p)
-	runtime.ReadMemStats(&after)
+	var err error
+	got := testenv.Allocated(func() { _, err = Run("renewal", p) })
 	if !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), "work_ms") {
 		t.Fatalf("Run(renewal, ttl %v, work %v) error = %v; want ErrBadParams naming work_ms", p.TTL, p.Work, err)
 	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+	if got > 1<<20 {
 		t.Errorf("refusing the run allocated %d bytes; want it refused before running (under 1 MiB)", got)
 	}
 }

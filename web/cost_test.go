@@ -7,9 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 // TestLineCostIsLinear posts the largest and oddest playground lines the
@@ -48,7 +49,7 @@ func TestLineCostIsLinear(t *testing.T) {
 	} {
 		t.Run(p.name, func(t *testing.T) {
 			var code int
-			got := allocatedBy(func() {
+			got := testenv.Allocated(func() {
 				req := httptest.NewRequest(http.MethodPost, p.path, bytes.NewReader(p.body))
 				req.Header.Set("Content-Type", p.ctype)
 				req.Header.Set("Sec-Fetch-Site", "same-origin")
@@ -66,16 +67,6 @@ func TestLineCostIsLinear(t *testing.T) {
 			t.Logf("%d bytes posted, %d allocated", len(p.body), got)
 		})
 	}
-}
-
-// allocatedBy returns the bytes f allocates, in every goroutine.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // TestJSONBodyOverLimit checks that a JSON body past its limit, but under
