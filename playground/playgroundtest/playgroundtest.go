@@ -183,8 +183,8 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 			t.Fatal(err)
 		}
 		keys, err := p.p.Keys("ada")
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || len(keys) != 4 {
+			t.Fatalf("Keys(ada) = %v, %v; want 4 keys", keys, err)
 		}
 		got := fmt.Sprint(keys)
 		want := fmt.Sprint([]playground.KeyInfo{
