@@ -226,6 +226,38 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 		if res := p.exec("bob", playground.ClientA, "GET k"); res.Output != `"v"` || res.Notice != "" {
 			t.Errorf("bob's GET k = %+v; want his sandbox kept", res)
 		}
+		// Without a Sweep, the next command finds the sandbox too old.
+		clock.Add(31 * time.Minute)
+		if res := p.exec("bob", playground.ClientB, "GET k"); res.Output != "(nil)" || res.Notice != notice {
+			t.Errorf("bob's GET k after 31 idle minutes = %+v; want (nil) and the notice %q", res, notice)
+		}
+	})
+
+	t.Run("DataBudgetDropsIdle", func(t *testing.T) {
+		fill := func(key string) string { return "SET " + key + " " + strings.Repeat("x", 4000) }
+		p, clock := start(t, playground.Options{
+			Limits:       playground.Limits{MaxDataBytes: 10_000, MaxValueBytes: 4000},
+			MaxDataBytes: 25_000,
+			ActiveFor:    time.Minute,
+		})
+		for _, learner := range []string{"ada", "bob"} {
+			p.steps([]step{{learner, playground.ClientA, fill("k1"), "OK"}, {learner, playground.ClientA, fill("k2"), "OK"}})
+			clock.Add(time.Second)
+		}
+		p.steps([]step{{"eve", playground.ClientA, "PING", "PONG"}}) // idle later, but holds no data
+		clock.Add(2 * time.Minute)
+		// cyd needs room for a full sandbox: ada's, the least recently
+		// used idle one with data, makes it.
+		p.steps([]step{{"cyd", playground.ClientA, fill("k1"), "OK"}})
+		for _, learner := range []string{"bob", "eve"} {
+			if res := p.exec(learner, playground.ClientA, "DBSIZE"); res.Notice != "" {
+				t.Errorf("%s's DBSIZE = %+v; want the sandbox kept", learner, res)
+			}
+		}
+		const notice = "The playground was full, so your sandbox, idle for a while, was reset to make room for other learners' data."
+		if res := p.exec("ada", playground.ClientA, "DBSIZE"); res.Output != "(integer) 0" || res.Notice != notice {
+			t.Errorf("ada's DBSIZE = %+v; want a fresh sandbox with the notice %q", res, notice)
+		}
 	})
 
 	t.Run("Refusals", func(t *testing.T) {
