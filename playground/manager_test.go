@@ -2,7 +2,6 @@ package playground
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -27,27 +26,6 @@ func mustExec(t *testing.T, m *Manager, learner string, client Client, line stri
 		t.Fatalf("Exec(%q, %q, %q): %v", learner, client, line, err)
 	}
 	return res
-}
-
-func TestManagerSandboxPerLearner(t *testing.T) {
-	m, _ := newTestManager(t, Options{})
-	mustExec(t, m, "ada", ClientA, "SET k ada")
-	mustExec(t, m, "bob", ClientA, "SET k bob")
-	if res := mustExec(t, m, "ada", ClientB, "GET k"); res.Output != `"ada"` {
-		t.Errorf("ada's GET k = %q; want \"ada\"", res.Output)
-	}
-	if keys, _ := m.Keys("bob"); len(keys) != 1 || keys[0].Value != `"bob"` {
-		t.Errorf("Keys(bob) = %v; want bob's key", keys)
-	}
-	if keys, err := m.Keys("nobody"); err != nil || len(keys) != 0 {
-		t.Errorf("Keys(nobody) = %v, %v; want none", keys, err)
-	}
-	if m.Len() != 2 {
-		t.Errorf("Len() = %d; want 2 (Keys must not create a sandbox)", m.Len())
-	}
-	if _, err := m.Exec(context.Background(), "ada", "Z", "PING"); !errors.Is(err, ErrUnknownClient) {
-		t.Errorf("Exec as client Z error = %v; want ErrUnknownClient", err)
-	}
 }
 
 func TestManagerIdleTimeout(t *testing.T) {
@@ -101,37 +79,6 @@ func TestManagerCap(t *testing.T) {
 	}
 }
 
-func TestManagerResetAndAdvance(t *testing.T) {
-	m, clock := newTestManager(t, Options{})
-	mustExec(t, m, "ada", ClientA, "SET lock:invoice:7 3f9a1c PX 10000")
-	now, err := m.Advance("ada", 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := clock.Now().Add(10 * time.Second); !now.Equal(want) {
-		t.Errorf("Advance = %v; want %v", now, want)
-	}
-	if c, _ := m.Clock("ada"); !c.Equal(now) {
-		t.Errorf("Clock(ada) = %v; want %v", c, now)
-	}
-	if res := mustExec(t, m, "ada", ClientA, "GET lock:invoice:7"); res.Output != "(nil)" || res.ClockMS != now.UnixMilli() {
-		t.Errorf("GET after Advance = %+v; want (nil) at %d", res, now.UnixMilli())
-	}
-	if _, err := m.Advance("ada", -time.Second); !errors.Is(err, ErrBadAdvance) {
-		t.Errorf("Advance(-1s) error = %v; want ErrBadAdvance", err)
-	}
-	mustExec(t, m, "ada", ClientA, "SET k v")
-	if err := m.Reset("ada"); err != nil {
-		t.Fatal(err)
-	}
-	if res := mustExec(t, m, "ada", ClientA, "DBSIZE"); res.Output != "(integer) 0" || res.Notice != "" {
-		t.Errorf("DBSIZE after Reset = %+v; want 0 and no notice", res)
-	}
-	if c, _ := m.Clock("ada"); !c.Equal(clock.Now()) {
-		t.Errorf("Clock(ada) after Reset = %v; want the real clock %v", c, clock.Now())
-	}
-}
-
 func TestManagerSweepCompacts(t *testing.T) {
 	m, clock := newTestManager(t, Options{CompactAfter: time.Minute})
 	mustExec(t, m, "ada", ClientA, `SCRIPT LOAD "return 1"`)
@@ -143,15 +90,6 @@ func TestManagerSweepCompacts(t *testing.T) {
 	// A compacted sandbox still has its keys and scripts.
 	if res := mustExec(t, m, "ada", ClientA, "EVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0"); res.Output != "(integer) 1" {
 		t.Errorf("EVALSHA after compaction = %q; want (integer) 1", res.Output)
-	}
-}
-
-func TestManagerClosed(t *testing.T) {
-	m, _ := newTestManager(t, Options{})
-	mustExec(t, m, "ada", ClientA, "PING")
-	m.Close()
-	if _, err := m.Exec(context.Background(), "ada", ClientA, "PING"); !errors.Is(err, ErrClosed) {
-		t.Errorf("Exec after Close error = %v; want ErrClosed", err)
 	}
 }
 
