@@ -38,10 +38,13 @@ type Line struct {
 	// case, queued in a transaction or not); such lines count against the
 	// script rate limits.
 	RunsScript bool
-	// MayRunScript: the line may run Lua now (RunsScript lines and EXEC,
-	// which runs what its transaction queued); such lines start only
-	// while the budget holds a deadline's worth, one at a time per learner.
-	MayRunScript bool
+	// RunsLong: the line may run until its deadline (RunsScript lines,
+	// EXEC, which runs what its transaction queued, and a repeat count);
+	// such lines start only while the budget holds a deadline's worth, one
+	// at a time per learner. Any other line is one command, which the
+	// playground's own limits keep short, and pays afterwards for what it
+	// used.
+	RunsLong bool
 }
 
 // Charge is what an admitted line pays, once it has run: the script time
@@ -71,7 +74,7 @@ func (l Limits) Script(ctx context.Context, run *Running, learner, addr string, 
 	if b.Learner == nil {
 		pay = noCharge
 	}
-	if !line.MayRunScript {
+	if !line.RunsLong {
 		return pay, Decision{}, nil
 	}
 	var errs error

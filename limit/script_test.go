@@ -12,8 +12,8 @@ import (
 func TestScript(t *testing.T) {
 	const need = 10 // 100 ms
 	const learner, addr = "alice", "192.0.2.1"
-	script := Line{RunsScript: true, MayRunScript: true}
-	exec := Line{MayRunScript: true} // EXEC: may run what it queued
+	script := Line{RunsScript: true, RunsLong: true}
+	exec := Line{RunsLong: true} // EXEC: may run what it queued
 	plain := Line{}
 	type fixture struct {
 		scripts, scriptsAddr *fakeLimiter
@@ -95,7 +95,7 @@ func TestScript(t *testing.T) {
 			// An admitted line that may run a script holds the gate until
 			// its charge; a refused one does not hold it.
 			if tt.want.Limit != "scripts_running" {
-				wantHeld := tt.want.Allowed() && tt.line.MayRunScript && f.l.ScriptTime.Learner != nil
+				wantHeld := tt.want.Allowed() && tt.line.RunsLong && f.l.ScriptTime.Learner != nil
 				entered := f.run.Enter(learner, addr)
 				if entered {
 					f.run.Leave(learner, addr)

@@ -55,6 +55,9 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 		if !patternOK(p) {
 			return notAllowed("ERR the playground cannot match with the pattern %s: use UTF-8 text and character classes such as [a-z]", Quote(p))
 		}
+		if n := s.matchWork(name, argv, p); n > maxMatchWork {
+			return overLimit("ERR the playground matches patterns of at most a few wildcards against its keys, and this one would take about %d steps; use fewer * ? and [ ]", n)
+		}
 	}
 	if cmd.flags&flagWrite == 0 {
 		return nil
@@ -266,6 +269,33 @@ func (s *Sandbox) guardCost(name string, argv []string) *RefusedError {
 		return overLimit("ERR the playground runs commands that visit at most %d elements, and this one would visit about %d (each key counts its elements every time it is named); use fewer or smaller keys", l.MaxWork, n)
 	}
 	return nil
+}
+
+// maxMatchWork bounds the work of matching one glob pattern: miniredis
+// turns it into a regular expression, whose cost is the bytes it reads
+// times the wildcards it juggles, in one call nothing can interrupt. A
+// pattern of a few wildcards over a full sandbox stays well under it; one
+// of thousands over a 60 KB key name took seconds.
+const maxMatchWork = 2_000_000
+
+// matchWork estimates the steps of matching pattern p: the bytes it is
+// matched against (every key name for KEYS and SCAN, the key's elements
+// for HSCAN, SSCAN and ZSCAN) times one more than its wildcards.
+func (s *Sandbox) matchWork(name string, argv []string, p string) int {
+	wild := 1 + strings.Count(p, "*") + strings.Count(p, "?") + strings.Count(p, "[")
+	if wild == 1 {
+		return 0 // a literal: matched as a string
+	}
+	text := 0
+	switch name {
+	case "KEYS", "SCAN":
+		for _, k := range s.m.Keys() {
+			text += len(k)
+		}
+	default:
+		text = s.keySize(argv[1])
+	}
+	return text * wild
 }
 
 // replySize is the bytes of MGET's or HMGET's reply, as Redis sends it,

@@ -20,6 +20,11 @@ type KeyInfo struct {
 	PTTLMS int64 `json:"pttl_ms"`
 }
 
+// keyWidth is how many characters of a key's name the inspector shows: a
+// sandbox may hold names of 64 KiB, which would make the listing
+// megabytes.
+const keyWidth = 120
+
 // valueWidth is how many characters of a value the inspector shows.
 const valueWidth = 60
 
@@ -39,7 +44,7 @@ func (s *Sandbox) Keys() ([]KeyInfo, error) {
 	keys := s.m.Keys()
 	out := make([]KeyInfo, 0, len(keys))
 	for _, k := range keys {
-		ki := KeyInfo{Key: k, Type: s.m.Type(k), PTTLMS: -1}
+		ki := KeyInfo{Key: shorten(k, keyWidth), Type: s.m.Type(k), PTTLMS: -1}
 		if ttl := s.m.TTL(k); ttl > 0 {
 			ki.PTTLMS = ttl.Milliseconds()
 		}

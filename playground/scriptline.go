@@ -49,3 +49,27 @@ func commandName(line string) (string, bool) {
 	}
 	return strings.ToUpper(args[0]), true
 }
+
+// RunsLong reports whether line may run until its deadline: it may run
+// scripts (MayRunScript), or it repeats a command ("100 SUNION a b"),
+// which the line's deadline stops. Any other line is one command that the
+// sandbox's limits keep short (reply size, work, patterns).
+func RunsLong(line string) bool {
+	if len(line) > defaultMaxLineBytes {
+		return false
+	}
+	args, err := tokenize(line, 2)
+	if err != nil || len(args) == 0 {
+		return false
+	}
+	if len(args) == 2 {
+		if n, isNum := strtol(args[0]); isNum {
+			if n > 1 {
+				return true
+			}
+			args = args[1:]
+		}
+	}
+	name := strings.ToUpper(args[0])
+	return scriptCommands[name] || name == "EXEC"
+}

@@ -90,3 +90,27 @@ func TestResultScriptTime(t *testing.T) {
 		t.Errorf("PING after scripts: ScriptTime = %v; want 0 (each line counts its own)", got)
 	}
 }
+
+func TestRunsLong(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{`EVAL "return 1" 0`, true},
+		{`EXEC`, true},
+		{`100 SUNION a b`, true},
+		{`2 GET k`, true},
+		{`1 GET k`, false},
+		{`1 EVAL "return 1" 0`, true},
+		{`SUNION a b`, false},
+		{`KEYS *`, false},
+		{`GET 100`, false},
+		{`"EVAL`, false},
+		{``, false},
+		{`2 GET "` + strings.Repeat("x", defaultMaxLineBytes) + `"`, false}, // refused unread
+	} {
+		if got := RunsLong(tt.line); got != tt.want {
+			t.Errorf("RunsLong(%.30q) = %v; want %v", tt.line, got, tt.want)
+		}
+	}
+}

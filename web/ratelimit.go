@@ -83,7 +83,7 @@ func lineCost(res playground.Result) time.Duration {
 // before it runs. It returns charge, to call with the line's
 // Result.ScriptTime once it has run (or the time it took, if it failed).
 func (s *Server) limitScript(c echo.Context, learner, line string) (func(used time.Duration), error) {
-	ln := limit.Line{RunsScript: playground.RunsScript(line), MayRunScript: playground.MayRunScript(line)}
+	ln := limit.Line{RunsScript: playground.RunsScript(line), RunsLong: playground.RunsLong(line)}
 	charge, d, err := s.limits.Script(c.Request().Context(), &s.running, learner, clientAddress(c), ln)
 	if err != nil {
 		s.log.Warn("script limits", "error", err)

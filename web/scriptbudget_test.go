@@ -86,6 +86,11 @@ func TestScriptBudgetCannotBeDodged(t *testing.T) {
 				t.Errorf("%d lines spun to their deadline before the learner was refused; the budget holds 2", spun)
 			}
 			l.exec("A", "DISCARD") // a refusal may have come mid-transaction
+			// A repeat count may run until the line's deadline too, so it
+			// waits for the budget like a script; one command does not.
+			if code, _, body := l.exec("A", "50 SUNION a b"); code != http.StatusTooManyRequests {
+				t.Errorf("50 SUNION after the budget ran out = %d %s; want 429", code, body)
+			}
 			if code, r, _ := l.exec("A", "SET k v"); code != http.StatusOK || r.Output != "OK" {
 				t.Errorf("SET after the budget ran out = %d %q; want OK", code, r.Output)
 			}
