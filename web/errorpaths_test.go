@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/internal/testenv"
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
@@ -132,5 +134,43 @@ func TestBrokenQuiz(t *testing.T) {
 	// Starting a workshop lands on its dashboard.
 	if code, body := form(teacher, "/admin/workshops", url.Values{"title": {"Broken"}}); code != 500 || !strings.Contains(body, want) {
 		t.Errorf("dashboard with a broken quiz = %d; want 500 naming the file", code)
+	}
+}
+
+// crashingPlayground answers every line as a worker that died running it,
+// with the line's reply filled in, as the worker layer does, after the
+// line has taken 50 ms of the learner's (simulated) time.
+type crashingPlayground struct {
+	Playground
+	took func()
+}
+
+func (p crashingPlayground) Exec(ctx context.Context, learner string, client playground.Client, line string) (playground.Result, error) {
+	p.took()
+	return playground.Result{Client: client, Output: "(error) ERR the sandbox worker stopped while running your command"}, workerErr{worker.ErrWorkerStopped}
+}
+
+// TestWorkerCrashIsCharged: a line whose worker died while running it
+// (perhaps because of it) pays the time it took, though the worker could
+// not report it: bringing a worker down must not be free.
+func TestWorkerCrashIsCharged(t *testing.T) {
+	cfg := testConfig(t)
+	meter := newFakeMeter(1000)
+	cfg.Playground = crashingPlayground{cfg.Playground, func() { time.Sleep(50 * time.Millisecond) }} // the work the line did
+	cfg.Limits = limit.Limits{ScriptTime: limit.ScriptBudget{Learner: meter, Address: newFakeMeter(1000), Need: 10, LearnerRefill: 1, AddressRefill: 1}}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLearner(t, newServerFor(t, s))
+	l.exec("A", "KEYS *")
+	meter.mu.Lock()
+	defer meter.mu.Unlock()
+	used := 0
+	for _, n := range meter.used {
+		used += n
+	}
+	if used < 5 {
+		t.Errorf("a line whose worker died after 50 ms was charged %d units; want at least 5 (50 ms)", used)
 	}
 }

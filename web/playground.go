@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/web/views"
 	"github.com/locklab/locklab/workshop"
 )
@@ -81,9 +82,10 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	ctx := playground.WithAddress(c.Request().Context(), clientAddress(c))
 	res, err := s.playground.Exec(ctx, id, client, line)
 	used := lineCost(res)
-	if err != nil && res.Output == "" {
-		// The line failed before the sandbox could say (a worker stopped
-		// while running it): it may have run scripts all that time.
+	if err != nil && (res.Output == "" || errors.Is(err, worker.ErrWorkerStopped)) {
+		// The sandbox could not say what the line used (its worker stopped
+		// while running it, perhaps because of it): it may have run all
+		// that time, and a line that brings a worker down must not be free.
 		used = time.Since(start)
 	}
 	charge(used)
