@@ -15,7 +15,7 @@ func TestCSRFSecFetchSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const tok = "planted-token-0123456789abcdef0"
+	const tok = "PlantedTokenAbcdefghijklmnopqrst" // the shape the site makes
 	for _, tt := range []struct {
 		site      string
 		withToken bool
@@ -93,5 +93,51 @@ func TestTLSHeaders(t *testing.T) {
 		if w.Code != 200 {
 			t.Errorf("secure=%v: POST with the %s token = %d; want 200", tt.secure, ck.Name, w.Code)
 		}
+	}
+}
+
+// TestCSRFTokenShape checks that a CSRF cookie the site did not make is
+// never reused: pages would carry it, and a sibling host can plant one.
+// A read gets a fresh token instead; a write that echoes the planted
+// value is refused.
+func TestCSRFTokenShape(t *testing.T) {
+	s, err := New(testConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, planted := range []string{"<b>x</b>", "short", "PlantedTokenAbcdefghijklmnopqrs1", strings.Repeat("a", 33)} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.AddCookie(&http.Cookie{Name: "_csrf", Value: planted})
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != 200 || strings.Contains(w.Body.String(), planted) {
+			t.Errorf("GET / with _csrf=%q: %d, page carries it %v; want 200 without it", planted, w.Code, strings.Contains(w.Body.String(), planted))
+		}
+		var fresh string
+		for _, ck := range w.Result().Cookies() {
+			if ck.Name == "_csrf" {
+				fresh = ck.Value
+			}
+		}
+		if !validCSRFToken(fresh) || !strings.Contains(w.Body.String(), fresh) {
+			t.Errorf("GET / with _csrf=%q: new token %q, in the page %v; want a fresh one", planted, fresh, strings.Contains(w.Body.String(), fresh))
+		}
+		req = httptest.NewRequest("POST", "/api/playground/reset", nil)
+		req.AddCookie(&http.Cookie{Name: "_csrf", Value: planted})
+		req.Header.Set("X-CSRF-Token", planted)
+		w = httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusForbidden {
+			t.Errorf("POST echoing _csrf=%q: %d; want 403", planted, w.Code)
+		}
+	}
+	// A token of the right shape is kept, and not set again.
+	const tok = "KeptTokenAbcdefghijklmnopqrstuvw"
+	req := httptest.NewRequest("GET", "/", nil)
+	req.AddCookie(&http.Cookie{Name: "_csrf", Value: tok})
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if !strings.Contains(w.Body.String(), tok) || strings.Contains(strings.Join(w.Header().Values("Set-Cookie"), ";"), "_csrf=") {
+		t.Errorf("GET / with a good token: in page %v, Set-Cookie %q; want it in the page and no new cookie", strings.Contains(w.Body.String(), tok), w.Header().Values("Set-Cookie"))
 	}
 }

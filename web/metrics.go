@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,6 +24,8 @@ type metrics struct {
 	rateLimited *prometheus.CounterVec
 	execs       *prometheus.CounterVec
 	races       *prometheus.CounterVec
+	// series keeps each route's metrics by route, method and status.
+	series sync.Map
 }
 
 // sandboxCounter is what the metrics need from the playground, if there
@@ -80,26 +83,47 @@ func newMetrics(pg Playground) *metrics {
 	return m
 }
 
-// observe counts every request by its route pattern (never the raw path,
-// which would let anyone create unbounded label values).
-func (m *metrics) observe() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			start := time.Now()
-			err := next(c)
-			if err != nil {
-				c.Error(err) // let the error handler set the status first
-			}
-			route := c.Path()
-			if route == "" || c.Response().Status == http.StatusNotFound && route == "/*" {
-				route = "unmatched"
-			}
-			method := c.Request().Method
-			m.requests.WithLabelValues(route, method, strconv.Itoa(c.Response().Status)).Inc()
-			m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
-			return err
-		}
+// routeSeries is one route's request counter and latency histogram, for
+// one method and status: looked up once, then kept, so that a request pays
+// a map read for its metrics rather than hashing and checking its labels.
+type routeSeries struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+// record counts a request by its route pattern (never the raw path, which
+// would let anyone create unbounded label values), method and status.
+// Methods outside the standard ones count as "other": the route patterns,
+// statuses and standard methods are a fixed, small set.
+func (m *metrics) record(route, method string, status int, latency time.Duration) {
+	if !standardMethod(method) {
+		method = "other"
 	}
+	k := seriesKey{route, method, status}
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, routeSeries{
+			requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
+			latency:  m.latency.WithLabelValues(route, method),
+		})
+	}
+	rs := v.(routeSeries)
+	rs.requests.Inc()
+	rs.latency.Observe(latency.Seconds())
+}
+
+func standardMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 func (m *metrics) handler() http.Handler {

@@ -8,36 +8,50 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 )
 
-// logRequests writes one structured log line per request.
-func (s *Server) logRequests() echo.MiddlewareFunc {
-	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-		LogMethod: true, LogURI: true, LogStatus: true, LogLatency: true,
-		LogRemoteIP: true, LogResponseSize: true, LogError: true,
-		// HandleError runs the error handler first, so the status logged is
-		// the one the client got.
-		HandleError: true,
-		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+// observe writes one structured log line per request and counts it in
+// the metrics, with one clock reading either side of the handler. The
+// error handler runs first, so that the status logged and counted is the
+// one the client got.
+func (s *Server) observe() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			latency := time.Since(start)
+			req, res := c.Request(), c.Response()
+			route := c.Path()
+			if route == "" || res.Status == http.StatusNotFound && route == "/*" {
+				route = "unmatched"
+			}
+			s.metrics.record(route, req.Method, res.Status, latency)
 			level := slog.LevelInfo
-			if v.Status >= 500 {
+			if res.Status >= 500 {
 				level = slog.LevelError
 			}
-			attrs := []slog.Attr{
-				slog.String("method", v.Method), slog.String("uri", redactURI(v.URI)),
-				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
-				slog.Int64("bytes", v.ResponseSize), slog.String("remote_ip", v.RemoteIP),
+			attrs := [7]slog.Attr{
+				slog.String("method", req.Method), slog.String("uri", redactURI(req.RequestURI)),
+				slog.Int("status", res.Status), slog.Duration("latency", latency),
+				slog.Int64("bytes", res.Size), slog.String("remote_ip", c.RealIP()),
 			}
-			if v.Error != nil && v.Status >= 500 {
-				attrs = append(attrs, slog.String("error", v.Error.Error()))
+			n := 6
+			if err != nil && res.Status >= 500 {
+				attrs[n] = slog.String("error", err.Error())
+				n++
 			}
-			s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+			s.accessLog.LogAttrs(req.Context(), level, "request", attrs[:n]...)
+			// Handled here: the error must not reach the error handler twice.
 			return nil
-		},
-	})
+		}
+	}
 }
 
 // recoverPanics turns a panic in a handler into a 500 answer; the stack
@@ -123,34 +137,108 @@ const csrfContextKey = "csrf"
 // _csrf cookie (__Host-_csrf behind TLS, which no other host can set) sent
 // back in X-CSRF-Token or the _csrf form field.
 func (s *Server) csrf() echo.MiddlewareFunc {
-	return middleware.CSRFWithConfig(middleware.CSRFConfig{
+	tokens := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		// Called only for writes whose Sec-Fetch-Site is same-site or
 		// cross-site.
 		AllowSecFetchSiteFunc: func(c echo.Context) (bool, error) {
 			return false, echo.NewHTTPError(http.StatusForbidden, "cross-site request blocked by CSRF (Sec-Fetch-Site: "+c.Request().Header.Get(echo.HeaderSecFetchSite)+")")
 		},
-		// Static files need no token, and a cookie on them would keep
-		// caches from keeping them.
-		Skipper:        func(c echo.Context) bool { return isStatic(c.Request()) },
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
+		TokenLength:    csrfTokenLength,
 		ContextKey:     csrfContextKey,
 		CookieName:     s.csrfCookie(),
 		CookiePath:     "/",
-		CookieMaxAge:   7 * 24 * 3600,
+		CookieMaxAge:   csrfCookieAge,
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieHTTPOnly: false,
 		CookieSecure:   s.secureCookies,
 	})
+	name := s.csrfCookie()
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		checked := tokens(next)
+		return func(c echo.Context) error {
+			// Static files need no token, and a cookie on them would keep
+			// caches from keeping them.
+			if isStatic(c.Request()) {
+				return next(c)
+			}
+			ck, err := s.cookie(c, csrfCookieBase)
+			if err == nil && !validCSRFToken(ck.Value) {
+				// Never reuse a token this site did not make: it is written
+				// into pages, and a sibling host could have planted it.
+				dropCookie(c, name)
+				err = http.ErrNoCookie
+			}
+			// A read from a browser that already has its token needs
+			// nothing more: the cookie stays as it was set (it lasts
+			// csrfCookieAge), and pages are told the token. Writes, and
+			// browsers without a token, go through the check.
+			if err == nil && c.Request().Header.Get(echo.HeaderSecFetchSite) == "" && safeMethod(c.Request().Method) {
+				c.Set(csrfContextKey, ck.Value)
+				return next(c)
+			}
+			return checked(c)
+		}
+	}
+}
+
+// csrfTokenLength is the length of a CSRF token: letters, as the CSRF
+// middleware makes them.
+const csrfTokenLength = 32
+
+// csrfCookieAge is how long a CSRF cookie lasts. It is set once, when the
+// browser first comes without one, and not renewed on every page (which
+// would cost a Set-Cookie per answer), so it lasts long: the token guards
+// nothing on its own, only its match with what a form sends.
+const csrfCookieAge = 400 * 24 * 3600
+
+// validCSRFToken reports whether v has the shape of a token the CSRF
+// middleware makes: csrfTokenLength ASCII letters.
+func validCSRFToken(v string) bool {
+	if len(v) != csrfTokenLength {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if b := v[i] | 0x20; b < 'a' || b > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+func safeMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// dropCookie removes the cookie called name from the request, for the
+// handlers and middleware after this one.
+func dropCookie(c echo.Context, name string) {
+	req := c.Request()
+	var kept []string
+	for _, ck := range req.Cookies() {
+		if ck.Name != name {
+			kept = append(kept, ck.String())
+		}
+	}
+	req.Header.Del("Cookie")
+	if len(kept) > 0 {
+		req.Header.Set("Cookie", strings.Join(kept, "; "))
+	}
+	if jar, ok := c.Get(cookiesKey).(map[string]*http.Cookie); ok {
+		delete(jar, name)
+	}
 }
 
 // csrfCookie is the name of the CSRF cookie: with the __Host- prefix
 // behind TLS, so that it is Secure, host-only and for Path=/.
-func (s *Server) csrfCookie() string {
-	if s.secureCookies {
-		return "__Host-_csrf"
-	}
-	return "_csrf"
-}
+func (s *Server) csrfCookie() string { return s.cookieName(csrfCookieBase) }
+
+// csrfCookieBase is the CSRF cookie's name without the prefix.
+const csrfCookieBase = "_csrf"
 
 // maxBody bounds every request body; the largest legitimate one is the
 // playground form with its transcript (maxTranscriptBytes, escaped).

@@ -143,11 +143,9 @@ const widgetClock = 4102444799999
 // playgroundWidget renders the playground widget. The widget of a learner
 // with an empty sandbox (or none yet) and no transcript differs only in
 // its clock: it is kept, by where it is shown, and the clock filled in.
-func (s *Server) playgroundWidget(ctx context.Context, v views.Playground, token []byte) ([]byte, error) {
-	var b bytes.Buffer
+func (s *Server) playgroundWidget(ctx context.Context, b *bytes.Buffer, v views.Playground, token []byte) error {
 	if len(v.Keys) > 0 || len(v.Entries) > 0 || v.Transcript != "" || v.Client != "A" {
-		err := views.PlaygroundWidget(v).Render(views.WithCSRF(ctx, string(token)), &b)
-		return b.Bytes(), err
+		return views.PlaygroundWidget(v).Render(views.WithCSRF(ctx, string(token)), b)
 	}
 	key := v.From + "|" + v.Topic
 	kept, _ := s.widgets.Load(key)
@@ -155,15 +153,16 @@ func (s *Server) playgroundWidget(ctx context.Context, v views.Playground, token
 	if p == nil {
 		w := v
 		w.ClockMS = widgetClock
-		if err := views.PlaygroundWidget(w).Render(views.WithCSRF(ctx, pageMarkers[holeCSRF]), &b); err != nil {
-			return nil, err
+		var page bytes.Buffer
+		if err := views.PlaygroundWidget(w).Render(views.WithCSRF(ctx, pageMarkers[holeCSRF]), &page); err != nil {
+			return err
 		}
-		page := bytes.ReplaceAll(b.Bytes(), []byte(strconv.FormatInt(widgetClock, 10)), []byte(pageMarkers[holeClockMS]))
-		page = bytes.ReplaceAll(page, []byte(views.ClockText(widgetClock)), []byte(pageMarkers[holeClockText]))
-		p = splitPage(page, http.StatusOK, nil)
+		kept := bytes.ReplaceAll(page.Bytes(), []byte(strconv.FormatInt(widgetClock, 10)), []byte(pageMarkers[holeClockMS]))
+		kept = bytes.ReplaceAll(kept, []byte(views.ClockText(widgetClock)), []byte(pageMarkers[holeClockText]))
+		p = splitPage(kept, http.StatusOK, nil)
 		s.widgets.Store(key, p)
-		b = bytes.Buffer{}
 	}
+	b.Grow(p.size() + len(token) + 64)
 	for i, part := range p.parts {
 		b.Write(part)
 		if i < len(p.holes) {
@@ -177,7 +176,16 @@ func (s *Server) playgroundWidget(ctx context.Context, v views.Playground, token
 			}
 		}
 	}
-	return b.Bytes(), nil
+	return nil
+}
+
+// size is the length of the page's kept parts, its holes left out.
+func (p *keptPage) size() int {
+	n := 0
+	for _, part := range p.parts {
+		n += len(part)
+	}
+	return n
 }
 
 // playgroundHole stands where a kept page has the playground widget.
@@ -199,40 +207,45 @@ func (p *keptPage) compressed() [][]byte {
 
 // pageFill is what a request fills a page's holes with.
 type pageFill struct {
-	csrf       []byte
-	playground func() ([]byte, error)
+	csrf []byte
+	// playground writes the playground widget.
+	playground func(*bytes.Buffer) error
 }
 
 // writePage writes a kept page with its holes filled, gzipped when the
 // client accepts it and the compress middleware left it to us.
 func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
-	fills := make([][]byte, len(p.holes))
-	size := 0
+	var fillBuf [16][]byte // a page's holes: the token appears a few times
+	fills := fillBuf[:0]
+	if len(p.holes) > len(fillBuf) {
+		fills = make([][]byte, 0, len(p.holes))
+	}
+	fills = fills[:len(p.holes)]
+	size := p.size()
+	widget := pageBuffers.Get().(*bytes.Buffer)
+	defer putPageBuffer(widget)
+	widget.Reset()
 	for i, h := range p.holes {
 		switch h {
 		case holeCSRF:
 			fills[i] = fill.csrf
 		case holePlayground:
 			if fill.playground != nil {
-				b, err := fill.playground()
-				if err != nil {
+				if err := fill.playground(widget); err != nil {
 					return err
 				}
-				fills[i] = b
+				fills[i] = widget.Bytes()
 			}
 		}
 		size += len(fills[i])
 	}
-	for _, part := range p.parts {
-		size += len(part)
-	}
 	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	h[echo.HeaderContentType] = htmlType
 	h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	// The page goes out in one write: a write per part would be a system
 	// call per part, dearer than copying the bytes.
 	buf := pageBuffers.Get().(*bytes.Buffer)
-	defer pageBuffers.Put(buf)
+	defer putPageBuffer(buf)
 	buf.Reset()
 	if self, _ := c.Get(selfGzipKey).(bool); !self || !acceptsGzip(c.Request()) {
 		buf.Grow(size)
@@ -265,15 +278,23 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 	h.Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
 	c.Response().WriteHeader(p.code)
 	_, err := c.Response().Write(buf.Bytes())
-	if buf.Cap() > 1<<20 {
-		buf.Reset()
-		*buf = bytes.Buffer{} // no one page keeps a megabyte in the pool
-	}
 	return err
 }
 
-// pageBuffers are the buffers pages are assembled in.
+// htmlType is the Content-Type of pages, shared (net/http copies the
+// header as it writes it).
+var htmlType = []string{echo.MIMETextHTMLCharsetUTF8}
+
+// pageBuffers are the buffers pages and widgets are assembled in.
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putPageBuffer returns buf to the pool, unless it grew past a megabyte:
+// no one page keeps that much memory in the pool.
+func putPageBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		pageBuffers.Put(buf)
+	}
+}
 
 // writeStored writes b as uncompressed deflate blocks, which may follow
 // a sync flush: each a header byte (not final, stored), LEN and its

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"strings"
@@ -188,8 +189,8 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 		}
 	}
 	token := csrfOf(c)
-	return s.writePage(c, p, pageFill{csrf: token, playground: func() ([]byte, error) {
-		return s.playgroundWidget(c.Request().Context(), s.playgroundView(c, x.playground, "lesson", l.Slug), token)
+	return s.writePage(c, p, pageFill{csrf: token, playground: func(b *bytes.Buffer) error {
+		return s.playgroundWidget(c.Request().Context(), b, s.playgroundView(c, x.playground, "lesson", l.Slug), token)
 	}})
 }
 

@@ -89,6 +89,10 @@ type Config struct {
 	// __Host- prefix.
 	SecureCookies bool
 	Logger        *slog.Logger
+	// AccessLog gets one line per request; Logger when nil. The binary
+	// gives it a writer that batches lines, as a write per request costs
+	// as much as serving a small page.
+	AccessLog *slog.Logger
 }
 
 // Server is the Lock Lab HTTP handler.
@@ -132,6 +136,7 @@ type Server struct {
 	raceRuns  *raceRuns
 	raceClock func(time.Time) time.Duration
 	log       *slog.Logger
+	accessLog *slog.Logger
 	assets    *assets
 }
 
@@ -152,6 +157,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.AccessLog == nil {
+		cfg.AccessLog = cfg.Logger
+	}
 	a, err := newAssets()
 	if err != nil {
 		return nil, fmt.Errorf("web: assets: %w", err)
@@ -159,7 +167,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
-		secret: &secret{get: cfg.Secret}, log: cfg.Logger, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
 		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since,
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second,

@@ -78,7 +78,7 @@ func TestWorkshopFlow(t *testing.T) {
 		t.Fatalf("join page = %d", code)
 	}
 	if code, body := form(alice, "/join", url.Values{"code": {strings.ToLower(wcode)}, "nickname": {"=Alice"}}); code != 200 || !strings.Contains(body, "Distributed locks and their caveats") {
-		t.Fatalf("alice join = %d", code)
+		t.Fatalf("alice join = %d %s", code, body)
 	}
 	form(bob, "/join", url.Values{"code": {wcode}})
 	alice.answer("gc-pause", "longer-ttl")

@@ -35,8 +35,8 @@ func answerAs(t *testing.T, base, learner, question, choice string) (int, string
 	req, _ := http.NewRequest("POST", base+"/api/topics/distributed-locks/quiz/"+question, strings.NewReader(`{"choice":"`+choice+`"}`))
 	req.Header.Set("Content-Type", "application/json")
 	// The double-submit CSRF check: the same value in cookie and header.
-	req.AddCookie(&http.Cookie{Name: "_csrf", Value: "test-token"})
-	req.Header.Set("X-CSRF-Token", "test-token")
+	req.AddCookie(&http.Cookie{Name: "_csrf", Value: "TestTokenAbcdefghijklmnopqrstuvw"})
+	req.Header.Set("X-CSRF-Token", "TestTokenAbcdefghijklmnopqrstuvw")
 	if learner != "" {
 		req.AddCookie(&http.Cookie{Name: "locklab_learner", Value: learner})
 	}

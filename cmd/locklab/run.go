@@ -76,10 +76,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer stop()
 	defer limitMemory(cfg.memory)()
 
-	logger, err := newLogger(cfg.logFormat, stderr)
+	// Request lines go out in batches, a tenth of a second apart at most
+	// (the batch is closed last, after everything else has logged); other
+	// lines at once. Both share one writer, so lines never interleave.
+	out := &lockedWriter{w: stderr}
+	requests := newBatchWriter(out, 100*time.Millisecond)
+	defer requests.Close()
+	logger, err := newLogger(cfg.logFormat, out)
 	if err != nil {
 		return err
 	}
+	accessLog, _ := newLogger(cfg.logFormat, requests) // the format is checked above
 	source, quizzes, err := loadContent(cfg.contentDir)
 	if err != nil {
 		return err
@@ -102,7 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go sweep(ctx, progress) // idle learners and old carry codes (bolt)
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
-		Secret: secretSource(cfg.secret, progress), Logger: logger, Limits: limits(progress, cfg.security),
+		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
 		Workshops: workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants}), AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,

@@ -20,8 +20,8 @@ func execAs(t *testing.T, base, learner, line string) (int, string) {
 	body, _ := json.Marshal(map[string]string{"line": line, "client": "A"})
 	req, _ := http.NewRequest("POST", base+"/api/playground/exec", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
-	req.AddCookie(&http.Cookie{Name: "_csrf", Value: "test-token"})
-	req.Header.Set("X-CSRF-Token", "test-token")
+	req.AddCookie(&http.Cookie{Name: "_csrf", Value: "TestTokenAbcdefghijklmnopqrstuvw"})
+	req.Header.Set("X-CSRF-Token", "TestTokenAbcdefghijklmnopqrstuvw")
 	req.AddCookie(&http.Cookie{Name: "locklab_learner", Value: learner})
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -251,8 +251,8 @@ func attackFreshCookies(t *testing.T, tg *target) {
 					c := &http.Client{Transport: transport}
 					req, _ := http.NewRequest("POST", s.base+"/api/playground/exec", strings.NewReader(`{"line":"PING","client":"A"}`))
 					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Cookie", "_csrf=attackattackattackattackattack")
-					req.Header.Set("X-CSRF-Token", "attackattackattackattackattack")
+					req.Header.Set("Cookie", "_csrf=attackattackattackattackattackat")
+					req.Header.Set("X-CSRF-Token", "attackattackattackattackattackat")
 					start := time.Now()
 					resp, err := c.Do(req)
 					took := time.Since(start)
