@@ -90,7 +90,7 @@
         line.replaceChildren(strong);
       } else {
         strong.textContent = p.right + " of " + p.total + " right so far.";
-        line.replaceChildren(strong, document.createTextNode(" Get all " + word(p.total) + " to finish this topic."));
+        line.replaceChildren(strong, document.createTextNode(" Answer all " + word(p.total) + " correctly to complete this topic."));
       }
     }
     document.querySelectorAll(".lesson-header [data-status]").forEach(function (badge) {

@@ -124,7 +124,7 @@ func TestQuizFlowToCompleted(t *testing.T) {
 	l := newLearner(t, ts.URL)
 
 	code, a, body := l.answer("gc-pause", "longer-ttl")
-	if code != 200 || a.Correct || !strings.Contains(a.Explanation, "shrinks the window") || a.Progress != quizProgress(0, "in-progress") {
+	if code != 200 || a.Correct || !strings.Contains(a.Explanation, "no TTL covers every one") || a.Progress != quizProgress(0, "in-progress") {
 		t.Fatalf("wrong answer = %d %s", code, body)
 	}
 	for _, step := range []struct {

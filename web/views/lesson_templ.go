@@ -203,7 +203,7 @@ func LessonPage(m Lesson, race, playground, quiz templ.Component) templ.Componen
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<section class=\"lesson-part\" id=\"how-it-works\" aria-labelledby=\"how-it-works-title\"><h2 id=\"how-it-works-title\"><span class=\"part-number\" aria-hidden=\"true\">1</span>How it works</h2><p class=\"part-intro\">The explanation, with examples you can run.</p><div class=\"prose\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<section class=\"lesson-part\" id=\"how-it-works\" aria-labelledby=\"how-it-works-title\"><h2 id=\"how-it-works-title\"><span class=\"part-number\" aria-hidden=\"true\">1</span>How it works</h2><p class=\"part-intro\">Read it in order; every example below can be run right here.</p><div class=\"prose\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
