@@ -442,20 +442,21 @@
     show(l, res.output, reason, ok, ex);
   }
 
+  // explain is the one-sentence reason a reply differs from the lesson's.
   function explain(ex, l, res, why) {
-    if (why.twice) return "This line already ran: its first run changed the sandbox, so it answers differently now.";
-    if (why.early) return "The lines above have not run yet; this one expects what " + why.early.who + "> " + short(why.early.line) + " does.";
-    if (why.later) return why.later.who + "> " + short(why.later.line) + " ran before this line, out of the lesson's order, and changed the sandbox.";
-    if (why.off) return "An earlier line of this example answered differently (" + why.off.who + "> " + short(why.off.line) + "), so this one does too.";
+    if (why.twice) return "This line ran already; its first run changed the sandbox.";
+    if (why.early) return "Run the lines above first: this one expects what " + why.early.who + "> " + short(why.early.line) + " does.";
+    if (why.later) return why.later.who + "> " + short(why.later.line) + " ran before it, out of order, and changed the sandbox.";
+    if (why.off) return "An earlier line (" + why.off.who + "> " + short(why.off.line) + ") answered differently, so this one does too.";
     for (var j = l.index - 1; j >= 0; j--) {
       var p = ex.lines[j], ttl = ttlOf(p.line);
       if (ttl > 0 && p.at && res.clock_ms - p.at >= ttl) {
-        return keysOf(p.line)[0] + " expired before this line: its TTL was " + seconds(ttl) + ", and " +
-          seconds(res.clock_ms - p.at) + " passed on the sandbox clock since " + p.who + "> " + short(p.line) + ".";
+        return keysOf(p.line)[0] + " had expired: " + seconds(res.clock_ms - p.at) + " passed since " + p.who + "'s " +
+          words(p.line)[0].toUpperCase() + ", past its " + seconds(ttl) + " TTL.";
       }
     }
-    if (ex.typed) return "The sandbox changed since the lines above ran: a command typed in the terminal touched it.";
-    return "The sandbox no longer holds what the lines above left (changed from another tab, or its idle time ran out).";
+    if (ex.typed) return "A command typed in the terminal changed the sandbox since the lines above ran.";
+    return "The sandbox changed since the lines above ran (in another tab, or it sat idle).";
   }
 
   // show writes a line's actual reply under its block: as printed, or
@@ -477,17 +478,17 @@
       out.textContent = output;
       p.appendChild(out);
     }
-    if (ok) {
+    if (output !== null && l.expect !== null) {
       var same = document.createElement("span");
       same.className = "cli-same";
-      same.textContent = l.expect === null ? "" : " \u2713 as printed";
+      same.textContent = ok ? " \u2713 as printed" : " \u00b7 the lesson prints " + l.expect.split("\n").join(" ");
       p.appendChild(same);
     }
     r.appendChild(p);
     if (!ok) {
       var why = document.createElement("p");
       why.className = "cli-why";
-      why.textContent = output === null ? reason : "The lesson prints " + JSON.stringify(l.expect) + ". " + reason;
+      why.textContent = reason;
       r.appendChild(why);
       if (ex) {
         var again = document.createElement("button");

@@ -87,8 +87,11 @@ func TestLessonExamplesSlowReader(t *testing.T) {
 	focusIsNotLost(t, ctx, "+30 s")
 	clickJS(t, ctx, runButton(1))
 	resultShows(t, ctx, 1, "OK", false)
+	if actual := text(t, ctx, block(1)+`.querySelector(".cli-actual").textContent`); actual != "Your sandbox: OK · the lesson prints (nil)" {
+		t.Errorf("B's reply line = %q", actual)
+	}
 	why := text(t, ctx, block(1)+`.querySelector(".cli-why").textContent`)
-	for _, want := range []string{`The lesson prints "(nil)"`, "lock:invoice:7 expired", "TTL was 30 s", "since A> SET lock:invoice:7"} {
+	for _, want := range []string{"lock:invoice:7 had expired", "since A's SET", "past its 30 s TTL"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("B's reason = %q; want it to mention %q", why, want)
 		}
@@ -120,7 +123,7 @@ func TestLessonExamplesSlowReader(t *testing.T) {
 	resultShows(t, ctx, 0, "OK", true)
 	clickJS(t, ctx, runButton(0))
 	resultShows(t, ctx, 0, "(nil)", false)
-	if why := text(t, ctx, block(0)+`.querySelector(".cli-why").textContent`); !strings.Contains(why, "already ran") {
+	if why := text(t, ctx, block(0)+`.querySelector(".cli-why").textContent`); !strings.Contains(why, "ran already") {
 		t.Errorf("A's second run: reason = %q; want it to say the line already ran", why)
 	}
 	browsertest.ElementScreenshot(t, ctx, "[data-redis-cli]", "example-twice-390")
@@ -134,7 +137,7 @@ func TestLessonExamplesSlowReader(t *testing.T) {
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-keys] tbody").children.length === 0`)
 	clickJS(t, ctx, runButton(1))
 	resultShows(t, ctx, 1, "OK", false)
-	if why := text(t, ctx, block(1)+`.querySelector(".cli-why").textContent`); !strings.Contains(why, "have not run yet") {
+	if why := text(t, ctx, block(1)+`.querySelector(".cli-why").textContent`); !strings.Contains(why, "Run the lines above first") {
 		t.Errorf("B before A: reason = %q; want it to say the lines above have not run", why)
 	}
 	clickJS(t, ctx, restart(1))
