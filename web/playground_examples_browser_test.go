@@ -3,10 +3,11 @@ package web
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -239,11 +240,16 @@ func TestPlaygroundLooks(t *testing.T) {
 func TestPlaygroundOnTouch(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
-	if _, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 5}); err != nil {
+	browsertest.ColorScheme(t, ctx, "light")
+	// browsertest.Open sets a viewport without touch; this one has it.
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(390, 800, chromedp.EmulateTouch),
+		chromedp.Navigate(ts.URL+"/playground"),
+		chromedp.WaitReady(chromedp.CSS("body")),
+	)
+	if err != nil {
 		t.Fatal(err)
 	}
-	browsertest.ColorScheme(t, ctx, "light")
-	browsertest.Open(t, ctx, ts.URL+"/playground", 390, 800)
 	if coarse := text(t, ctx, `String(matchMedia("(pointer: coarse)").matches)`); coarse != "true" {
 		t.Skipf("this Chromium does not emulate a coarse pointer (pointer: coarse = %s)", coarse)
 	}
@@ -292,7 +298,14 @@ func TestPlaygroundWithoutJavaScriptInBrowser(t *testing.T) {
 	if inView != "true" {
 		t.Error("after the redirect the terminal is not in view")
 	}
-	browsertest.Screenshot(t, ctx, "lesson-nojs-after-post-1280")
+	// What the learner sees: the viewport, not the whole page.
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir := os.Getenv("LOCKLAB_SCREENSHOTS"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, "lesson-nojs-after-post-1280.png"), shot, 0o644)
+	}
 	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
 		t.Fatal(err)
 	}
