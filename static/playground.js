@@ -169,7 +169,7 @@
   keysToggle.hidden = false;
   function toggleLabel() {
     var open = keysToggle.getAttribute("aria-expanded") === "true";
-    keysToggle.textContent = open ? "Hide" : "Show (" + keys.length + ")";
+    keysToggle.textContent = open ? "Hide keys" : "Show keys (" + keys.length + ")";
   }
   keysToggle.addEventListener("click", function () {
     var open = keysToggle.getAttribute("aria-expanded") !== "true";

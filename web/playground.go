@@ -106,6 +106,8 @@ func (s *Server) handleResetAPI(c echo.Context) error {
 	if err := s.playground.Reset(id); err != nil {
 		return err
 	}
+	// A transcript kept from the forms is of the sandbox just emptied.
+	s.clearFlash(c)
 	now, err := s.playground.Clock(id)
 	if err != nil {
 		return err

@@ -231,7 +231,7 @@ func TestPlaygroundLooks(t *testing.T) {
 	browsertest.Open(t, ctx, ts.URL+"/playground", 390, 900)
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-keys] tbody").children.length === 2`)
 	clickJS(t, ctx, `document.querySelector("[data-pg-keys-toggle]")`)
-	browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-keys-panel]").getClientRects().length === 0 && document.querySelector("[data-pg-keys-toggle]").textContent === "Show (2)" && document.querySelector("[data-pg-keys-toggle]").getAttribute("aria-expanded") === "false"`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-keys-panel]").getClientRects().length === 0 && document.querySelector("[data-pg-keys-toggle]").textContent === "Show keys (2)" && document.querySelector("[data-pg-keys-toggle]").getAttribute("aria-expanded") === "false"`)
 	focusIsNotLost(t, ctx, "the keys toggle")
 }
 

@@ -121,6 +121,13 @@ func (s *Server) setFlash(c echo.Context, f pgFlash) {
 	s.setCookie(c, &http.Cookie{Name: pgFlashCookie, Value: v, MaxAge: age, HttpOnly: true})
 }
 
+// clearFlash drops a kept transcript, if there is one.
+func (s *Server) clearFlash(c echo.Context) {
+	if _, err := s.cookie(c, pgFlashCookie); err == nil {
+		s.setCookie(c, &http.Cookie{Name: pgFlashCookie, MaxAge: -1, HttpOnly: true})
+	}
+}
+
 // flashState is the playground as the last form left it, nil if no form
 // was posted lately.
 func (s *Server) flashState(c echo.Context) *pgState {

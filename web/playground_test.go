@@ -177,6 +177,13 @@ func TestPlaygroundWithoutJavaScript(t *testing.T) {
 	if _, r, _ := l.exec("A", "GET visits"); r.Output != `"1"` {
 		t.Errorf("after two reloads GET visits = %s; want \"1\" (a reload must not send INCR again)", r.Output)
 	}
+	// A reset through the API drops the kept transcript with the keys.
+	if code, _ := l.do("POST", "/api/playground/reset", "application/json", `{}`); code != 200 {
+		t.Fatalf("reset = %d", code)
+	}
+	if _, again := l.do("GET", "/topics/distributed-locks", "", ""); strings.Contains(again, "INCR visits") {
+		t.Error("after a reset the lesson still shows the transcript of the emptied sandbox")
+	}
 	// A made-up topic is not a place to redirect to.
 	req, _ := http.NewRequest("POST", ts.URL+"/playground/exec", strings.NewReader(url.Values{"line": {"PING"}, "from": {"lesson"}, "topic": {"//evil.example"}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
