@@ -184,10 +184,17 @@ func TestPlaygroundLooks(t *testing.T) {
 					browsertest.Open(t, ctx, ts.URL+page, width, 900)
 					browsertest.WaitFor(t, ctx, `!document.querySelector("[data-pg-keys-toggle]").hidden`)
 					input := chromedp.CSS(`[data-playground] input[name=line]`)
-					for _, line := range []string{"FLUSHALL", "SET lock:invoice:7 3f9a1c NX PX 30000", "SET fence:invoice:7 33", "help"} {
-						if err := chromedp.Do(ctx, chromedp.Click(input), chromedp.SendKeys(input, line+kb.Enter)); err != nil {
+					// The lines go in one at a time, each after the reply
+					// to the one before (typing is tested elsewhere).
+					for i, line := range []string{"FLUSHALL", "SET lock:invoice:7 3f9a1c NX PX 30000", "SET fence:invoice:7 33", "help"} {
+						js := fmt.Sprintf(`(() => { const i = document.querySelector("[data-playground] input[name=line]"); i.value = %q; i.form.requestSubmit(); return true })()`, line)
+						if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js)); err != nil {
 							t.Fatal(err)
 						}
+						browsertest.WaitFor(t, ctx, fmt.Sprintf(`document.querySelectorAll("[data-pg-transcript] .pg-out").length >= %d`, i+1))
+					}
+					if err := chromedp.Do(ctx, chromedp.Click(input)); err != nil {
+						t.Fatal(err)
 					}
 					browsertest.WaitFor(t, ctx, `[...document.querySelectorAll("[data-pg-transcript] .pg-out")].at(-1)?.textContent.startsWith("Lock Lab playground")`)
 					browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-keys] tbody").children.length === 2`)
