@@ -455,8 +455,13 @@
           words(p.line)[0].toUpperCase() + ", past its " + seconds(ttl) + " TTL.";
       }
     }
-    if (ex.typed) return "A command typed in the terminal changed the sandbox since the lines above ran.";
-    return "The sandbox changed since the lines above ran (in another tab, or it sat idle).";
+    var names = [];
+    ex.lines.slice(0, l.index + 1).forEach(function (p) {
+      keysOf(p.line).forEach(function (k) { if (names.indexOf(k) < 0) names.push(k); });
+    });
+    var what = names.length ? names.join(", ") : "the sandbox";
+    if (ex.typed) return "A command typed in the terminal may have changed " + what + ".";
+    return "Something outside this example changed " + what + " (an earlier visit, another tab, or the sandbox sat idle).";
   }
 
   // show writes a line's actual reply under its block: as printed, or
