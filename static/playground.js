@@ -444,6 +444,7 @@
 
   // explain is the one-sentence reason a reply differs from the lesson's.
   function explain(ex, l, res, why) {
+    if (res.output === "QUEUED") return "Client " + l.who + " has a MULTI open, so the line was queued, not run: type DISCARD or EXEC as " + l.who + ".";
     if (why.twice) return "This line ran already; its first run changed the sandbox.";
     if (why.early) return "Run the lines above first: this one expects what " + why.early.who + "> " + short(why.early.line) + " does.";
     if (why.later) return why.later.who + "> " + short(why.later.line) + " ran before it, out of order, and changed the sandbox.";
@@ -522,7 +523,10 @@
     ex.lines.forEach(function (l) { if (l.index > upTo) l.result.hidden = true; });
     forget(ex);
     addNotice("Running the example from the start: its keys deleted, then its lines again.");
-    var chain = names.length ? run("A", "DEL " + names.map(quote).join(" "), "example") : Promise.resolve();
+    var chain = names.length ? run("A", "DEL " + names.map(quote).join(" "), "example").then(function (res) {
+      // A MULTI the learner opened as A would queue the DEL, not run it.
+      if (res.output === "QUEUED") throw new Error("Client A has a MULTI open: type DISCARD as client A, then run the example from the start again.");
+    }) : Promise.resolve();
     ex.lines.slice(0, upTo + 1).forEach(function (l) {
       chain = chain.then(function () {
         var why = reasonBefore(ex, l);
@@ -534,7 +538,7 @@
       // the Run button of the line it fixed, not to the page.
       if (!document.activeElement || document.activeElement === document.body) ex.lines[upTo].runButton.focus();
     }, function (err) {
-      show(ex.lines[upTo], null, err.message, false);
+      show(ex.lines[upTo], null, err.message, false, ex);
     }).then(function () { setBusy(ex, false); });
   }
 

@@ -114,6 +114,39 @@ func TestLessonExamplesSlowReader(t *testing.T) {
 	clickJS(t, ctx, runButton(2))
 	resultShows(t, ctx, 2, "(integer) 1", true)
 
+	// A's Run again, on a fresh page: the sandbox still holds the lock
+	// from the page before.
+	clickJS(t, ctx, runButton(0))
+	resultShows(t, ctx, 0, "OK", true)
+	open(390)
+	clickJS(t, ctx, runButton(0))
+	resultShows(t, ctx, 0, "(nil)", false)
+	if why := text(t, ctx, block(0)+`.querySelector(".cli-why").textContent`); !strings.Contains(why, "outside this example changed lock:invoice:7") {
+		t.Errorf("A's Run on a new page over an old lock: reason = %q", why)
+	}
+	clickJS(t, ctx, restart(0))
+	resultShows(t, ctx, 0, "OK", true)
+	// A MULTI typed as A would queue the restart's DEL: the learner is told.
+	typeLine := func(line string) {
+		t.Helper()
+		input := chromedp.CSS(`[data-playground] input[name=line]`)
+		if err := chromedp.Do(ctx, chromedp.Click(input), chromedp.SendKeys(input, line+kb.Enter)); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.WaitFor(t, ctx, fmt.Sprintf(`[...document.querySelectorAll("[data-pg-transcript] .pg-cmd")].at(-1)?.textContent.endsWith(%q)`, line))
+	}
+	typeLine("MULTI")
+	clickJS(t, ctx, runButton(0))
+	resultShows(t, ctx, 0, "QUEUED", false)
+	if why := text(t, ctx, block(0)+`.querySelector(".cli-why").textContent`); !strings.Contains(why, "MULTI open") {
+		t.Errorf("A's Run inside a MULTI: reason = %q", why)
+	}
+	clickJS(t, ctx, restart(0))
+	browsertest.WaitFor(t, ctx, block(0)+`.querySelector(".cli-why")?.textContent.includes("DISCARD")`)
+	typeLine("DISCARD")
+	clickJS(t, ctx, restart(0))
+	resultShows(t, ctx, 0, "OK", true)
+
 	// Pressing A's Run twice, on a fresh page and sandbox.
 	open(390)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-pg-reset] button`))); err != nil {
