@@ -1,9 +1,10 @@
 // Lock Lab playground: sends redis-cli lines to the learner's sandbox
 // through the JSON API and shows the replies in place, keeps a history,
-// counts TTLs down in the key inspector, and puts a Run button on every
-// redis-cli example of the lesson. Without this script the same forms post
-// to the server and the page comes back with the transcript. Replies are
-// inserted with textContent only.
+// counts TTLs down in the key inspector, and puts Run and Edit buttons on
+// every redis-cli example of the lesson, checking each reply against the
+// one the lesson prints. Without this script the same forms post to the
+// server, which redirects back to the page with the transcript. Replies
+// are inserted with textContent only.
 (function () {
   "use strict";
   var root = document.querySelector("[data-playground]");
@@ -11,15 +12,29 @@
 
   var $ = function (sel) { return root.querySelector(sel); };
   var form = $("[data-pg-form]"), input = form.querySelector("input[name=line]");
-  // The keys that recall and clear lines work only with this script.
-  var jsHint = $("[data-pg-js-hint]");
-  if (jsHint) jsHint.hidden = false;
-  var transcript = $("[data-pg-transcript]"), prompt = $("[data-pg-prompt]");
+  var transcript = $("[data-pg-transcript]"), scroller = $("[data-pg-scroll]");
+  var prompt = $("[data-pg-prompt]"), promptLabel = $("[data-pg-prompt-label]");
   var keysBody = $("[data-pg-keys] tbody"), empty = $("[data-pg-empty]");
+  var keysToggle = $("[data-pg-keys-toggle]"), keysPanel = $("[data-pg-keys-panel]");
   var clockEl = $("[data-pg-clock]");
   var history = [], histPos = 0, draft = "";
   var clock = { base: Number(clockEl.getAttribute("data-ms")) || 0, at: performance.now() };
   var keys = [], keysAt = performance.now(), refetchPending = false;
+  // listeners hear of everything the sandbox did that examples care about.
+  var listeners = [];
+  function tell(ev) { listeners.forEach(function (f) { f(ev); }); }
+
+  // Touch screens have no arrow keys or Ctrl+L: they get buttons for the
+  // history, and a hint that names those instead.
+  var touch = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
+  var hint = $(touch ? "[data-pg-touch-hint]" : "[data-pg-js-hint]");
+  if (hint) hint.hidden = false;
+  if (touch) $("[data-pg-history]").hidden = false;
+
+  var placeholders = {
+    A: "SET lock:invoice:7 3f9a1c NX PX 30000",
+    B: "SET lock:invoice:7 other NX PX 30000"
+  };
 
   function api(path, body) {
     var opts = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: { "Accept": "application/json" } };
@@ -42,7 +57,18 @@
     return r ? r.value : "A";
   }
 
-  function scrollDown() { transcript.scrollTop = transcript.scrollHeight; }
+  // setClient makes the prompt, its colour and the placeholder follow the
+  // client the input sends as.
+  function setClient(who) {
+    var r = form.querySelector("input[name=client][value=" + who + "]");
+    if (r) r.checked = true;
+    prompt.textContent = who;
+    promptLabel.classList.toggle("pg-prompt-A", who !== "B");
+    promptLabel.classList.toggle("pg-prompt-B", who === "B");
+    input.placeholder = placeholders[who] || placeholders.A;
+  }
+
+  function scrollDown() { scroller.scrollTop = scroller.scrollHeight; }
 
   function addNotice(text, cls) {
     var li = document.createElement("li");
@@ -75,15 +101,19 @@
   }
 
   // run sends one line as a client and shows the reply; it resolves to the
-  // reply text so Run buttons can show it by their example too.
-  function run(who, line) {
+  // server's answer so examples can check it against the lesson.
+  function run(who, line, from) {
     return api("/api/playground/exec", { line: line, client: who }).then(function (res) {
-      if (res.notice) addNotice(res.notice);
+      if (res.notice) {
+        addNotice(res.notice);
+        tell({ kind: "reset" }); // an idle sandbox was emptied
+      }
       if (res.clear) transcript.replaceChildren();
       else addEntry(who, line, res.output);
       setClock(res.clock_ms);
       refreshKeys();
-      return res.output;
+      if (from !== "example") tell({ kind: "typed" });
+      return res;
     }, function (err) {
       // The line was not run (too many at once, a body too large): show it
       // with the reason, so the learner sees which line and can recall it.
@@ -104,27 +134,48 @@
     run(client(), line).catch(function () {});
   });
 
-  input.addEventListener("keydown", function (ev) {
-    if (ev.key === "ArrowUp" && histPos > 0) {
+  function recall(step) {
+    if (step < 0 && histPos > 0) {
       if (histPos === history.length) draft = input.value;
       histPos--;
       input.value = history[histPos];
-      ev.preventDefault();
-    } else if (ev.key === "ArrowDown" && histPos < history.length) {
+      return true;
+    }
+    if (step > 0 && histPos < history.length) {
       histPos++;
       input.value = histPos === history.length ? draft : history[histPos];
-      ev.preventDefault();
+      return true;
+    }
+    return false;
+  }
+
+  input.addEventListener("keydown", function (ev) {
+    if (ev.key === "ArrowUp" || ev.key === "ArrowDown") {
+      if (recall(ev.key === "ArrowUp" ? -1 : 1)) ev.preventDefault();
     } else if ((ev.key === "l" || ev.key === "L") && ev.ctrlKey) {
       transcript.replaceChildren();
       ev.preventDefault();
     }
   });
+  $("[data-pg-prev]").addEventListener("click", function () { recall(-1); });
+  $("[data-pg-next]").addEventListener("click", function () { recall(1); });
 
   form.addEventListener("change", function (ev) {
-    if (ev.target.name === "client") {
-      prompt.textContent = client();
-      input.focus();
-    }
+    if (ev.target.name === "client") setClient(client());
+  });
+
+  // The key inspector sits beside the terminal on wide screens; on narrow
+  // ones it is below, and this button folds it away.
+  keysToggle.hidden = false;
+  function toggleLabel() {
+    var open = keysToggle.getAttribute("aria-expanded") === "true";
+    keysToggle.textContent = open ? "Hide keys" : "Show keys (" + keys.length + ")";
+  }
+  keysToggle.addEventListener("click", function () {
+    var open = keysToggle.getAttribute("aria-expanded") !== "true";
+    keysToggle.setAttribute("aria-expanded", String(open));
+    keysPanel.classList.toggle("pg-folded", !open);
+    toggleLabel();
   });
 
   $("[data-pg-advance]").addEventListener("submit", function (ev) {
@@ -132,10 +183,22 @@
     var ms = Number(ev.submitter ? ev.submitter.value : 1000);
     api("/api/playground/advance", { ms: ms }).then(function (res) {
       setClock(res.clock_ms);
-      addNotice("The sandbox clock moved forward " + (ms / 1000) + " s.");
+      advanceNotices(ms, res.expired || []).forEach(function (n) { addNotice(n); });
       refreshKeys();
     }, function (err) { addNotice(err.message, "pg-notice pg-error"); });
   });
+
+  // advanceNotices are the transcript's lines for a clock move, as the
+  // server writes them for the forms without JavaScript.
+  function advanceNotices(ms, expired) {
+    var lines = ["The sandbox clock moved forward " + (ms / 1000) + " s."];
+    if (expired.length === 0) lines.push("No key expired.");
+    for (var i = 0; i < expired.length; i++) {
+      if (i === 10) { lines.push("and " + (expired.length - i) + " more keys expired"); break; }
+      lines.push(expired[i] + " expired");
+    }
+    return lines;
+  }
 
   $("[data-pg-reset]").addEventListener("submit", function (ev) {
     ev.preventDefault();
@@ -144,6 +207,7 @@
       addNotice("The sandbox was reset: no keys, no scripts.");
       setClock(res.clock_ms);
       refreshKeys();
+      tell({ kind: "reset" });
     }, function (err) { addNotice(err.message, "pg-notice pg-error"); });
   });
 
@@ -192,39 +256,291 @@
         keys.push({ pttl_ms: k.pttl_ms, cell: ttl });
       });
       empty.hidden = list.length > 0;
+      toggleLabel();
     }, function () {}).then(function () { refetchPending = false; });
   }
 
   setInterval(tick, 250);
   refreshKeys();
 
-  // Run buttons on the lesson's redis-cli examples.
-  document.querySelectorAll("[data-redis-cli]").forEach(function (block) {
-    var result = document.createElement("p");
+  // ---- The lesson's examples ----
+  //
+  // The redis-cli blocks of one section of the lesson are one example: a
+  // story told in order (A takes the lock, B is turned away, A releases
+  // it). Pressing their Run buttons in order, at any pace, shows the
+  // replies the lesson prints, or, when the sandbox has moved on (a TTL
+  // ran out, a line ran twice or out of order, something typed in the
+  // terminal), the actual reply with a one-line reason and a control that
+  // runs the example from the start: it deletes the keys the example uses
+  // and runs its lines again, back to back, in the learner's own sandbox,
+  // so the replies are the sandbox's, not the page's.
+
+  // words splits a line as redis-cli does, for the key names and TTLs of
+  // an example's own lines: quoted strings are one word.
+  function words(line) {
+    var out = [], re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g, m;
+    while ((m = re.exec(line)) !== null) {
+      out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2] !== undefined ? m[2] : m[3]);
+    }
+    return out;
+  }
+
+  var keyless = /^(PING|ECHO|TIME|DBSIZE|FLUSHDB|FLUSHALL|MULTI|EXEC|DISCARD|UNWATCH|SCRIPT|HELP|CLEAR|INFO)$/;
+
+  // keysOf names the keys a line touches, by the commands' key positions.
+  function keysOf(line) {
+    var w = words(line), cmd = (w[0] || "").toUpperCase();
+    if (keyless.test(cmd) || w.length < 2) return [];
+    if (/^(EVAL|EVALSHA|EVAL_RO|EVALSHA_RO|FCALL|FCALL_RO)$/.test(cmd)) {
+      var n = parseInt(w[2], 10) || 0;
+      return w.slice(3, 3 + n);
+    }
+    if (/^(MSET|MSETNX)$/.test(cmd)) return w.slice(1).filter(function (_, i) { return i % 2 === 0; });
+    if (/^(DEL|UNLINK|EXISTS|MGET|TOUCH|WATCH)$/.test(cmd)) return w.slice(1);
+    return [w[1]];
+  }
+
+  // ttlOf is the TTL a line gives its key, in ms, or 0.
+  function ttlOf(line) {
+    var w = words(line), cmd = (w[0] || "").toUpperCase();
+    var num = function (s, unit) { var n = Number(s); return n > 0 ? n * unit : 0; };
+    if (cmd === "SET") {
+      for (var i = 3; i + 1 < w.length; i++) {
+        var o = w[i].toUpperCase();
+        if (o === "PX") return num(w[i + 1], 1);
+        if (o === "EX") return num(w[i + 1], 1000);
+      }
+      return 0;
+    }
+    if (cmd === "PEXPIRE" || cmd === "PSETEX") return num(w[2], 1);
+    if (cmd === "EXPIRE" || cmd === "SETEX") return num(w[2], 1000);
+    return 0;
+  }
+
+  function seconds(ms) { return (Math.round(ms / 100) / 10) + " s"; }
+
+  function short(line) { return line.length > 40 ? line.slice(0, 38) + "\u2026" : line; }
+
+  var examples = [], current = null;
+  document.querySelectorAll(".prose h3, [data-redis-cli]").forEach(function (el) {
+    if (el.tagName === "H3") { current = null; return; }
+    if (!current) {
+      current = { lines: [], off: -1, typed: false, busy: false };
+      examples.push(current);
+    }
+    setUpBlock(current, el);
+  });
+
+  listeners.push(function (ev) {
+    examples.forEach(function (ex) {
+      if (ev.kind === "reset") forget(ex);
+      if (ev.kind === "typed") ex.typed = true;
+    });
+  });
+
+  function setUpBlock(ex, block) {
+    var result = document.createElement("div");
     result.className = "cli-result";
     result.setAttribute("aria-live", "polite");
     result.hidden = true;
     block.appendChild(result);
-    block.querySelectorAll(".cli-cmd").forEach(function (cmd) {
-      var who = cmd.getAttribute("data-client") || "A";
-      var line = cmd.querySelector(".cli-input").textContent;
-      var btn = document.createElement("button");
-      btn.type = "button";
-      btn.className = "cli-run";
-      btn.textContent = "Run";
-      btn.setAttribute("aria-label", "Run as client " + who + ": " + line);
-      btn.addEventListener("click", function () {
-        btn.disabled = true;
-        run(who, line).then(function (out) {
-          result.hidden = false;
-          result.textContent = "Your sandbox, client " + who + ": " + out;
-        }, function (err) {
-          result.hidden = false;
-          result.textContent = err.message;
-        }).then(function () { btn.disabled = false; });
+    var cmds = block.querySelectorAll(".cli-cmd");
+    cmds.forEach(function (cmd) {
+      var l = {
+        who: cmd.getAttribute("data-client") || "A",
+        line: cmd.querySelector(".cli-input").textContent,
+        expect: printedReply(cmd),
+        result: result,
+        many: cmds.length > 1,
+        index: ex.lines.length,
+        ran: false, // in this pass through the example
+        at: 0 // the sandbox clock after it ran
+      };
+      ex.lines.push(l);
+      l.runButton = button("Run", "Run as client " + l.who + ": " + l.line, function () { runLine(ex, l); });
+      var edit = button("Edit", "Edit in the terminal, as client " + l.who + ": " + l.line, function () {
+        setClient(l.who);
+        input.value = l.line;
+        input.focus();
+        input.setSelectionRange(l.line.length, l.line.length);
       });
-      cmd.appendChild(document.createTextNode(" "));
-      cmd.appendChild(btn);
+      edit.classList.add("cli-edit");
+      cmd.append(" ", l.runButton, " ", edit);
     });
-  });
+  }
+
+  function button(text, label, onClick) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "cli-run";
+    b.textContent = text;
+    b.setAttribute("aria-label", label);
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  // printedReply is what the lesson prints under a command: its reply
+  // lines up to the next command, notes left out.
+  function printedReply(cmd) {
+    var lines = [];
+    for (var n = cmd.nextSibling; n; n = n.nextSibling) {
+      if (n.nodeType !== 1) continue;
+      if (n.classList.contains("cli-cmd")) break;
+      if (n.classList.contains("cli-reply")) lines.push(n.textContent);
+    }
+    return lines.length ? lines.join("\n") : null;
+  }
+
+  // busy keeps one request of an example at a time; buttons stay enabled
+  // (a disabled button drops the focus to the page) but say they wait.
+  function setBusy(ex, on) {
+    ex.busy = on;
+    ex.lines.forEach(function (l) {
+      if (on) l.runButton.setAttribute("aria-disabled", "true");
+      else l.runButton.removeAttribute("aria-disabled");
+    });
+  }
+
+  function runLine(ex, l) {
+    if (ex.busy) return;
+    setBusy(ex, true);
+    var why = reasonBefore(ex, l);
+    run(l.who, l.line, "example").then(function (res) {
+      check(ex, l, res, why);
+    }, function (err) {
+      show(l, null, err.message, false);
+    }).then(function () { setBusy(ex, false); });
+  }
+
+  // forget starts a new pass through the example: none of its lines ran.
+  function forget(ex) {
+    ex.off = -1;
+    ex.typed = false;
+    ex.lines.forEach(function (l) { l.ran = false; l.at = 0; });
+  }
+
+  // reasonBefore notes, before a line runs, what may make its reply differ
+  // from the lesson's; the clock is read from the reply after.
+  function reasonBefore(ex, l) {
+    if (l.ran) return { twice: true };
+    var lines = ex.lines;
+    for (var j = 0; j < l.index; j++) if (!lines[j].ran) return { early: lines[j] };
+    for (var k = l.index + 1; k < lines.length; k++) if (lines[k].ran) return { later: lines[k] };
+    if (ex.off >= 0) return { off: lines[ex.off] };
+    return {};
+  }
+
+  function check(ex, l, res, why) {
+    var ok = l.expect === null || res.output === l.expect;
+    var reason = "";
+    if (!ok) {
+      reason = explain(ex, l, res, why);
+      if (ex.off < 0) ex.off = l.index;
+    }
+    l.ran = true;
+    l.at = res.clock_ms;
+    show(l, res.output, reason, ok, ex);
+  }
+
+  // explain is the one-sentence reason a reply differs from the lesson's.
+  function explain(ex, l, res, why) {
+    if (res.output === "QUEUED") return "Client " + l.who + " has a MULTI open, so the line was queued, not run: type DISCARD or EXEC as " + l.who + ".";
+    if (why.twice) return "This line ran already; its first run changed the sandbox.";
+    if (why.early) return "Run the lines above first: this one expects what " + why.early.who + "> " + short(why.early.line) + " does.";
+    if (why.later) return why.later.who + "> " + short(why.later.line) + " ran before it, out of order, and changed the sandbox.";
+    if (why.off) return "An earlier line (" + why.off.who + "> " + short(why.off.line) + ") answered differently, so this one does too.";
+    for (var j = l.index - 1; j >= 0; j--) {
+      var p = ex.lines[j], ttl = ttlOf(p.line);
+      if (ttl > 0 && p.at && res.clock_ms - p.at >= ttl) {
+        return keysOf(p.line)[0] + " had expired: " + seconds(res.clock_ms - p.at) + " passed since " + p.who + "'s " +
+          words(p.line)[0].toUpperCase() + ", past its " + seconds(ttl) + " TTL.";
+      }
+    }
+    var names = [];
+    ex.lines.slice(0, l.index + 1).forEach(function (p) {
+      keysOf(p.line).forEach(function (k) { if (names.indexOf(k) < 0) names.push(k); });
+    });
+    var what = names.length ? names.join(", ") : "the sandbox";
+    if (ex.typed) return "A command typed in the terminal may have changed " + what + ".";
+    return "Something outside this example changed " + what + " (an earlier visit, another tab, or the sandbox sat idle).";
+  }
+
+  // show writes a line's actual reply under its block: as printed, or
+  // different, with the reason and the way back to the lesson's replies.
+  function show(l, output, reason, ok, ex) {
+    var r = l.result;
+    r.replaceChildren();
+    r.hidden = false;
+    r.classList.toggle("cli-result-off", !ok);
+    var p = document.createElement("p");
+    p.className = "cli-actual";
+    var label = document.createElement("span");
+    label.className = "cli-label";
+    label.textContent = (l.many ? "Your sandbox, " + l.who + "> " + short(l.line) : "Your sandbox") + ": ";
+    p.appendChild(label);
+    if (output !== null) {
+      var out = document.createElement("span");
+      out.className = "cli-out";
+      out.textContent = output;
+      p.appendChild(out);
+    }
+    if (output !== null && l.expect !== null) {
+      var same = document.createElement("span");
+      same.className = "cli-same";
+      same.textContent = ok ? " \u2713 as printed" : " \u00b7 the lesson prints " + l.expect.split("\n").join(" ");
+      p.appendChild(same);
+    }
+    r.appendChild(p);
+    if (!ok) {
+      var why = document.createElement("p");
+      why.className = "cli-why";
+      why.textContent = reason;
+      r.appendChild(why);
+      if (ex) {
+        var again = document.createElement("button");
+        again.type = "button";
+        again.className = "cli-restart";
+        again.textContent = "Run this example from the start";
+        again.addEventListener("click", function () { restart(ex, l.index, again); });
+        r.appendChild(again);
+      }
+    }
+  }
+
+  // restart deletes the keys the example uses and runs its lines again,
+  // back to back, up to the one that went off; each shows its reply. The
+  // lines run in one go, so no TTL of the example runs out between them.
+  function restart(ex, upTo, from) {
+    if (ex.busy) return;
+    setBusy(ex, true);
+    from.setAttribute("aria-disabled", "true");
+    var names = [];
+    ex.lines.forEach(function (l) {
+      keysOf(l.line).forEach(function (k) { if (names.indexOf(k) < 0) names.push(k); });
+    });
+    // Replies shown for the lines after upTo are from the pass that went
+    // off; the lines up to it show their new ones.
+    ex.lines.forEach(function (l) { if (l.index > upTo) l.result.hidden = true; });
+    forget(ex);
+    addNotice("Running the example from the start: its keys deleted, then its lines again.");
+    var chain = names.length ? run("A", "DEL " + names.map(quote).join(" "), "example").then(function (res) {
+      // A MULTI the learner opened as A would queue the DEL, not run it.
+      if (res.output === "QUEUED") throw new Error("Client A has a MULTI open: type DISCARD as client A, then run the example from the start again.");
+    }) : Promise.resolve();
+    ex.lines.slice(0, upTo + 1).forEach(function (l) {
+      chain = chain.then(function () {
+        var why = reasonBefore(ex, l);
+        return run(l.who, l.line, "example").then(function (res) { check(ex, l, res, why); });
+      });
+    });
+    chain.then(function () {
+      // The control is gone once the replies match: the focus goes to
+      // the Run button of the line it fixed, not to the page.
+      if (!document.activeElement || document.activeElement === document.body) ex.lines[upTo].runButton.focus();
+    }, function (err) {
+      show(ex.lines[upTo], null, err.message, false, ex);
+    }).then(function () { setBusy(ex, false); });
+  }
+
+  function quote(k) { return /^[^\s"'\\]+$/.test(k) ? k : JSON.stringify(k); }
 })();

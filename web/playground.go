@@ -106,6 +106,8 @@ func (s *Server) handleResetAPI(c echo.Context) error {
 	if err := s.playground.Reset(id); err != nil {
 		return err
 	}
+	// A transcript kept from the forms is of the sandbox just emptied.
+	s.clearFlash(c)
 	now, err := s.playground.Clock(id)
 	if err != nil {
 		return err
@@ -122,12 +124,64 @@ func (s *Server) handleAdvanceAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now, err := s.playground.Advance(s.ensureLearner(c), d)
+	now, expired, err := s.advance(s.ensureLearner(c), d)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"clock_ms": now.UnixMilli()})
+	return c.JSON(http.StatusOK, advanceResponse{ClockMS: now.UnixMilli(), Expired: expired})
 }
+
+// advanceResponse is the answer to a clock advance: the sandbox clock
+// after it and the keys whose TTL ran out in it, for the transcript.
+type advanceResponse struct {
+	ClockMS int64    `json:"clock_ms"`
+	Expired []string `json:"expired"`
+}
+
+// advance moves the learner's sandbox clock and names the keys that
+// expired: the key inspector's listings before and after, compared. The
+// listings are what the inspector asks for after every advance anyway;
+// if one fails the clock still moves, and only the names are missing.
+func (s *Server) advance(id string, d time.Duration) (time.Time, []string, error) {
+	start := time.Now()
+	before, berr := s.playground.Keys(id)
+	now, err := s.playground.Advance(id, d)
+	if err != nil {
+		return now, nil, err
+	}
+	after, aerr := s.playground.Keys(id)
+	if berr != nil || aerr != nil {
+		s.log.Warn("playground keys around an advance", "error", errors.Join(berr, aerr))
+		return now, []string{}, nil
+	}
+	expired := playground.Expired(before, after, d, time.Since(start))
+	if expired == nil {
+		expired = []string{}
+	}
+	return now, expired, nil
+}
+
+// advanceNotices are the transcript's lines for a clock advance: how far
+// it moved, then each key that expired, "lock:invoice:7 expired", as
+// playground.js writes them too.
+func advanceNotices(ms int64, expired []string) []string {
+	lines := []string{"The sandbox clock moved forward " + views.Seconds(ms) + "."}
+	if len(expired) == 0 {
+		return append(lines, "No key expired.")
+	}
+	for i, k := range expired {
+		if i == maxExpiredNamed {
+			return append(lines, "and "+strconv.Itoa(len(expired)-i)+" more keys expired")
+		}
+		lines = append(lines, k+" expired")
+	}
+	return lines
+}
+
+// maxExpiredNamed is how many expired keys an advance names one by one; a
+// sandbox of a thousand keys with one TTL would otherwise fill the
+// transcript.
+const maxExpiredNamed = 10
 
 func advanceBy(ms int64) (time.Duration, error) {
 	d := time.Duration(ms) * time.Millisecond
@@ -257,7 +311,8 @@ func encodeTranscript(entries []views.PGEntry) string {
 }
 
 // handlePlaygroundForm is the playground without JavaScript: the forms post
-// here and get the page back, with the transcript so far.
+// here with the transcript so far, and are sent back to the page they came
+// from (post/redirect/get), which shows it with the new reply.
 func (s *Server) handlePlaygroundForm(c echo.Context) error {
 	entries := decodeTranscript(c.FormValue("transcript"))
 	id := s.ensureLearner(c)
@@ -283,10 +338,13 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.playground.Advance(id, d); err != nil {
+		_, expired, err := s.advance(id, d)
+		if err != nil {
 			return err
 		}
-		entries = append(entries, views.PGEntry{Notice: "The sandbox clock moved forward " + views.Seconds(ms) + "."})
+		for _, n := range advanceNotices(ms, expired) {
+			entries = append(entries, views.PGEntry{Notice: n})
+		}
 	case "reset":
 		if err := s.playground.Reset(id); err != nil {
 			return err
@@ -295,11 +353,12 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 	default:
 		return echo.ErrNotFound
 	}
-	st := pgState{entries: entries, client: string(client)}
-	if c.FormValue("from") == "lesson" {
-		return s.renderLessonWith(c, c.FormValue("topic"), http.StatusOK, lessonExtras{playground: &st})
+	target, err := s.pgRedirect(c)
+	if err != nil {
+		return err
 	}
-	return s.renderPlaygroundPage(c, st)
+	s.setFlash(c, pgFlash{Client: string(client), Entries: entries})
+	return c.Redirect(http.StatusSeeOther, target)
 }
 
 // pgState is what the playground view shows after a form post.
@@ -311,6 +370,9 @@ type pgState struct {
 // playgroundView builds the playground widget for the learner.
 func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string) views.Playground {
 	v := views.Playground{From: from, Topic: topic, Client: "A"}
+	if st == nil {
+		st = s.flashState(c)
+	}
 	if st != nil {
 		v.Entries, v.Client = st.entries, st.client
 		v.Transcript = encodeTranscript(st.entries)
@@ -344,13 +406,9 @@ func ttlText(ms int64) string {
 
 func (s *Server) handlePlaygroundPage(c echo.Context) error {
 	s.ensureLearner(c)
-	return s.renderPlaygroundPage(c, pgState{})
-}
-
-func (s *Server) renderPlaygroundPage(c echo.Context, st pgState) error {
 	m := views.PlaygroundPage{
 		Page:       s.page("Playground", "A private Redis sandbox: type redis-cli commands as client A or B.", "playground"),
-		Playground: s.playgroundView(c, &st, "page", ""),
+		Playground: s.playgroundView(c, nil, "page", ""),
 	}
 	m.Page.Scripts = []string{s.assets.href("playground.js")}
 	return render(c, http.StatusOK, views.PlaygroundFullPage(m))

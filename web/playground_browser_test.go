@@ -74,9 +74,11 @@ func TestPlaygroundInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			browsertest.WaitFor(t, ctx, `![...document.querySelectorAll("[data-pg-keys] td")].some(td => td.textContent === "lock:invoice:7")`)
-			notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-pg-transcript] li:last-child`)))
+			// The transcript says what the clock did: which key expired.
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-transcript] li:last-child").textContent === "lock:invoice:7 expired"`)
+			notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-pg-transcript] li:nth-last-child(2)`)))
 			if !strings.Contains(notice, "moved forward 30 s") {
-				t.Errorf("last transcript line = %q", notice)
+				t.Errorf("transcript line before the expired key = %q", notice)
 			}
 		})
 	}

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/web/views"
 )
 
 const releaseLine = `EVAL "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end" 1 lock:invoice:7 3f9a1c`
@@ -115,34 +118,175 @@ func TestPlaygroundIsolation(t *testing.T) {
 	}
 }
 
-// TestPlaygroundWithoutJavaScript drives the plain forms: each post returns
-// the page with the transcript so far.
+// TestPlaygroundWithoutJavaScript drives the plain forms: each post
+// answers 303 back to its page at the terminal (post/redirect/get), and
+// the page it leads to shows the transcript so far with the new reply.
 func TestPlaygroundWithoutJavaScript(t *testing.T) {
 	ts := newTestServer(t)
 	l := newLearner(t, ts.URL)
-	form := func(action string, v url.Values) string {
+	// post sends a form without following its redirect, checks it, and
+	// then loads the page it leads to, as a browser does.
+	post := func(action string, v url.Values, wantLocation string) string {
 		t.Helper()
-		code, page := l.do("POST", "/playground/"+action, "application/x-www-form-urlencoded", v.Encode())
+		req, _ := http.NewRequest("POST", ts.URL+"/playground/"+action, strings.NewReader(v.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-CSRF-Token", l.csrfToken())
+		noFollow := *l.http
+		noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != wantLocation {
+			t.Fatalf("POST /playground/%s = %d to %q; want 303 to %q", action, resp.StatusCode, loc, wantLocation)
+		}
+		code, page := l.do("GET", wantLocation[:strings.Index(wantLocation, "#")], "", "")
 		if code != 200 {
-			t.Fatalf("POST /playground/%s = %d", action, code)
+			t.Fatalf("GET %s = %d", wantLocation, code)
 		}
 		return page
 	}
-	page := form("exec", url.Values{"line": {"SET lock:invoice:7 3f9a1c NX PX 30000"}, "client": {"A"}, "from": {"page"}})
+	const onPage = "/playground#pg-page-terminal"
+	page := post("exec", url.Values{"line": {"SET lock:invoice:7 3f9a1c NX PX 30000"}, "client": {"A"}, "from": {"page"}}, onPage)
 	transcript := hiddenValue(t, page, "transcript")
-	page = form("exec", url.Values{"line": {"SET lock:invoice:7 other NX PX 30000"}, "client": {"B"}, "from": {"page"}, "transcript": {transcript}})
-	for _, want := range []string{"3f9a1c NX PX 30000", "OK", "other NX PX 30000", "(nil)", "<td>lock:invoice:7</td>"} {
+	page = post("exec", url.Values{"line": {"SET lock:invoice:7 other NX PX 30000"}, "client": {"B"}, "from": {"page"}, "transcript": {transcript}}, onPage)
+	for _, want := range []string{"3f9a1c NX PX 30000", "OK", "other NX PX 30000", "(nil)", "<td>lock:invoice:7</td>", `id="pg-page-terminal"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("playground page after two posts lacks %q", want)
 		}
 	}
-	page = form("advance", url.Values{"ms": {"30000"}, "from": {"page"}, "transcript": {hiddenValue(t, page, "transcript")}})
-	if strings.Contains(page, "<td>lock:invoice:7</td>") || !strings.Contains(page, "moved forward 30 s") {
-		t.Error("after +30 s the key is still listed, or the notice is missing")
+	// The form sent as B last: the page comes back with B chosen.
+	if !strings.Contains(page, `value="B" checked`) || !strings.Contains(page, `placeholder="SET lock:invoice:7 other NX PX 30000"`) {
+		t.Error("after a post as B the page does not come back as B (radio, placeholder)")
 	}
-	page = form("exec", url.Values{"line": {"PING"}, "client": {"A"}, "from": {"lesson"}, "topic": {"distributed-locks"}})
-	if !strings.Contains(page, "<h1>Distributed locks and their caveats</h1>") || !strings.Contains(page, "PONG") {
-		t.Error("a post from the lesson does not return the lesson with the reply")
+	page = post("advance", url.Values{"ms": {"30000"}, "from": {"page"}, "transcript": {hiddenValue(t, page, "transcript")}}, onPage)
+	if strings.Contains(page, "<td>lock:invoice:7</td>") || !strings.Contains(page, "moved forward 30 s") || !strings.Contains(page, "lock:invoice:7 expired") {
+		t.Error("after +30 s the key is still listed, or the notices (clock moved, lock:invoice:7 expired) are missing")
+	}
+	// Reloading the page after a post does not run the command again.
+	page = post("exec", url.Values{"line": {"INCR visits"}, "client": {"A"}, "from": {"lesson"}, "topic": {"distributed-locks"}}, "/topics/distributed-locks#pg-lesson-terminal")
+	if !strings.Contains(page, "<h1>Distributed locks and their caveats</h1>") || !strings.Contains(page, "(integer) 1") {
+		t.Error("a post from the lesson does not lead back to the lesson with the reply")
+	}
+	for range 2 {
+		if code, again := l.do("GET", "/topics/distributed-locks", "", ""); code != 200 || !strings.Contains(again, "(integer) 1") {
+			t.Errorf("reload = %d; the transcript is gone", code)
+		}
+	}
+	if _, r, _ := l.exec("A", "GET visits"); r.Output != `"1"` {
+		t.Errorf("after two reloads GET visits = %s; want \"1\" (a reload must not send INCR again)", r.Output)
+	}
+	// A reset through the API drops the kept transcript with the keys.
+	if code, _ := l.do("POST", "/api/playground/reset", "application/json", `{}`); code != 200 {
+		t.Fatalf("reset = %d", code)
+	}
+	if _, again := l.do("GET", "/topics/distributed-locks", "", ""); strings.Contains(again, "INCR visits") {
+		t.Error("after a reset the lesson still shows the transcript of the emptied sandbox")
+	}
+	// A made-up topic is not a place to redirect to.
+	req, _ := http.NewRequest("POST", ts.URL+"/playground/exec", strings.NewReader(url.Values{"line": {"PING"}, "from": {"lesson"}, "topic": {"//evil.example"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-CSRF-Token", l.csrfToken())
+	noFollow := *l.http
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if resp, err := noFollow.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST from an unknown topic = %v %v; want 404", resp.StatusCode, err)
+	} else {
+		resp.Body.Close()
+	}
+}
+
+// TestFlashCookie checks that the transcript fits in one cookie whatever
+// it holds, and that a cookie the browser changed is no transcript.
+func TestFlashCookie(t *testing.T) {
+	big := strings.Repeat("x", 50<<10)
+	random := make([]byte, 8<<10)
+	for i := range random {
+		random[i] = byte('!' + (i*7919)%90)
+	}
+	many := make([]views.PGEntry, 40)
+	for i := range many {
+		many[i] = views.PGEntry{Client: "A", Line: "GET k" + strconv.Itoa(i), Output: `"` + string(random[i*100:i*100+200]) + `"`}
+	}
+	for _, tt := range []struct {
+		name     string
+		entries  []views.PGEntry
+		wantLast string // a prefix of the newest entry's output after the round trip
+	}{
+		{"small", []views.PGEntry{{Client: "A", Line: "PING", Output: "PONG"}}, "PONG"},
+		{"many entries: the oldest go", many, many[39].Output},
+		{"one huge reply is cut", []views.PGEntry{{Client: "B", Line: "GET big", Output: big}}, "xxxx"},
+		{"one incompressible reply is cut", []views.PGEntry{{Client: "B", Line: "GET r", Output: string(random)}}, string(random[:100])},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := encodeFlash(pgFlash{Client: "B", Entries: tt.entries})
+			if len(v) > maxFlashBytes {
+				t.Fatalf("encodeFlash = %d bytes; want at most %d", len(v), maxFlashBytes)
+			}
+			f, ok := decodeFlash(v)
+			if !ok || f.Client != "B" || len(f.Entries) == 0 {
+				t.Fatalf("decodeFlash(encodeFlash(...)) = %+v, %v", f, ok)
+			}
+			if last := f.Entries[len(f.Entries)-1].Output; !strings.HasPrefix(last, tt.wantLast) {
+				t.Errorf("newest output after the round trip = %.40q; want it to start %.40q", last, tt.wantLast)
+			}
+		})
+	}
+	for _, bad := range []string{"", "not base64!", "aGVsbG8", packFlash(pgFlash{}) + "x", strings.Repeat("A", 3*maxFlashBytes)} {
+		if f, ok := decodeFlash(bad); ok && len(f.Entries) > 0 {
+			t.Errorf("decodeFlash(%.20q) = %+v; want no transcript", bad, f)
+		}
+	}
+}
+
+// TestAdvanceNamesExpiredKeys checks that the API says which keys a clock
+// advance made expire, and only those.
+func TestAdvanceNamesExpiredKeys(t *testing.T) {
+	ts := newTestServer(t)
+	l := newLearner(t, ts.URL)
+	l.exec("A", "SET lock:invoice:7 3f9a1c NX PX 30000")
+	l.exec("A", "SET lock:report r PX 90000")
+	l.exec("A", "SET counter 1")
+	for _, step := range []struct {
+		ms   int64
+		want []string
+	}{
+		{10000, []string{}},
+		{30000, []string{"lock:invoice:7"}},
+		{60000, []string{"lock:report"}},
+	} {
+		code, body := l.do("POST", "/api/playground/advance", "application/json", `{"ms": `+strconv.FormatInt(step.ms, 10)+`}`)
+		var r advanceResponse
+		if code != 200 || json.Unmarshal([]byte(body), &r) != nil || r.ClockMS == 0 || !slices.Equal(r.Expired, step.want) {
+			t.Errorf("advance %d ms = %d %s; want expired %q", step.ms, code, body, step.want)
+		}
+	}
+}
+
+func TestAdvanceNotices(t *testing.T) {
+	var twelve []string
+	for i := range 12 {
+		twelve = append(twelve, "k"+strconv.Itoa(i))
+	}
+	for _, tt := range []struct {
+		ms      int64
+		expired []string
+		want    []string
+	}{
+		{30000, []string{"lock:invoice:7"}, []string{"The sandbox clock moved forward 30 s.", "lock:invoice:7 expired"}},
+		{1000, nil, []string{"The sandbox clock moved forward 1 s.", "No key expired."}},
+		{10000, twelve, append(append([]string{"The sandbox clock moved forward 10 s."}, func() []string {
+			var l []string
+			for _, k := range twelve[:10] {
+				l = append(l, k+" expired")
+			}
+			return l
+		}()...), "and 2 more keys expired")},
+	} {
+		if got := advanceNotices(tt.ms, tt.expired); !slices.Equal(got, tt.want) {
+			t.Errorf("advanceNotices(%d, %q) = %q; want %q", tt.ms, tt.expired, got, tt.want)
+		}
 	}
 }
 
