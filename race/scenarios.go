@@ -198,10 +198,10 @@ func scenarios() []scenario {
 				if s.p.Renew == RenewProgress {
 					mode = renewProgress
 				}
-				// The run lasts until client 2 has waited five TTLs after
+				// The run lasts until client 2 has waited three TTLs after
 				// client 1 hangs. Client 1's work would take longer than
 				// that; it hangs after work_ms.
-				s.horizon = s.p.Work + 5*s.p.TTL
+				s.horizon = s.p.Work + 3*s.p.TTL
 				s.startJob(s.addClient(1), 0, job{work: s.horizon + s.p.TTL, renew: mode, stuckAt: s.p.Work})
 				s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.TTL / 5})
 				s.at(s.horizon, func() { s.giveUp(s.clients[1]) })
