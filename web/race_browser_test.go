@@ -22,8 +22,8 @@ func TestRaceInBrowser(t *testing.T) {
 		name, query, predict, want string
 		width                      int64
 	}{
-		{"no-fencing", "scenario=gc-pause&fencing=false", "safe", "A stale write is accepted", 1280},
-		{"fencing", "scenario=gc-pause&fencing=true", "stale-write-rejected", "A stale write is rejected", 375},
+		{"no-fencing", "scenario=gc-pause&fencing=false", "safe", "Two clients hold the lock at once", 1280},
+		{"fencing", "scenario=gc-pause&fencing=true", "two-holders", "Two clients hold the lock at once", 375},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			browsertest.Open(t, ctx, ts.URL+"/race?"+tt.query, tt.width, 900)
@@ -46,7 +46,7 @@ func TestRaceInBrowser(t *testing.T) {
 			if !strings.Contains(verdict, tt.want) {
 				t.Errorf("verdict = %q; want %q", verdict, tt.want)
 			}
-			right := tt.want == "A stale write is rejected"
+			right := tt.predict == "two-holders"
 			if got := strings.Contains(verdict, "You predicted this"); got != right {
 				t.Errorf("prediction judged %v; want %v (verdict text %q)", got, right, verdict)
 			}
@@ -79,7 +79,7 @@ func TestRacePresenterView(t *testing.T) {
 	}
 	browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
 	verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-race-verdict]")))
-	if !strings.Contains(verdict, "A stale write is rejected") {
+	if !strings.Contains(verdict, "Two clients hold the lock at once") {
 		t.Errorf("presenter verdict = %q", verdict)
 	}
 	browsertest.Screenshot(t, ctx, "race-present-1920-dark")
