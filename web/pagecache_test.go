@@ -125,6 +125,10 @@ func TestKeptPagesPerBrowser(t *testing.T) {
 			if w.Code != http.StatusOK {
 				t.Fatalf("answer: %d %s", w.Code, w.Body)
 			}
+			// The first answer gives the browser its learner id.
+			if ids := cookieHeader(w.Result()); ids != "" {
+				a += "; " + ids
+			}
 		}
 	}
 	for _, tc := range []struct {

@@ -63,18 +63,11 @@ func (s *Server) handleHome(c echo.Context) error {
 	return s.writePage(c, p, pageFill{csrf: csrfOf(c)})
 }
 
-// hasLearner reports whether the request comes with a learner's cookie,
-// and gives the browser one if not: a learner gets their id on the first
-// visit, so that from their first answer or command each has a rate limit
-// of their own, even when a whole workshop shares one address. A browser
-// that has just been given an id has no progress yet.
-func (s *Server) hasLearner(c echo.Context) bool {
-	if s.learnerID(c) != "" {
-		return true
-	}
-	s.ensureLearner(c)
-	return false
-}
+// hasLearner reports whether the request comes with a learner's cookie.
+// A visitor who only reads gets none: their id is made with their first
+// answer or command (ensureLearner), and until then they have no progress
+// to show. Pages then cost no Set-Cookie, and a crawler mints no ids.
+func (s *Server) hasLearner(c echo.Context) bool { return s.learnerID(c) != "" }
 
 // learnerProgress reads everything the learner has done. A store that
 // cannot be read must not take the pages down: the learner then sees
