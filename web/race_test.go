@@ -67,4 +67,3 @@ func TestRaceAPI(t *testing.T) {
 		}
 	}
 }
-
