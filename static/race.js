@@ -1,15 +1,23 @@
 // Lock Lab race player: draws a scenario's timeline as SVG and plays it.
-// The server renders the settings form, the transcript and the verdict, so
-// the page works without this script; with it, the learner can predict the
-// outcome, then play, pause, step and scrub through the run. Only transforms
-// and opacity change per frame; text changes happen when an event is
-// reached. All text goes in with textContent.
+// The server renders the settings and fault forms, the transcript and the
+// outcomes, so the page works without this script; with it, the learner
+// predicts what will happen, then plays, pauses, steps and scrubs through
+// the run, changes settings in place and adds faults at the playhead.
+// Nothing of the run is drawn before the playhead reaches it: the drawing
+// starts with the lanes only, and each bar, marker and token appears when
+// its time comes. All text goes in with textContent.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
   var PLAY_SECONDS = 16; // a whole run lasts this long at 1x
   var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  var present = document.documentElement.classList.contains("present");
+  // The settings a run has, as the form and the API name them.
+  var SETTINGS = ["ttl_ms", "work_ms", "pause_ms", "clock_jump_ms", "restart_delay_ms", "replication_lag_ms", "release", "fencing", "seed"];
+  // The events after which a client no longer believes it holds the lock.
+  var LETS_GO = { "release-ok": 1, "release-noop": 1, "delete-other": 1, "extend-fail": 1, "stop": 1 };
   var scenarioCache = null;
+  var uid = 0; // tells apart the patterns of several drawings on a page
 
   document.querySelectorAll("[data-race]").forEach(function (root) { setup(root); });
 
@@ -17,28 +25,38 @@
     var $ = function (sel) { return root.querySelector(sel); };
     var stage = $("[data-race-stage]"), player = $("[data-race-player]");
     var narration = $("[data-race-narration]"), transcript = $("[data-race-transcript]");
-    var verdictBox = $("[data-race-result]"), predict = $("[data-race-predict]");
-    // The verdicts' labels come from the server: each prediction choice
-    // is labelled with one.
-    var verdicts = {};
-    predict.querySelectorAll("input[type=radio]").forEach(function (el) {
-      verdicts[el.value] = el.parentNode.textContent.trim();
-    });
+    var result = $("[data-race-result]"), predict = $("[data-race-predict]");
     var form = $("[data-race-form]"), description = $("[data-race-description]");
+    var titleEl = $("[data-race-title]"), settingsBox = $("[data-race-settings]");
+    var faultBox = $("[data-race-fault]");
     var playBtn = player.querySelector("[data-act=play]");
     var scrub = player.querySelector("[data-act=scrub]");
     var speedSel = player.querySelector("[data-act=speed]");
     var clock = $("[data-race-clock]");
+    var predictSummary = predict.querySelector("summary");
+    var predictAsk = predictSummary.textContent;
+    // The outcomes' labels come from the server: each prediction choice
+    // is labelled with one.
+    var labels = {}, order = [];
+    predict.querySelectorAll("input[type=checkbox]").forEach(function (el) {
+      labels[el.value] = el.parentNode.textContent.trim();
+      order.push(el.value);
+    });
     var error = document.createElement("p");
     error.className = "field-error";
     error.setAttribute("role", "alert");
     error.hidden = true;
-    form.parentNode.insertBefore(error, form.nextSibling);
+    settingsBox.parentNode.insertBefore(error, settingsBox.nextSibling);
 
-    var run = null, t = 0, T = 1, idx = -1, playing = false, last = 0, lastStep = 0;
-    var view = null;
+    var run = null, outcomes = [], t = 0, T = 1, idx = -1, playing = false, last = 0, lastStep = 0;
+    var view = null, asked = false, prediction = null, faults = [];
+    form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { faults.push(el.value); });
+    var scenarioId = root.getAttribute("data-scenario");
 
     [stage, player, narration, predict].forEach(function (el) { el.hidden = false; });
+    result.hidden = true;
+    if (present) settingsBox.open = false;
+    if (present) predict.open = false;
     root.classList.add("race-live");
 
     function load(url) {
@@ -51,11 +69,14 @@
         });
     }
 
+    // show puts a new run on screen, undrawn: the playhead at 0 and the
+    // prediction asked again.
     function show(data) {
       run = data;
+      outcomes = outcomesOf(data);
       var lastT = data.events.length ? data.events[data.events.length - 1].t_ms : 0;
       T = Math.max(1000, Math.ceil(lastT * 1.06));
-      view = draw(stage, data, T);
+      view = draw(stage, data, T, outcomes);
       transcript.replaceChildren();
       data.events.forEach(function (e, i) {
         var li = document.createElement("li");
@@ -69,11 +90,80 @@
         li.append(time, " ", actor, " " + e.text);
         transcript.appendChild(li);
       });
+      root.setAttribute("data-scenario", data.id);
+      root.setAttribute("data-outcomes", outcomes.map(function (o) { return o.id; }).join(" "));
+      scenarioId = data.id;
+      form.elements.from.value = data.id;
+      fillOutcomes();
+      targets();
       stop();
+      resetPrediction();
       idx = -2; // force enter() on the first seek
-      verdictBox.hidden = true;
+      result.hidden = true;
       seek(0);
-      say("Press Play to watch, or step through it. Predict the outcome first if you like.");
+      say("Press Play to watch, or step through it.");
+    }
+
+    function outcomesOf(data) {
+      var list = data.outcomes && data.outcomes.length ? data.outcomes : [data.verdict];
+      var lastT = data.events.length ? data.events[data.events.length - 1].t_ms : 0;
+      return list.map(function (o) {
+        if (typeof o === "string") return { id: o, t_ms: lastT, event: -1 };
+        var id = o.id || o.outcome || o.kind;
+        var ev = typeof o.event === "number" ? o.event : -1;
+        var at = typeof o.t_ms === "number" ? o.t_ms : typeof o.at_ms === "number" ? o.at_ms : ev >= 0 && data.events[ev] ? data.events[ev].t_ms : lastT;
+        return { id: id, t_ms: at, event: ev, text: o.text || "" };
+      });
+    }
+
+    function label(id) { return labels[id] || id; }
+
+    // fillOutcomes writes the outcome list of the result box, shown at the end.
+    function fillOutcomes() {
+      var list = result.querySelector("[data-race-outcomes]");
+      list.replaceChildren();
+      outcomes.forEach(function (o) {
+        var li = document.createElement("li");
+        li.className = "outcome-" + o.id;
+        li.setAttribute("data-outcome", o.id);
+        var time = document.createElement("span");
+        time.className = "race-time";
+        time.textContent = "(at " + seconds(o.t_ms) + ")";
+        li.append(label(o.id) + " ", time);
+        list.appendChild(li);
+      });
+      result.querySelector("[data-race-summary]").textContent = run.summary || "";
+      var box = result.querySelector("[data-race-verdict]");
+      box.className = "race-verdict verdict-" + (run.verdict || "safe");
+      var old = box.querySelector(".prediction-feedback");
+      if (old) old.remove();
+    }
+
+    function resetPrediction() {
+      asked = false;
+      prediction = null;
+      predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.checked = false; el.disabled = false; });
+      predictSummary.textContent = predictAsk;
+      predict.classList.remove("race-predict-done");
+      predict.open = !present;
+    }
+
+    // lockPrediction takes the ticked outcomes as the learner's prediction
+    // when the run is first played; none ticked is no prediction.
+    function lockPrediction(skip) {
+      if (asked) return;
+      asked = true;
+      var ticked = [];
+      predict.querySelectorAll("input[type=checkbox]").forEach(function (el) {
+        if (el.checked && !skip) ticked.push(el.value);
+        el.disabled = true;
+      });
+      prediction = ticked.length ? ticked : null;
+      predictSummary.textContent = prediction
+        ? "Your prediction: " + prediction.map(label).join("; ") + "."
+        : "No prediction this time.";
+      predict.classList.add("race-predict-done");
+      predict.open = false;
     }
 
     function say(text) { narration.textContent = text; }
@@ -84,71 +174,104 @@
       while (run && i + 1 < run.events.length && run.events[i + 1].t_ms <= t) i++;
       if (i !== idx) enter(i);
       frame();
-      if (t >= T) finish();
+      if (t >= T && result.hidden) finish();
     }
 
     // enter updates everything that changes only at an event.
     function enter(i) {
+      var from = idx;
       idx = i;
       transcript.querySelectorAll("li").forEach(function (li, j) {
         li.hidden = j > i;
         if (j === i) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
       });
       var e = i >= 0 ? run.events[i] : null;
-      if (e) say(seconds(e.t_ms) + ": " + e.text);
-      view.markers.forEach(function (m, j) { m.classList.toggle("past", j <= i); m.classList.toggle("current", j === i); });
+      if (e) {
+        var text = seconds(e.t_ms) + ": " + e.text;
+        outcomes.forEach(function (o) {
+          var lastAtTime = i + 1 >= run.events.length || run.events[i + 1].t_ms !== e.t_ms;
+          if (o.event === i || (o.event < 0 && o.t_ms === e.t_ms && lastAtTime)) text += " Outcome: " + label(o.id) + ".";
+        });
+        say(text);
+      } else if (from > -1) {
+        say("Back at the start.");
+      }
+      view.markers.forEach(function (m, j) { m.style.display = j <= i ? "" : "none"; m.classList.toggle("current", j === i); });
       view.state(e);
-      verdictBox.hidden = !(i === run.events.length - 1 && t >= T);
+      if (t < T) result.hidden = true;
     }
 
-    // frame moves what changes continuously: transforms and a clock.
+    // frame moves what changes continuously: the playhead, the bars that
+    // grow with it, and the clock.
     function frame() {
       var x = view.x(t);
       view.playhead.setAttribute("transform", "translate(" + x.toFixed(1) + " 0)");
+      view.reveal(t);
       scrub.value = String(Math.round(1000 * t / T));
       var shown = Math.floor(t / 100) / 10;
       if (clock.textContent !== shown + " s") clock.textContent = shown + " s";
       view.drain(run.events[idx] || null, t);
+      faultAt(t);
     }
 
     function finish() {
       stop();
-      verdictBox.hidden = false;
-      var v = run.verdict;
-      var p = verdictBox.querySelector("[data-race-verdict]");
-      p.className = "race-verdict verdict-" + v;
-      var strong = document.createElement("strong");
-      strong.textContent = "Verdict: " + (verdicts[v] || v) + ".";
-      p.replaceChildren(strong, " " + run.summary);
-      var chosen = predict.querySelector("input:checked");
-      if (chosen) {
-        var res = document.createElement("p");
-        res.className = chosen.value === v ? "prediction prediction-right" : "prediction prediction-wrong";
-        res.textContent = chosen.value === v
-          ? "You predicted this. Well done."
-          : "You predicted: " + verdicts[chosen.value] + ". Watch it again and look for the moment it went differently.";
-        p.appendChild(res);
-      }
-      say("The end. Verdict: " + (verdicts[v] || v) + ". " + run.summary);
-      report(chosen ? chosen.value : "");
+      result.hidden = false;
+      var box = result.querySelector("[data-race-verdict]");
+      var old = box.querySelector(".prediction-feedback");
+      if (old) old.remove();
+      if (prediction) box.appendChild(feedback());
+      say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ". " + (run.summary || ""));
+      report(prediction || []);
+    }
+
+    // feedback judges the prediction outcome by outcome: each one the
+    // learner expected, and each one that happened.
+    function feedback() {
+      var happened = {};
+      outcomes.forEach(function (o) { if (!(o.id in happened)) happened[o.id] = o; });
+      var ul = document.createElement("ul");
+      ul.className = "prediction-feedback";
+      ul.setAttribute("aria-label", "Your prediction, outcome by outcome");
+      order.forEach(function (id) {
+        var expected = prediction.indexOf(id) >= 0, did = happened[id];
+        if (!expected && !did) return;
+        var li = document.createElement("li");
+        li.setAttribute("data-judged", id);
+        var name = label(id);
+        if (expected && did) {
+          li.className = "prediction-right";
+          li.textContent = "You expected “" + name + "”: right, at " + seconds(did.t_ms) + ".";
+        } else if (expected) {
+          li.className = "prediction-wrong";
+          li.textContent = "You expected “" + name + "”: it did not happen.";
+        } else {
+          li.className = "prediction-wrong";
+          li.textContent = "You did not expect “" + name + "”: it happened, at " + seconds(did.t_ms) + ".";
+        }
+        ul.appendChild(li);
+      });
+      return ul;
     }
 
     // report tells the server a run was played to the end, for workshop
-    // dashboards; the server works out the verdict itself.
-    function report(prediction) {
+    // dashboards; the server works out the outcomes itself.
+    function report(pred) {
       var params = {};
       Object.keys(run.params || {}).forEach(function (k) { params[k] = String(run.params[k]); });
+      if (faults.length) params.fault = faults.join(",");
       var meta = document.querySelector("meta[name=csrf-token]");
       fetch("/api/race/done", {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": meta ? meta.getAttribute("content") : "" },
-        body: JSON.stringify({ scenario: run.id, params: params, prediction: prediction })
+        body: JSON.stringify({ scenario: run.id, params: params, faults: faults, prediction: pred })
       }).catch(function () {});
     }
 
     function play() {
       if (!run) return;
+      lockPrediction(false);
       if (t >= T) seek(0);
       playing = true;
       playBtn.textContent = "Pause";
@@ -177,6 +300,7 @@
 
     function step(dir) {
       if (!run) return;
+      lockPrediction(false);
       var times = run.events.map(function (e) { return e.t_ms; }).concat([T]);
       var target = dir > 0
         ? times.find(function (x) { return x > t + 0.5; })
@@ -191,56 +315,215 @@
       else if (act === "forward") { stop(); step(1); }
       else if (act === "replay") { seek(0); play(); }
     });
-    scrub.addEventListener("input", function () { stop(); seek(T * Number(scrub.value) / 1000); });
+    predict.querySelector("[data-act=skip]").addEventListener("click", function () {
+      lockPrediction(true);
+      play();
+    });
+    scrub.addEventListener("input", function () { stop(); lockPrediction(false); seek(T * Number(scrub.value) / 1000); });
 
-    root.addEventListener("keydown", function (ev) {
+    function onKey(ev) {
       var tag = ev.target.tagName;
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-      if (ev.key === " " && tag !== "BUTTON" && tag !== "SUMMARY") { ev.preventDefault(); if (playing) stop(); else play(); }
+      if (ev.key === " " && tag !== "BUTTON" && tag !== "SUMMARY" && tag !== "A") { ev.preventDefault(); if (playing) stop(); else play(); }
       else if (ev.key === "ArrowRight") { ev.preventDefault(); stop(); step(1); }
       else if (ev.key === "ArrowLeft") { ev.preventDefault(); stop(); step(-1); }
       else if (ev.key === "Home") { ev.preventDefault(); stop(); seek(0); }
-    });
+    }
+    // On the presenter view the keys work wherever the focus is.
+    (present ? document : root).addEventListener("keydown", onKey);
     root.setAttribute("tabindex", "-1");
 
-    // The settings form runs the scenario in place.
-    function settingsURL() {
-      var fd = new FormData(form);
+    // The settings: any change runs the scenario again in place.
+    function apiURL() {
       var q = new URLSearchParams();
-      ["ttl_ms", "pause_ms", "work_ms", "clock_jump_ms", "restart_delay_ms", "seed", "release"].forEach(function (k) {
-        if (fd.get(k) !== null && fd.get(k) !== "") q.set(k, fd.get(k));
+      SETTINGS.forEach(function (k) {
+        var input = form.elements[k];
+        if (!input) return;
+        if (input.type === "checkbox") q.set(k, input.checked ? "true" : "false");
+        else if (input.value !== "") q.set(k, input.value);
       });
-      q.set("fencing", fd.get("fencing") ? "true" : "false");
-      return "/api/race/" + encodeURIComponent(fd.get("scenario")) + "?" + q.toString();
+      faults.forEach(function (f) { q.append("fault", f); });
+      return "/api/race/" + encodeURIComponent(form.elements.scenario.value) + "?" + q.toString();
     }
 
-    function rerun() {
+    // runQuery is the address query that reproduces the run on screen.
+    function runQuery(data) {
+      var q = new URLSearchParams();
+      q.set("scenario", data.id);
+      Object.keys(data.params || {}).sort().forEach(function (k) {
+        var v = data.params[k];
+        if (v === null || typeof v === "object") return;
+        q.set(k, String(v));
+      });
+      faults.forEach(function (f) { q.append("fault", f); });
+      return q.toString();
+    }
+
+    function rerun(then) {
       error.hidden = true;
-      load(settingsURL()).then(show).catch(function (err) {
+      return load(apiURL()).then(function (data) {
+        show(data);
+        var q = runQuery(data);
+        var page = "/race?" + q, pres = "/race/present?" + q;
+        root.setAttribute("data-page", page);
+        root.setAttribute("data-present", pres);
+        root.setAttribute("data-api", apiURL());
+        var scope = root.classList.contains("race-compact") ? root : document;
+        scope.querySelectorAll("[data-race-link=page]").forEach(function (a) { a.href = page; });
+        scope.querySelectorAll("[data-race-link=present]").forEach(function (a) { a.href = pres; });
+        if (!root.classList.contains("race-compact") && window.history && history.replaceState) {
+          history.replaceState(null, "", location.pathname + "?" + q);
+        }
+        return scenarios().then(function (list) {
+          var sc = list.find(function (s) { return s.id === data.id; });
+          titleEl.textContent = data.title || (sc && sc.title) || titleEl.textContent;
+          if (sc) description.textContent = sc.summary || sc.description || description.textContent;
+          if (then) then();
+        });
+      }).catch(function (err) {
         error.textContent = err.message;
         error.hidden = false;
       });
     }
 
-    form.addEventListener("submit", function (ev) { ev.preventDefault(); rerun(); });
-    form.querySelector("select[name=scenario]").addEventListener("change", function (ev) {
-      var id = ev.target.value;
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      if (ev.submitter && ev.submitter.name === "add_fault") { addFault(); return; }
+      rerun();
+    });
+    form.addEventListener("change", function (ev) {
+      if (ev.target.name === "scenario") { changeScenario(ev.target.value); return; }
+      if (SETTINGS.indexOf(ev.target.name) >= 0) rerun();
+    });
+
+    // changeScenario moves to another scenario: every setting still at the
+    // old scenario's default takes the new one's, and the faults, which
+    // name the old scenario's nodes and times, are dropped.
+    function changeScenario(id) {
       scenarios().then(function (list) {
         var sc = list.find(function (s) { return s.id === id; });
+        var old = list.find(function (s) { return s.id === scenarioId; });
         if (!sc) return;
-        var d = sc.defaults;
-        Object.keys(d).forEach(function (k) {
+        Object.keys(sc.defaults).forEach(function (k) {
           var input = form.elements[k];
           if (!input) return;
-          if (input.type === "checkbox") input.checked = !!d[k]; else input.value = d[k];
+          var was = old ? old.defaults[k] : undefined;
+          if (input.type === "checkbox") {
+            if (was === undefined || input.checked === !!was) input.checked = !!sc.defaults[k];
+          } else if (was === undefined || String(input.value) === String(was)) {
+            input.value = sc.defaults[k];
+          }
         });
         form.querySelectorAll("[data-param]").forEach(function (f) {
           f.hidden = sc.applies.indexOf(f.getAttribute("data-param")) < 0;
         });
-        description.textContent = sc.summary;
+        faults = [];
+        listFaults();
+        titleEl.textContent = sc.title;
+        description.textContent = sc.summary || sc.description || "";
         rerun();
       });
-    });
+    }
+
+    // Faults added at the playhead.
+    var kindSel = faultBox.querySelector("[data-race-fault-kind]");
+    var targetSel = faultBox.querySelector("[data-race-fault-target]");
+    var atInput = faultBox.querySelector("[data-race-fault-at]");
+    var argInput = faultBox.querySelector("[data-race-fault-arg]");
+    var argLabel = faultBox.querySelector("[data-race-fault-arg-label]");
+    var persist = faultBox.querySelector("[data-race-fault-persist]");
+    var atLabel = faultBox.querySelector("[data-race-fault-at-label]");
+    var faultList = faultBox.querySelector("[data-race-fault-list]");
+    var addBtn = faultBox.querySelector("[data-race-add-fault]");
+    var atEdited = false;
+    atInput.addEventListener("input", function () { atEdited = true; });
+    addBtn.textContent = "Add it and replay from there";
+
+    function faultAt(now) {
+      if (atEdited) return;
+      var at = Math.round(now / 100) * 100;
+      if (atInput.value !== String(at)) atInput.value = String(at);
+      var text = "at the playhead, " + seconds(at);
+      if (atLabel.textContent !== text) atLabel.textContent = text;
+    }
+
+    // kindChanged fits the fault fields to its kind: a pause hits a
+    // client, a crash or a clock jump a node, a delay either.
+    function kindChanged() {
+      var kind = kindSel.value;
+      argLabel.textContent = { pause: "For (ms)", crash: "Restart after (ms)", "clock-jump": "Jump ahead by (ms)", delay: "Delay (ms)" }[kind] || "For (ms)";
+      persist.parentNode.hidden = kind !== "crash";
+      var first = null;
+      Array.prototype.forEach.call(targetSel.options, function (o) {
+        var isClient = o.value.indexOf("client") === 0;
+        o.disabled = kind === "pause" ? !isClient : kind === "delay" ? false : isClient;
+        o.hidden = o.disabled;
+        if (!o.disabled && !first) first = o;
+      });
+      var sel = targetSel.options[targetSel.selectedIndex];
+      if ((!sel || sel.disabled) && first) targetSel.value = first.value;
+    }
+    kindSel.addEventListener("change", kindChanged);
+
+    // targets lists what a fault can hit in the run on screen.
+    function targets() {
+      var keep = targetSel.value;
+      targetSel.replaceChildren();
+      view.targets.forEach(function (tg) {
+        var o = document.createElement("option");
+        o.value = tg.id;
+        o.textContent = tg.name;
+        targetSel.appendChild(o);
+      });
+      if (keep) targetSel.value = keep;
+      kindChanged();
+    }
+
+    function listFaults() {
+      faultList.replaceChildren();
+      form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { el.remove(); });
+      faults.forEach(function (f, i) {
+        var li = document.createElement("li");
+        var span = document.createElement("span");
+        span.textContent = faultText(f);
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = "button-link";
+        b.textContent = "Remove";
+        b.setAttribute("aria-label", "Remove the fault: " + faultText(f));
+        b.addEventListener("click", function () { faults.splice(i, 1); listFaults(); rerun(); });
+        li.append(span, " ", b);
+        faultList.appendChild(li);
+        var hidden = document.createElement("input");
+        hidden.type = "hidden";
+        hidden.name = "fault";
+        hidden.value = f;
+        hidden.setAttribute("data-race-fault-spec", "");
+        form.appendChild(hidden);
+      });
+      faultList.hidden = faults.length === 0;
+    }
+    listFaults();
+
+    // addFault adds the fault to the run, runs it again, and replays from
+    // the fault's time: everything before it is the same run.
+    function addFault() {
+      var at = Math.max(0, Math.round(Number(atInput.value) || 0));
+      var arg = String(Math.max(0, Math.round(Number(argInput.value) || 0)));
+      if (kindSel.value === "crash" && persist.checked) arg += "+persist";
+      faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
+      listFaults();
+      atEdited = false;
+      rerun(function () {
+        asked = true; // a replay from a fault is not a prediction round
+        predict.open = false;
+        predictSummary.textContent = "No prediction for a run with your own fault.";
+        predict.classList.add("race-predict-done");
+        predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.disabled = true; });
+        seek(Math.max(0, at - 1));
+        play();
+      });
+    }
 
     var resizeTimer = 0, lastWidth = stage.clientWidth;
     window.addEventListener("resize", function () {
@@ -249,13 +532,16 @@
         if (!run || Math.abs(stage.clientWidth - lastWidth) < 20) return;
         lastWidth = stage.clientWidth;
         var at = t;
-        view = draw(stage, run, T);
+        view = draw(stage, run, T, outcomes);
         idx = -2;
         seek(at);
       }, 200);
     });
 
-    load(root.getAttribute("data-api")).then(show).catch(function (err) {
+    load(root.getAttribute("data-api")).then(function (data) {
+      show(data);
+      if (present) root.focus();
+    }).catch(function (err) {
       error.textContent = err.message;
       error.hidden = false;
     });
@@ -270,6 +556,21 @@
 
   function seconds(ms) { return (Math.round(ms) / 1000) + " s"; }
 
+  // faultText says what a fault of the address does, as the server does.
+  function faultText(spec) {
+    var p = spec.split(":");
+    if (p.length !== 4) return spec;
+    var who = p[1].replace(/^(client|node)(\d+)$/, "$1 $2"), at = seconds(Number(p[2]));
+    var arg = p[3].replace("+persist", ""), ms = seconds(Number(arg));
+    switch (p[0]) {
+      case "pause": return "At " + at + ", " + who + " pauses for " + ms + ".";
+      case "crash": return "At " + at + ", " + who + " crashes, " + (p[3].indexOf("+persist") > 0 ? "keeping" : "losing") + " its data, and restarts " + ms + " later.";
+      case "clock-jump": return "At " + at + ", " + who + "'s clock jumps " + ms + " ahead.";
+      case "delay": return "At " + at + ", the next reply to " + who + " is delayed by " + ms + ".";
+    }
+    return spec;
+  }
+
   function el(name, attrs, parent) {
     var n = document.createElementNS(SVG, name);
     Object.keys(attrs || {}).forEach(function (k) { n.setAttribute(k, attrs[k]); });
@@ -277,95 +578,270 @@
     return n;
   }
 
+  function clientNo(name) {
+    var m = /^client (\d+)$/.exec(name || "");
+    return m ? Number(m[1]) : 0;
+  }
+
+  // clientOf is the client an event is about: its actor, or its subject.
+  function clientOf(e) { return clientNo(e.actor) || clientNo(e.subject); }
+
+  function colour(n) { return n ? "c" + (((n - 1) % 4) + 1) : "c0"; }
+
+  // nodeName is the lane of node k (0-based) of a run.
+  function nodeName(run, k) {
+    var ev = run.events.find(function (e) { return e.nodes && e.nodes[k] && e.nodes[k].name; });
+    if (ev) return ev.nodes[k].name;
+    return run.nodes === 1 ? "redis" : "redis node " + (k + 1);
+  }
+
   // draw builds the SVG for a run and returns what the player updates.
-  function draw(stage, run, T) {
-    var lanes = ["client 1", "client 2"];
+  // Every element of the run carries the time it appears at, and the
+  // player shows it only once the playhead is there.
+  function draw(stage, run, T, outcomes) {
+    var clients = [];
+    run.events.forEach(function (e) {
+      [e.actor, e.subject].forEach(function (a) { if (clientNo(a) && clients.indexOf(a) < 0) clients.push(a); });
+    });
+    clients.sort(function (a, b) { return clientNo(a) - clientNo(b); });
     var nodeLanes = [];
-    for (var n = 1; n <= run.nodes; n++) nodeLanes.push(run.nodes === 1 ? "redis" : "redis node " + n);
-    lanes = lanes.concat(nodeLanes, ["storage"]);
-    run.events.forEach(function (e) { if (lanes.indexOf(e.actor) < 0) lanes.splice(lanes.length - 1, 0, e.actor); });
+    for (var n = 0; n < run.nodes; n++) nodeLanes.push(nodeName(run, n));
+    var lanes = clients.concat(nodeLanes);
+    run.events.forEach(function (e) {
+      if (lanes.indexOf(e.actor) < 0 && e.actor !== "storage") lanes.push(e.actor);
+    });
+    var fencing = !!(run.params && run.params.fencing);
+    if (run.events.some(function (e) { return e.actor === "storage"; })) lanes.push("storage");
 
     // The drawing is as wide as the stage in CSS pixels, so text stays
-    // readable on a phone instead of being scaled down.
+    // readable on a phone instead of being scaled down. On a narrow stage
+    // each lane's name sits above its lane instead of to its left.
     var W = Math.max(300, Math.round(stage.clientWidth) || 1000);
     var narrow = W < 560;
-    var present = document.documentElement.classList.contains("present");
-    var left = narrow ? 74 : present ? 190 : 132, right = 14, top = present ? 40 : 28, laneH = narrow ? 36 : present ? 60 : 40;
-    var H = top + lanes.length * laneH + 10;
-    var x = function (t) { return left + (W - left - right) * Math.min(t, T) / T; };
-    var y = function (lane) { return top + lanes.indexOf(lane) * laneH + laneH / 2; };
+    var left = narrow ? 10 : present ? 210 : 132, right = present ? 24 : 16, top = present ? 64 : narrow ? 42 : 46;
+    var laneH = narrow ? 50 : present ? 62 : 44, labelH = narrow ? 17 : 0;
+    var H = top + lanes.length * laneH + 8;
+    var x = function (t) { return left + (W - left - right) * Math.min(Math.max(t, 0), T) / T; };
+    var laneTop = function (lane) { return top + lanes.indexOf(lane) * laneH; };
+    var y = function (lane) { return laneTop(lane) + labelH + (laneH - labelH) / 2; };
+    var inner = laneH - labelH;
 
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "class": "race-svg" + (narrow ? " race-narrow" : "") });
     var title = el("title", {}, svg);
-    title.textContent = "Timeline of " + run.title + ": " + lanes.join(", ") + " over " + seconds(T) + ".";
+    title.textContent = "Timeline of " + run.title + ": " + lanes.join(", ") + " over " + seconds(T) + ". The transcript below says what happens, step by step.";
+    var defs = el("defs", {}, svg);
+    var hatch = el("pattern", { id: "race-hatch-" + uid, width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
+    el("rect", { width: 8, height: 8, "class": "hatch-bg" }, hatch);
+    el("line", { x1: 0, y1: 0, x2: 0, y2: 8, "class": "hatch-line" }, hatch);
+    var hatchURL = "url(#race-hatch-" + uid + ")";
+    uid++;
 
-    // Lanes and labels.
+    // Lanes and labels: the setup, drawn from the start.
     lanes.forEach(function (lane, i) {
       el("rect", { x: 0, y: top + i * laneH, width: W, height: laneH, "class": i % 2 ? "lane lane-odd" : "lane" }, svg);
-      var label = el("text", { x: 8, y: y(lane) + 5, "class": "lane-label" }, svg);
+      var c = clientNo(lane);
+      var label = el("text", { x: 8, y: narrow ? top + i * laneH + 13 : y(lane) + 5, "class": "lane-label" + (c ? " label-" + colour(c) : "") }, svg);
       label.textContent = lane;
     });
-    // Time axis.
-    var stepMs = niceStep(T, narrow ? 4 : 8);
+    var stepMs = niceStep(T, narrow ? 4 : present ? 10 : 8);
     for (var tt = 0; tt <= T; tt += stepMs) {
-      el("line", { x1: x(tt), x2: x(tt), y1: top - 4, y2: H - 10, "class": "tick" }, svg);
-      var lbl = el("text", { x: x(tt), y: top - 10, "class": "tick-label" }, svg);
+      el("line", { x1: x(tt), x2: x(tt), y1: top - 4, y2: H - 8, "class": "tick" }, svg);
+      var lbl = el("text", { x: x(tt), y: top - 8, "class": "tick-label" }, svg);
       lbl.textContent = (tt / 1000) + " s";
     }
 
-    // Lock holders on each node, from the state after each event; a run
-    // of events with the same holder is one bar.
+    // The run: each part appears when the playhead reaches it, and bars
+    // grow with the playhead up to their end.
+    var timed = [];
+    var later = el("g", { "class": "race-run" }, svg);
+    function part(node, t0, t1, grow) {
+      node.setAttribute("data-t0", t0);
+      node.style.display = "none";
+      timed.push({ node: node, t0: t0, t1: t1, grow: grow || null, x0: x(t0), shown: false });
+      return node;
+    }
+    function bar(lane, t0, t1, cls, dy, h, parent) {
+      var r = el("rect", { x: x(t0), y: y(lane) + dy, width: 0, height: h, "class": cls }, parent || later);
+      return part(r, t0, t1, "width");
+    }
+
+    // Belief: from getting the lock to letting it go, each client thinks
+    // it holds the lock, paused or not.
+    var beliefs = [];
+    clients.forEach(function (c) {
+      var start = null;
+      run.events.forEach(function (e) {
+        if (e.actor !== c) return;
+        if (e.kind === "acquire-ok" && start === null) start = e.t_ms;
+        else if (LETS_GO[e.kind] && start !== null) { beliefs.push({ c: c, a: start, b: e.t_ms }); start = null; }
+      });
+      if (start !== null) beliefs.push({ c: c, a: start, b: T });
+    });
+    // Where two clients believe it at once.
+    var spans = [];
+    beliefs.forEach(function (p, i) {
+      beliefs.slice(i + 1).forEach(function (q) {
+        if (p.c === q.c) return;
+        var a = Math.max(p.a, q.a), b = Math.min(p.b, q.b);
+        if (a < b) spans.push([a, b]);
+      });
+    });
+    spans.sort(function (p, q) { return p[0] - q[0]; });
+    var merged = [];
+    spans.forEach(function (s) {
+      var m = merged[merged.length - 1];
+      if (m && s[0] <= m[1]) m[1] = Math.max(m[1], s[1]); else merged.push(s.slice());
+    });
+    if (clients.length) {
+      var y0 = laneTop(clients[0]) + 2, y1 = laneTop(clients[clients.length - 1]) + laneH - 2;
+      merged.forEach(function (s) {
+        var r = el("rect", { x: x(s[0]), y: y0, width: 0, height: y1 - y0, "class": "overlap" }, later);
+        part(r, s[0], s[1], "width");
+        var tx = el("text", { x: x(s[0]) + 4, y: y0 + 11, "class": "overlap-label" }, later);
+        tx.textContent = "both think they hold it";
+        part(tx, s[0], null);
+      });
+    }
+    beliefs.forEach(function (p) {
+      bar(p.c, p.a, p.b, "belief " + colour(clientNo(p.c)), -inner / 2 + 4, inner - 8);
+      bar(p.c, p.a, p.b, "belief-edge " + colour(clientNo(p.c)), inner / 2 - 7, 3);
+    });
+
+    // Lock keys on each node, from the state after each event; a run of
+    // events with the same holder is one bar.
     nodeLanes.forEach(function (lane, k) {
-      var bar = null;
+      var cur = null;
       var flush = function () {
-        if (bar && bar.end > bar.start) {
-          el("rect", {
-            x: x(bar.start), y: y(lane) - 11, width: Math.max(1, x(bar.end) - x(bar.start)), height: 22,
-            "class": "hold " + holderClass(bar.holder)
-          }, svg);
-        }
-        bar = null;
+        if (cur && cur.end > cur.start) bar(lane, cur.start, cur.end, "hold " + colour(clientNo(cur.holder)), -10, 20);
+        cur = null;
       };
       run.events.forEach(function (e, i) {
         var st = e.nodes && e.nodes[k];
         var next = i + 1 < run.events.length ? run.events[i + 1].t_ms : T;
         if (!st || !st.holder || !st.up) { flush(); return; }
         var end = Math.min(next, e.t_ms + st.ttl_ms);
-        if (bar && bar.holder === st.holder && bar.end >= e.t_ms) bar.end = end;
-        else { flush(); bar = { holder: st.holder, start: e.t_ms, end: end }; }
+        if (cur && cur.holder === st.holder && cur.end >= e.t_ms) cur.end = end;
+        else { flush(); cur = { holder: st.holder, start: e.t_ms, end: end }; }
       });
       flush();
+      // A node that is down: its lane crossed out until it restarts.
+      var down = null;
+      run.events.forEach(function (e) {
+        var st = e.nodes && e.nodes[k];
+        if (st && !st.up && down === null) down = e.t_ms;
+        if (st && st.up && down !== null) { crossOut(lane, down, e.t_ms); down = null; }
+      });
+      if (down !== null) crossOut(lane, down, T);
     });
+    function crossOut(lane, a, b) {
+      var r = bar(lane, a, b, "down", -inner / 2 + 3, inner - 6);
+      r.setAttribute("fill", hatchURL);
+      var ln = el("line", { x1: x(a), x2: x(a), y1: y(lane), y2: y(lane), "class": "down-line" }, later);
+      part(ln, a, b, "x2");
+      var tx = el("text", { x: x(a) + 5, y: y(lane) - 5, "class": "down-label" }, later);
+      tx.textContent = "down";
+      part(tx, a, null);
+    }
+
     // Pauses on client lanes.
     var pauseStart = {};
     run.events.forEach(function (e) {
       if (e.kind === "pause-start") pauseStart[e.actor] = e.t_ms;
       if (e.kind === "pause-end" && pauseStart[e.actor] !== undefined) {
-        el("rect", { x: x(pauseStart[e.actor]), y: y(e.actor) - 9, width: Math.max(1, x(e.t_ms) - x(pauseStart[e.actor])), height: 18, "class": "pause" }, svg);
-        var pl = el("text", { x: x(pauseStart[e.actor]) + 6, y: y(e.actor) + 4, "class": "pause-label" }, svg);
+        var a = pauseStart[e.actor];
+        var r = bar(e.actor, a, e.t_ms, "pause", -9, 18);
+        r.setAttribute("fill", hatchURL);
+        var pl = el("text", { x: x(a) + 6, y: y(e.actor) + 4, "class": "pause-label" }, later);
         pl.textContent = "paused";
+        part(pl, a, null);
         delete pauseStart[e.actor];
       }
     });
+    Object.keys(pauseStart).forEach(function (c) {
+      var r = bar(c, pauseStart[c], T, "pause", -9, 18);
+      r.setAttribute("fill", hatchURL);
+    });
 
-    // Event markers.
+    // Event markers, shown once their event is reached.
     var markers = run.events.map(function (e) {
-      var g = el("g", { "class": "marker kind-" + e.kind + (e.stale ? " stale" : ""), transform: "translate(" + x(e.t_ms).toFixed(1) + " " + y(e.actor) + ")" }, svg);
-      el("circle", { r: 6 }, g);
-      if (e.fence && (e.kind === "write-accepted" || e.kind === "write-rejected" || e.kind === "acquire-ok")) {
-        var ft = el("text", { y: -10, "class": "fence-label" }, g);
+      var lane = lanes.indexOf(e.actor) >= 0 ? e.actor : lanes[lanes.length - 1];
+      var g = el("g", { "class": "marker kind-" + e.kind + (e.stale ? " stale" : "") + " " + colour(clientOf(e)), transform: "translate(" + x(e.t_ms).toFixed(1) + " " + y(lane) + ")" + (present ? " scale(1.4)" : "") }, svg);
+      g.style.display = "none";
+      g.setAttribute("data-t0", e.t_ms);
+      shape(g, e);
+      var onStorage = e.kind === "write-accepted" || e.kind === "write-rejected";
+      if (fencing && e.fence && (onStorage || e.kind === "acquire-ok")) {
+        var ft = el("text", { y: -13, "class": "fence-label" }, g);
         ft.textContent = "#" + e.fence;
+      }
+      if (e.kind === "clock-jump") {
+        // Above the lane's bars, or beside its name on a phone.
+        var jt = el("text", { x: 8, y: (narrow ? laneTop(lane) + 13 : laneTop(lane) + 12) - y(lane), "class": "jump-label" }, g);
+        jt.textContent = "clock " + jumpText(e, run);
       }
       var tip = el("title", {}, g);
       tip.textContent = seconds(e.t_ms) + " " + e.actor + ": " + e.text;
       return g;
     });
+    function shape(g, e) {
+      var k = e.kind;
+      if (k === "write-accepted" || k === "write-rejected") {
+        el("rect", { x: -7, y: -7, width: 14, height: 14, "class": "m" }, g);
+        if (k === "write-rejected") el("path", { d: "M-5 -5L5 5M5 -5L-5 5", "class": "m-x" }, g);
+        if (e.stale && k === "write-accepted") el("rect", { x: -10, y: -10, width: 20, height: 20, "class": "m-alarm" }, g);
+      } else if (k === "expire") {
+        el("path", { d: "M0 -7L7 0L0 7L-7 0Z", "class": "m m-hollow" }, g);
+      } else if (k === "crash" || k === "delete-other") {
+        el("path", { d: "M-7 -7L7 7M7 -7L-7 7", "class": "m-cross" }, g);
+      } else if (k === "clock-jump") {
+        el("path", { d: "M0 " + (-inner / 2 + 3) + "L-5 -6L5 2L0 " + (inner / 2 - 3), "class": "m-jump" }, g);
+      } else if (k === "release-ok" || k === "release-noop" || k === "restart") {
+        el("circle", { r: 6, "class": "m m-hollow" + (k === "release-noop" ? " m-dashed" : "") }, g);
+      } else if (k === "acquire-fail" || k === "extend-fail" || k === "stop") {
+        el("circle", { r: 6, "class": "m m-hollow m-dashed" }, g);
+      } else if (k === "extend-ok" || k === "pause-start" || k === "pause-end") {
+        el("circle", { r: 4, "class": "m" }, g);
+      } else {
+        el("circle", { r: 7, "class": "m" }, g);
+      }
+    }
+
+    // Outcomes: a flag across the lanes at the event where each happened.
+    var lastT = run.events.length ? run.events[run.events.length - 1].t_ms : 0;
+    outcomes.forEach(function (o, i) {
+      if (o.id === "safe") return;
+      var fx = x(o.t_ms);
+      var g = el("g", { "class": "outcome-flag outcome-" + o.id }, svg);
+      el("line", { x1: fx, x2: fx, y1: top, y2: H - 8 }, g);
+      var tx = el("text", { x: Math.min(fx + 4, W - 6), y: top + 13 + 15 * i, "class": "outcome-label" + (fx > W * 0.6 ? " end" : "") }, g);
+      tx.textContent = shortOutcome(o.id);
+      if (fx > W * 0.6) tx.setAttribute("x", fx - 4);
+      part(g, o.event >= 0 ? o.t_ms : Math.min(o.t_ms, lastT), null);
+    });
 
     var playhead = el("g", { "class": "playhead" }, svg);
-    el("line", { x1: 0, x2: 0, y1: top - 4, y2: H - 6 }, playhead);
+    el("line", { x1: 0, x2: 0, y1: top - 4, y2: H - 4 }, playhead);
+
+    // The legend: the same for every run of a scenario, so it tells
+    // nothing of what will happen.
+    var legend = document.createElement("ul");
+    legend.className = "race-legend";
+    legend.setAttribute("aria-label", "Legend");
+    clients.forEach(function (c) { legendItem(legend, "swatch " + colour(clientNo(c)), c); });
+    legendItem(legend, "swatch belief-swatch", "believes it holds the lock");
+    legendItem(legend, "swatch overlap-swatch", "two believe it at once");
+    legendItem(legend, "swatch hold-swatch", "lock key on a node (holder's colour)");
+    legendItem(legend, "swatch pause-swatch", "paused");
+    if (run.nodes > 1 || run.events.some(function (e) { return e.kind === "crash"; })) legendItem(legend, "swatch down-swatch", "node down");
+    legendItem(legend, "glyph glyph-acquire", "got the lock");
+    legendItem(legend, "glyph glyph-hollow", "released, or asked and got nil (dashed)");
+    legendItem(legend, "glyph glyph-expire", "key expired");
+    legendItem(legend, "glyph glyph-write", "write to storage" + (fencing ? " (#token)" : ""));
+    if (fencing) legendItem(legend, "glyph glyph-rejected", "write rejected");
+    legendItem(legend, "glyph glyph-outcome", "an outcome happens");
 
     // The state panel: each node's key with its TTL draining, and the
-    // storage's highest token.
+    // storage's highest token when the storage checks tokens.
     var panel = document.createElement("div");
     panel.className = "race-state";
     var rows = nodeLanes.map(function (lane) {
@@ -376,47 +852,91 @@
       name.textContent = lane;
       var holder = document.createElement("span");
       holder.className = "state-holder";
-      var bar = document.createElement("span");
-      bar.className = "ttl-bar";
+      var b = document.createElement("span");
+      b.className = "ttl-bar";
       var fill = document.createElement("span");
       fill.className = "ttl-fill";
-      bar.appendChild(fill);
-      row.append(name, holder, bar);
+      b.appendChild(fill);
+      row.append(name, holder, b);
       panel.appendChild(row);
       return { holder: holder, fill: fill };
     });
     var storage = document.createElement("p");
     storage.className = "state-storage";
+    storage.hidden = !fencing;
     panel.appendChild(storage);
 
-    stage.replaceChildren(svg, panel);
-    var ttlMax = run.params.ttl_ms || 1;
+    stage.replaceChildren(svg, legend, panel);
+    var ttlMax = (run.params && run.params.ttl_ms) || 1;
+
+    // The fault targets of this run.
+    var targets = clients.map(function (c) { return { id: c.replace(" ", ""), name: c }; });
+    nodeLanes.forEach(function (lane, k) {
+      targets.push({ id: run.nodes === 1 ? "redis" : "node" + (k + 1), name: lane });
+    });
 
     return {
       x: x,
       playhead: playhead,
       markers: markers,
+      targets: targets,
+      reveal: function (now) {
+        timed.forEach(function (p) {
+          var show = now >= p.t0;
+          if (show !== p.shown) { p.node.style.display = show ? "" : "none"; p.shown = show; }
+          if (show && p.grow) {
+            var to = x(Math.min(now, p.t1));
+            if (p.grow === "width") p.node.setAttribute("width", Math.max(0, to - p.x0).toFixed(1));
+            else p.node.setAttribute("x2", to.toFixed(1));
+          }
+        });
+      },
       state: function (e) {
         rows.forEach(function (r, k) {
           var st = e && e.nodes ? e.nodes[k] : null;
           if (st && !st.up) r.holder.textContent = "down";
           else if (st && st.holder) r.holder.textContent = "held by " + st.holder;
           else r.holder.textContent = "free";
-          r.fill.className = "ttl-fill " + (st && st.holder ? holderClass(st.holder) : "");
+          r.fill.className = "ttl-fill " + (st && st.holder ? colour(clientNo(st.holder)) : "");
         });
-        storage.textContent = "Storage: highest fencing token seen " + (e && e.highest_token ? "#" + e.highest_token : "none yet") + ".";
+        if (fencing) {
+          storage.textContent = e && e.highest_token
+            ? "The storage checks fencing tokens; the highest it has seen is #" + e.highest_token + "."
+            : "The storage checks fencing tokens; it has seen none yet.";
+        }
       },
       drain: function (e, now) {
         rows.forEach(function (r, k) {
           var st = e && e.nodes ? e.nodes[k] : null;
-          var left = st && st.up && st.holder ? Math.max(0, st.ttl_ms - (now - e.t_ms)) : 0;
-          r.fill.style.transform = "scaleX(" + (left / ttlMax).toFixed(4) + ")";
+          var remain = st && st.up && st.holder ? Math.max(0, st.ttl_ms - (now - e.t_ms)) : 0;
+          r.fill.style.transform = "scaleX(" + Math.min(1, remain / ttlMax).toFixed(4) + ")";
         });
       }
     };
   }
+  function legendItem(ul, cls, text) {
+    var li = document.createElement("li");
+    var mark = document.createElement("span");
+    mark.className = cls;
+    mark.setAttribute("aria-hidden", "true");
+    li.append(mark, " " + text);
+    ul.appendChild(li);
+  }
 
-  function holderClass(h) { return /2/.test(h) ? "holder-2" : "holder-1"; }
+  function shortOutcome(id) {
+    return {
+      "two-holders": "two holders",
+      "stale-write-accepted": "stale write accepted",
+      "stale-write-rejected": "stale write rejected",
+      "foreign-lock-deleted": "another client's lock deleted"
+    }[id] || id;
+  }
+
+  function jumpText(e, run) {
+    var m = /(\d+(?:\.\d+)?) ?(ms|s) ahead/.exec(e.text || "");
+    if (m) return "+" + m[1] + " " + m[2];
+    return "+" + seconds((run.params && run.params.clock_jump_ms) || 0);
+  }
 
   function niceStep(T, most) {
     var steps = [100, 250, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000];
