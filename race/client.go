@@ -29,22 +29,6 @@ type client struct {
 	paused   bool
 	stopped  bool // it found out it lost the lock and gave up
 	renewDue bool // a renewal fell due while it was paused
-
-	active      bool          // holding and running
-	activeSince time.Duration // when active last became true
-	spans       [][2]time.Duration
-}
-
-// setActive records the spans of time during which the client worked
-// under the lock, for the two-holders verdict.
-func (c *client) setActive(now time.Duration, active bool) {
-	switch {
-	case active && !c.active:
-		c.activeSince = now
-	case !active && c.active && now > c.activeSince:
-		c.spans = append(c.spans, [2]time.Duration{c.activeSince, now})
-	}
-	c.active = active
 }
 
 // addClient creates client number i. cut lists the nodes (1-based) it cannot
@@ -74,8 +58,6 @@ func (s *sim) addClient(i int, cut ...int) *client {
 	return c
 }
 
-func (s *sim) update(c *client) { c.setActive(s.now, c.holding && !c.paused) }
-
 // acquire makes one attempt; on success it calls then, on failure it
 // schedules another attempt after a random delay.
 func (s *sim) acquire(c *client, then func()) {
@@ -92,8 +74,8 @@ func (s *sim) acquire(c *client, then func()) {
 		c.lk, c.holding = lk, true
 		s.names[lk.Token()] = c.name
 		s.lastGrant = c
-		s.update(c)
 		s.emit(Event{Actor: c.name, Kind: KindAcquireOK, Fence: lk.Fence(), Text: s.acquiredText(c, free)})
+		s.checkTwoHolders(c)
 		then()
 	case errors.Is(err, lock.ErrNotAcquired):
 		text := fmt.Sprintf("%s asks for the lock and gets nil: %s holds it.", capital(c.name), holder)
@@ -133,9 +115,6 @@ func (s *sim) write(c *client) {
 	case !ok:
 		e.Kind = KindWriteRejected
 		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, which it has already seen.", c.name, fence, s.store.highest)
-		if s.staleRejected[0] == "" {
-			s.staleRejected = [2]string{c.name, newer}
-		}
 	case newer == "":
 		e.Kind = KindWriteAccepted
 		e.Text = fmt.Sprintf("The storage accepts %s's write.", c.name)
@@ -150,17 +129,19 @@ func (s *sim) write(c *client) {
 		default:
 			e.Text = fmt.Sprintf("The storage accepts %s's write, though the lock has passed to %s: without a fencing check it cannot tell.", c.name, newer)
 		}
-		if s.staleAccepted[0] == "" {
-			s.staleAccepted = [2]string{c.name, newer}
-		}
 	}
 	s.emit(e)
+	switch {
+	case !ok:
+		s.outcome(OutcomeStaleWriteRejected, fmt.Sprintf("%s wrote after the lock had passed to %s, but its fencing token was too low and the storage rejected it.", capital(c.name), newer))
+	case newer != "":
+		s.outcome(OutcomeStaleWriteAccepted, fmt.Sprintf("The storage accepted a write from %s after the lock had passed to %s.", c.name, newer))
+	}
 }
 
 // release gives the lock back, with the script or with a plain DEL.
 func (s *sim) release(c *client) {
 	c.holding = false
-	s.update(c)
 	if s.p.Release == ReleaseDel && !s.redlock {
 		s.releaseDel(c)
 		return
@@ -231,11 +212,11 @@ func (s *sim) releaseDel(c *client) {
 	default:
 		e.Kind, e.Subject = KindDeleteOther, holder
 		e.Text = fmt.Sprintf("%s runs a plain DEL and deletes %s's lock: DEL does not check whose key it is.", capital(c.name), holder)
-		if s.deleted[0] == "" {
-			s.deleted = [2]string{c.name, holder}
-		}
 	}
 	s.emit(e)
+	if e.Kind == KindDeleteOther {
+		s.outcome(OutcomeForeignLockDeleted, fmt.Sprintf("%s deleted %s's lock with a plain DEL, so nothing kept the next client out while %s still worked.", capital(c.name), holder, holder))
+	}
 }
 
 // holders returns the holder of the lock key on each node.
@@ -257,8 +238,7 @@ func (s *sim) extend(c *client) bool {
 		return true
 	case errors.Is(err, lock.ErrNotHeld):
 		c.holding, c.stopped = false, true
-		s.update(c)
-		why := "the key is gone"
+			why := "the key is gone"
 		if holder != "" {
 			why = fmt.Sprintf("the key now holds %s's token", holder)
 		}
@@ -272,14 +252,12 @@ func (s *sim) extend(c *client) bool {
 
 func (s *sim) pauseStart(c *client, d time.Duration) {
 	c.paused = true
-	s.update(c)
 	s.emit(Event{Actor: c.name, Kind: KindPauseStart,
 		Text: fmt.Sprintf("%s freezes for %s (a garbage-collection pause, say) and cannot notice time passing.", capital(c.name), dur(d))})
 }
 
 func (s *sim) pauseEnd(c *client, d time.Duration) {
 	c.paused = false
-	s.update(c)
 	s.emit(Event{Actor: c.name, Kind: KindPauseEnd,
 		Text: fmt.Sprintf("%s runs again; to it, no time has passed, though %s went by.", capital(c.name), dur(d))})
 }

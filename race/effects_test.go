@@ -6,40 +6,52 @@ import (
 	"time"
 )
 
+// The outcomes, short, for tables.
+const (
+	del  = OutcomeForeignLockDeleted
+	th   = OutcomeTwoHolders
+	acc  = OutcomeStaleWriteAccepted
+	rej  = OutcomeStaleWriteRejected
+	safe = OutcomeSafe
+)
+
+// set is a list of outcomes, for tables.
+func set(o ...Outcome) []Outcome { return o }
+
 // Parameters change outcomes, not only numbers.
 func TestParamEffects(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		id   string
 		edit func(*Params)
-		want Verdict
+		want []Outcome
 	}{
-		{name: "pause past TTL, no fencing", id: "gc-pause", edit: func(*Params) {}, want: VerdictStaleWriteAccepted},
-		{name: "pause past TTL, fencing", id: "gc-pause", edit: func(p *Params) { p.Fencing = true }, want: VerdictStaleWriteRejected},
-		{name: "pause shorter than TTL", id: "gc-pause", edit: func(p *Params) { p.Pause = 5 * time.Second }, want: VerdictSafe},
-		{name: "pause shorter than TTL, fencing", id: "gc-pause", edit: func(p *Params) { p.Pause = 5 * time.Second; p.Fencing = true }, want: VerdictSafe},
-		{name: "longer TTL outlasts the pause", id: "gc-pause", edit: func(p *Params) { p.TTL = 30 * time.Second }, want: VerdictSafe},
-		{name: "fencing turned off", id: "fencing", edit: func(p *Params) { p.Fencing = false }, want: VerdictStaleWriteAccepted},
-		{name: "fencing on", id: "fencing", edit: func(*Params) {}, want: VerdictStaleWriteRejected},
-		{name: "release by DEL", id: "release-del", edit: func(*Params) {}, want: VerdictForeignLockDeleted},
-		{name: "release by script", id: "release-del", edit: func(p *Params) { p.Release = ReleaseScript }, want: VerdictSafe},
-		{name: "DEL without a pause", id: "release-del", edit: func(p *Params) { p.Pause = 0 }, want: VerdictSafe},
-		{name: "work longer than TTL, no renewal", id: "normal", edit: func(p *Params) { p.TTL = time.Second }, want: VerdictTwoHolders},
-		{name: "renewal through a long pause", id: "renewal", edit: func(*Params) {}, want: VerdictSafe},
-		{name: "renewal without a pause", id: "renewal", edit: func(p *Params) { p.Pause = 0 }, want: VerdictSafe},
-		{name: "clock jump past the TTL", id: "redlock-clock-jump", edit: func(*Params) {}, want: VerdictTwoHolders},
-		{name: "small clock jump", id: "redlock-clock-jump", edit: func(p *Params) { p.ClockJump = 5 * time.Second }, want: VerdictSafe},
-		{name: "no clock jump", id: "redlock-clock-jump", edit: func(p *Params) { p.ClockJump = 0 }, want: VerdictSafe},
-		{name: "quick restart", id: "redlock-crash", edit: func(*Params) {}, want: VerdictTwoHolders},
-		{name: "immediate restart", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 0 }, want: VerdictTwoHolders},
-		{name: "restart after the TTL", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 11 * time.Second }, want: VerdictSafe},
+		{name: "pause past TTL, no fencing", id: "gc-pause", edit: func(*Params) {}, want: set(th, acc)},
+		{name: "pause past TTL, fencing", id: "gc-pause", edit: func(p *Params) { p.Fencing = true }, want: set(th, rej)},
+		{name: "pause shorter than TTL", id: "gc-pause", edit: func(p *Params) { p.Pause = 5 * time.Second }, want: set(safe)},
+		{name: "pause shorter than TTL, fencing", id: "gc-pause", edit: func(p *Params) { p.Pause = 5 * time.Second; p.Fencing = true }, want: set(safe)},
+		{name: "longer TTL outlasts the pause", id: "gc-pause", edit: func(p *Params) { p.TTL = 30 * time.Second }, want: set(safe)},
+		{name: "fencing turned off", id: "fencing", edit: func(p *Params) { p.Fencing = false }, want: set(th, acc)},
+		{name: "fencing on", id: "fencing", edit: func(*Params) {}, want: set(th, rej)},
+		{name: "release by DEL", id: "release-del", edit: func(*Params) {}, want: set(del, th, acc)},
+		{name: "release by script", id: "release-del", edit: func(p *Params) { p.Release = ReleaseScript }, want: set(th)},
+		{name: "DEL without a pause", id: "release-del", edit: func(p *Params) { p.Pause = 0 }, want: set(safe)},
+		{name: "work longer than TTL, no renewal", id: "normal", edit: func(p *Params) { p.TTL = time.Second }, want: set(th, acc)},
+		{name: "renewal through a long pause", id: "renewal", edit: func(*Params) {}, want: set(th)},
+		{name: "renewal without a pause", id: "renewal", edit: func(p *Params) { p.Pause = 0 }, want: set(safe)},
+		{name: "clock jump past the TTL", id: "redlock-clock-jump", edit: func(*Params) {}, want: set(th, acc)},
+		{name: "small clock jump", id: "redlock-clock-jump", edit: func(p *Params) { p.ClockJump = 5 * time.Second }, want: set(safe)},
+		{name: "no clock jump", id: "redlock-clock-jump", edit: func(p *Params) { p.ClockJump = 0 }, want: set(safe)},
+		{name: "quick restart", id: "redlock-crash", edit: func(*Params) {}, want: set(th, acc)},
+		{name: "immediate restart", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 0 }, want: set(th, acc)},
+		{name: "restart after the TTL", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 11 * time.Second }, want: set(safe)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := defaultsOf(t, tt.id)
 			tt.edit(&p)
 			tl := run(t, tt.id, p)
-			if tl.Verdict != tt.want {
-				t.Errorf("Run(%q, %+v).Verdict = %q; want %q (%s)", tt.id, p, tl.Verdict, tt.want, tl.Summary)
+			if got := tl.OutcomeSet(); !slices.Equal(got, tt.want) {
+				t.Errorf("Run(%q, %+v) outcomes = %q; want %q (%s)", tt.id, p, got, tt.want, tl.Summary)
 			}
 		})
 	}

@@ -113,7 +113,6 @@ func (s *sim) stop(c *client) {
 		return
 	}
 	c.holding, c.stopped = false, true
-	s.update(c)
 	s.emit(Event{Actor: c.name, Kind: KindStop,
 		Text: fmt.Sprintf("%s's validity time is up before its work is done, so it stops without writing.", capital(c.name))})
 }

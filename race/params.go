@@ -30,14 +30,23 @@ const (
 	ParamRelease      = "release"
 	ParamClockJump    = "clock_jump_ms"
 	ParamRestartDelay = "restart_delay_ms"
-	ParamSeed         = "seed"
+	// ParamReplicationLag is how long the replica takes to copy a write
+	// from the primary (failover scenario).
+	ParamReplicationLag = "replication_lag_ms"
+	// ParamWait makes the failover scenario's clients run WAIT 1 after
+	// taking the lock.
+	ParamWait = "wait"
+	ParamSeed = "seed"
+	// ParamFault is the repeatable query parameter of added faults, in
+	// the text form of Fault; in JSON, "faults" is a list of them.
+	ParamFault = "fault"
 )
 
 // The limits that Validate enforces.
 const (
 	MinTTL      = 100 * time.Millisecond
 	MaxTTL      = 120 * time.Second
-	MaxDuration = 10 * time.Minute // for pause, work, clock jump and restart delay
+	MaxDuration = 10 * time.Minute // for pause, work, clock jump, restart delay, replication lag and faults
 )
 
 // Params are the knobs of a scenario. A scenario ignores the ones that do
@@ -51,7 +60,14 @@ type Params struct {
 	Release      ReleaseMode   // how clients release the lock
 	ClockJump    time.Duration // how far a Redlock node's clock jumps ahead
 	RestartDelay time.Duration // how long a crashed Redlock node stays down
-	Seed         uint64        // seeds tokens and retry delays
+	// ReplicationLag is how long the failover scenario's replica takes
+	// to copy each write of the primary.
+	ReplicationLag time.Duration
+	// Wait makes the failover scenario's clients wait, with WAIT 1, for
+	// the replica to have their lock before they use it.
+	Wait   bool
+	Seed   uint64  // seeds tokens and retry delays
+	Faults []Fault // added by the learner, applied in order at their times
 }
 
 // Validate checks every field against its limits and returns an error
@@ -67,6 +83,7 @@ func (p Params) Validate() error {
 		{ParamWork, p.Work, 0, MaxDuration},
 		{ParamClockJump, p.ClockJump, 0, MaxDuration},
 		{ParamRestartDelay, p.RestartDelay, 0, MaxDuration},
+		{ParamReplicationLag, p.ReplicationLag, 0, MaxDuration},
 	}
 	for _, f := range durations {
 		if f.d < f.min || f.d > f.max {
@@ -80,6 +97,14 @@ func (p Params) Validate() error {
 	if p.Release != ReleaseScript && p.Release != ReleaseDel {
 		return fmt.Errorf("%s = %q: must be %q or %q: %w", ParamRelease, p.Release, ReleaseScript, ReleaseDel, ErrBadParams)
 	}
+	if len(p.Faults) > MaxFaults {
+		return fmt.Errorf("%d faults: at most %d: %w", len(p.Faults), MaxFaults, ErrBadParams)
+	}
+	for _, f := range p.Faults {
+		if err := f.Validate(); err != nil {
+			return fmt.Errorf("fault %q: %w", f, err)
+		}
+	}
 	return nil
 }
 
@@ -92,7 +117,10 @@ type paramsJSON struct {
 	Release      ReleaseMode `json:"release"`
 	ClockJump    int64       `json:"clock_jump_ms"`
 	RestartDelay int64       `json:"restart_delay_ms"`
+	Lag          int64       `json:"replication_lag_ms"`
+	Wait         bool        `json:"wait"`
 	Seed         uint64      `json:"seed"`
+	Faults       []Fault     `json:"faults,omitempty"`
 }
 
 // MarshalJSON writes durations as whole milliseconds.
@@ -101,11 +129,13 @@ func (p Params) MarshalJSON() ([]byte, error) {
 		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
 		Fencing: p.Fencing, Release: p.Release,
 		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
-		Seed: p.Seed,
+		Lag: p.ReplicationLag.Milliseconds(), Wait: p.Wait,
+		Seed: p.Seed, Faults: p.Faults,
 	})
 }
 
-// UnmarshalJSON reads durations as milliseconds. It does not validate.
+// UnmarshalJSON reads durations as milliseconds. It does not validate the
+// durations; a fault is checked as it is read.
 func (p *Params) UnmarshalJSON(b []byte) error {
 	var j paramsJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -116,7 +146,8 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 		TTL: ms(j.TTL), Pause: ms(j.Pause), Work: ms(j.Work),
 		Fencing: j.Fencing, Release: j.Release,
 		ClockJump: ms(j.ClockJump), RestartDelay: ms(j.RestartDelay),
-		Seed: j.Seed,
+		ReplicationLag: ms(j.Lag), Wait: j.Wait,
+		Seed: j.Seed, Faults: j.Faults,
 	}
 	return nil
 }

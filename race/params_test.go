@@ -3,6 +3,7 @@ package race
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -72,13 +73,15 @@ func TestRunErrors(t *testing.T) {
 func TestParamsJSON(t *testing.T) {
 	p := Params{
 		TTL: 10 * time.Second, Pause: 1500 * time.Millisecond, Work: 2 * time.Second, Fencing: true,
-		Release: ReleaseDel, ClockJump: 3 * time.Second, RestartDelay: 4 * time.Second, Seed: 7,
+		Release: ReleaseDel, ClockJump: 3 * time.Second, RestartDelay: 4 * time.Second,
+		ReplicationLag: 250 * time.Millisecond, Wait: true, Seed: 7,
+		Faults: []Fault{{Kind: FaultCrash, Target: "redis", At: time.Second, Length: 2 * time.Second, Persist: true}},
 	}
 	b, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"ttl_ms":10000,"pause_ms":1500,"work_ms":2000,"fencing":true,"release":"del","clock_jump_ms":3000,"restart_delay_ms":4000,"seed":7}`
+	want := `{"ttl_ms":10000,"pause_ms":1500,"work_ms":2000,"fencing":true,"release":"del","clock_jump_ms":3000,"restart_delay_ms":4000,"replication_lag_ms":250,"wait":true,"seed":7,"faults":["crash:redis:1000:2000-persist"]}`
 	if string(b) != want {
 		t.Errorf("json.Marshal(%+v) = %s; want %s", p, b, want)
 	}
@@ -86,7 +89,7 @@ func TestParamsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back != p {
+	if !reflect.DeepEqual(back, p) {
 		t.Errorf("json.Unmarshal(%s) = %+v; want %+v", b, back, p)
 	}
 	if err := json.Unmarshal([]byte(`{"ttl_ms":"ten"}`), &back); err == nil {
@@ -95,7 +98,7 @@ func TestParamsJSON(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	known := []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamRelease, ParamClockJump, ParamRestartDelay, ParamSeed}
+	known := []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamRelease, ParamClockJump, ParamRestartDelay, ParamReplicationLag, ParamWait, ParamSeed}
 	list := List()
 	if len(list) < 7 {
 		t.Errorf("List() has %d scenarios; want at least 7", len(list))

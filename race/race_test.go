@@ -86,23 +86,37 @@ func TestSeedChangesRetryTimes(t *testing.T) {
 	}
 }
 
-// The default verdict of each scenario must not hang on one lucky seed.
-func TestDefaultVerdictForManySeeds(t *testing.T) {
-	want := map[string]Verdict{
-		"normal":             VerdictSafe,
-		"gc-pause":           VerdictStaleWriteAccepted,
-		"fencing":            VerdictStaleWriteRejected,
-		"release-del":        VerdictForeignLockDeleted,
-		"renewal":            VerdictSafe,
-		"redlock-clock-jump": VerdictTwoHolders,
-		"redlock-crash":      VerdictTwoHolders,
+// The default outcomes of each scenario must not hang on one lucky seed:
+// each seed gives at least these (retry times may add a late write, in
+// release-del, say).
+func TestDefaultOutcomesForManySeeds(t *testing.T) {
+	want := map[string][]Outcome{
+		"normal":             set(safe),
+		"gc-pause":           set(th, acc),
+		"fencing":            set(th, rej),
+		"release-del":        set(del, th),
+		"renewal":            set(th),
+		"redlock-clock-jump": set(th, acc),
+		"redlock-crash":      set(th, acc),
 	}
 	for _, in := range List() {
+		w, ok := want[in.ID]
+		if !ok {
+			t.Errorf("no expected outcomes for scenario %q", in.ID)
+			continue
+		}
 		for seed := range uint64(30) {
 			p := in.Defaults
 			p.Seed = seed
-			if got := run(t, in.ID, p).Verdict; got != want[in.ID] {
-				t.Errorf("Run(%q, seed %d).Verdict = %q; want %q", in.ID, seed, got, want[in.ID])
+			tl := run(t, in.ID, p)
+			got := tl.OutcomeSet()
+			for _, o := range w {
+				if !slices.Contains(got, o) {
+					t.Errorf("Run(%q, seed %d) outcomes = %q; want %q among them", in.ID, seed, got, o)
+				}
+			}
+			if tl.Verdict != w[0] {
+				t.Errorf("Run(%q, seed %d).Verdict = %q; want the most serious outcome, %q", in.ID, seed, tl.Verdict, w[0])
 			}
 		}
 	}

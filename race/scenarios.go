@@ -202,9 +202,12 @@ func Run(id string, p Params) (Timeline, error) {
 	s := newSim(p, sc.nodes)
 	defer s.close()
 	sc.setup(s)
+	if err := s.addFaults(id, p.Faults); err != nil {
+		return Timeline{}, fmt.Errorf("run %q: %w", id, err)
+	}
 	if err := s.run(); err != nil {
 		return Timeline{}, fmt.Errorf("run %q: %w", id, err)
 	}
-	v, summary := s.verdict()
-	return Timeline{Scenario: id, Params: p, Events: s.events, Verdict: v, Summary: summary}, nil
+	found := s.outcomes()
+	return Timeline{Scenario: id, Params: p, Events: s.events, Outcomes: found, Verdict: found[0].Outcome, Summary: found[0].Text}, nil
 }

@@ -39,14 +39,7 @@ type sim struct {
 	err     error
 
 	lastGrant *client // the client most recently granted the lock
-	incidents
-}
-
-// incidents are what the verdict is made of.
-type incidents struct {
-	deleted       [2]string // deleter, victim of the first delete-other
-	staleAccepted [2]string // writer, newer holder of the first stale write accepted
-	staleRejected [2]string // the same for a rejected one
+	found     []Found // the outcomes so far, in the order they happened
 }
 
 // action is something that happens at a virtual time; seq keeps actions at
@@ -102,9 +95,6 @@ func (s *sim) run() error {
 		if len(s.events) > maxEvents {
 			return fmt.Errorf("more than %d events; use a longer TTL or a shorter work time: %w", maxEvents, ErrBadParams)
 		}
-	}
-	for _, c := range s.clients {
-		c.setActive(s.now, false)
 	}
 	return s.err
 }
@@ -184,7 +174,23 @@ func (s *sim) emit(e Event) {
 	e.AtMS = s.now.Milliseconds()
 	e.Nodes = s.nodeStates()
 	e.HighestToken = s.store.highest
+	for _, c := range s.clients {
+		if c.holding {
+			e.Holding = append(e.Holding, c.name)
+		}
+	}
 	s.events = append(s.events, e)
+}
+
+// outcome ties o to the event just emitted, unless o already happened.
+func (s *sim) outcome(o Outcome, text string) {
+	for _, f := range s.found {
+		if f.Outcome == o {
+			return
+		}
+	}
+	i := len(s.events) - 1
+	s.found = append(s.found, Found{Outcome: o, Event: i, AtMS: s.events[i].AtMS, Text: text})
 }
 
 func (s *sim) nodeStates() []NodeState {

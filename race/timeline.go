@@ -20,29 +20,56 @@ const (
 	KindStop          Kind = "stop"           // a client gives up: its validity ran out
 	KindClockJump     Kind = "clock-jump"     // a node's clock jumped
 	KindCrash         Kind = "crash"          // a node crashed and lost its data
-	KindRestart       Kind = "restart"        // a crashed node is back, empty
+	KindRestart       Kind = "restart"        // a crashed node is back (empty, or with its data)
+	KindDelay         Kind = "delay"          // a reply is late: the client waits, unaware
+	KindReplicate     Kind = "replicate"      // the replica copied the primary's writes
+	KindFailover      Kind = "failover"       // the replica was promoted to primary
+	KindWait          Kind = "wait"           // WAIT answered: how many replicas have the write
+	KindRenewLimit    Kind = "renew-limit"    // a watchdog stopped renewing: no progress, or its limit
 )
 
-// Verdict sums up a run.
-type Verdict string
+// Verdict sums up a run: its most serious Outcome.
+type Verdict = Outcome
 
-// The verdicts, from worst to best. A run gets the first that applies.
+// The verdicts, from worst to best: the outcomes under their old names.
 const (
-	VerdictForeignLockDeleted Verdict = "foreign-lock-deleted" // a client deleted a lock it did not hold
-	VerdictTwoHolders         Verdict = "two-holders"          // two clients worked under the lock at once
-	VerdictStaleWriteAccepted Verdict = "stale-write-accepted" // a write from a superseded holder got in
-	VerdictStaleWriteRejected Verdict = "stale-write-rejected" // fencing stopped such a write
-	VerdictSafe               Verdict = "safe"                 // one holder at a time, no stale write
+	VerdictForeignLockDeleted = OutcomeForeignLockDeleted
+	VerdictTwoHolders         = OutcomeTwoHolders
+	VerdictStaleWriteAccepted = OutcomeStaleWriteAccepted
+	VerdictStaleWriteRejected = OutcomeStaleWriteRejected
+	VerdictSafe               = OutcomeSafe
 )
 
-// Timeline is the result of a run: what happened, in time order, and the
-// verdict.
+// Timeline is the result of a run: what happened, in time order, every
+// outcome with the event where it happened, and the verdict.
 type Timeline struct {
 	Scenario string  `json:"scenario"`
 	Params   Params  `json:"params"`
 	Events   []Event `json:"events"`
-	Verdict  Verdict `json:"verdict"`
+	// Outcomes has one entry per outcome that happened, most serious
+	// first; it is exactly [safe] when nothing went wrong.
+	Outcomes []Found `json:"outcomes"`
+	Verdict  Verdict `json:"verdict"` // Outcomes[0].Outcome
 	Summary  string  `json:"summary"` // the verdict in one sentence
+}
+
+// Has reports whether o is among the run's outcomes.
+func (t Timeline) Has(o Outcome) bool {
+	for _, f := range t.Outcomes {
+		if f.Outcome == o {
+			return true
+		}
+	}
+	return false
+}
+
+// OutcomeSet returns the run's outcomes, most serious first.
+func (t Timeline) OutcomeSet() []Outcome {
+	out := make([]Outcome, len(t.Outcomes))
+	for i, f := range t.Outcomes {
+		out[i] = f.Outcome
+	}
+	return out
 }
 
 // Event is one step of a Timeline, with the state after it.
@@ -55,8 +82,9 @@ type Event struct {
 	Stale   bool   `json:"stale,omitempty"`   // a write from a holder whose lock has been granted again
 	Text    string `json:"text"`              // one sentence for learners
 
-	Nodes        []NodeState `json:"nodes"`         // the lock key on each node, after the event
-	HighestToken int64       `json:"highest_token"` // the highest fencing token the storage has seen
+	Nodes        []NodeState `json:"nodes"`             // the lock key on each node, after the event
+	HighestToken int64       `json:"highest_token"`     // the highest fencing token the storage has seen
+	Holding      []string    `json:"holding,omitempty"` // the clients that believe they hold the lock, after the event
 }
 
 // NodeState is the lock key on one Redis node at the time of an Event.
@@ -65,4 +93,8 @@ type NodeState struct {
 	Up     bool   `json:"up"`     // false while crashed
 	Holder string `json:"holder"` // the client whose token is in the key; "" if none
 	TTLMS  int64  `json:"ttl_ms"` // remaining TTL; 0 if no key
+	// ClockAheadMS is how far the node's clock is ahead of true time.
+	ClockAheadMS int64 `json:"clock_ahead_ms,omitempty"`
+	// Role is "primary" or "replica" in the failover scenario, else "".
+	Role string `json:"role,omitempty"`
 }

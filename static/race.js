@@ -13,9 +13,7 @@
   var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var present = document.documentElement.classList.contains("present");
   // The settings a run has, as the form and the API name them.
-  var SETTINGS = ["ttl_ms", "work_ms", "pause_ms", "clock_jump_ms", "restart_delay_ms", "replication_lag_ms", "release", "fencing", "seed"];
-  // The events after which a client no longer believes it holds the lock.
-  var LETS_GO = { "release-ok": 1, "release-noop": 1, "delete-other": 1, "extend-fail": 1, "stop": 1 };
+  var SETTINGS = ["ttl_ms", "work_ms", "pause_ms", "clock_jump_ms", "restart_delay_ms", "replication_lag_ms", "release", "fencing", "wait", "seed"];
   var scenarioCache = null;
   var uid = 0; // tells apart the patterns of several drawings on a page
 
@@ -129,7 +127,9 @@
         var time = document.createElement("span");
         time.className = "race-time";
         time.textContent = "(at " + seconds(o.t_ms) + ")";
-        li.append(label(o.id) + " ", time);
+        var name = document.createElement("strong");
+        name.textContent = label(o.id);
+        li.append(name, " ", time, o.text ? " " + o.text : "");
         list.appendChild(li);
       });
       result.querySelector("[data-race-summary]").textContent = run.summary || "";
@@ -425,104 +425,108 @@
       });
     }
 
-    // Faults added at the playhead.
-    var kindSel = faultBox.querySelector("[data-race-fault-kind]");
-    var targetSel = faultBox.querySelector("[data-race-fault-target]");
-    var atInput = faultBox.querySelector("[data-race-fault-at]");
-    var argInput = faultBox.querySelector("[data-race-fault-arg]");
-    var argLabel = faultBox.querySelector("[data-race-fault-arg-label]");
-    var persist = faultBox.querySelector("[data-race-fault-persist]");
-    var atLabel = faultBox.querySelector("[data-race-fault-at-label]");
-    var faultList = faultBox.querySelector("[data-race-fault-list]");
-    var addBtn = faultBox.querySelector("[data-race-add-fault]");
-    var atEdited = false;
-    atInput.addEventListener("input", function () { atEdited = true; });
-    addBtn.textContent = "Add it and replay from there";
+    // Faults added at the playhead (on /race; the lesson links there).
+    var faultAt = function () {}, targets = function () {}, listFaults = function () {}, addFault = function () {};
+    if (faultBox) faultUI();
+    function faultUI() {
+      var kindSel = faultBox.querySelector("[data-race-fault-kind]");
+      var targetSel = faultBox.querySelector("[data-race-fault-target]");
+      var atInput = faultBox.querySelector("[data-race-fault-at]");
+      var argInput = faultBox.querySelector("[data-race-fault-arg]");
+      var argLabel = faultBox.querySelector("[data-race-fault-arg-label]");
+      var persist = faultBox.querySelector("[data-race-fault-persist]");
+      var atLabel = faultBox.querySelector("[data-race-fault-at-label]");
+      var faultList = faultBox.querySelector("[data-race-fault-list]");
+      var addBtn = faultBox.querySelector("[data-race-add-fault]");
+      var atEdited = false;
+      atInput.addEventListener("input", function () { atEdited = true; });
+      addBtn.textContent = "Add it and replay from there";
 
-    function faultAt(now) {
-      if (atEdited) return;
-      var at = Math.round(now / 100) * 100;
-      if (atInput.value !== String(at)) atInput.value = String(at);
-      var text = "at the playhead, " + seconds(at);
-      if (atLabel.textContent !== text) atLabel.textContent = text;
-    }
+      faultAt = function (now) {
+        if (atEdited) return;
+        var at = Math.round(now / 100) * 100;
+        if (atInput.value !== String(at)) atInput.value = String(at);
+        var text = "at the playhead, " + seconds(at);
+        if (atLabel.textContent !== text) atLabel.textContent = text;
+      }
 
-    // kindChanged fits the fault fields to its kind: a pause hits a
-    // client, a crash or a clock jump a node, a delay either.
-    function kindChanged() {
-      var kind = kindSel.value;
-      argLabel.textContent = { pause: "For (ms)", crash: "Restart after (ms)", "clock-jump": "Jump ahead by (ms)", delay: "Delay (ms)" }[kind] || "For (ms)";
-      persist.parentNode.hidden = kind !== "crash";
-      var first = null;
-      Array.prototype.forEach.call(targetSel.options, function (o) {
-        var isClient = o.value.indexOf("client") === 0;
-        o.disabled = kind === "pause" ? !isClient : kind === "delay" ? false : isClient;
-        o.hidden = o.disabled;
-        if (!o.disabled && !first) first = o;
-      });
-      var sel = targetSel.options[targetSel.selectedIndex];
-      if ((!sel || sel.disabled) && first) targetSel.value = first.value;
-    }
-    kindSel.addEventListener("change", kindChanged);
+      // kindChanged fits the fault fields to its kind: a pause hits a
+      // client, a crash or a clock jump a node, a delay either.
+      function kindChanged() {
+        var kind = kindSel.value;
+        argLabel.textContent = { pause: "For (ms)", crash: "Restart after (ms)", "clock-jump": "Jump ahead by (ms)", delay: "Delay (ms)" }[kind] || "For (ms)";
+        persist.parentNode.hidden = kind !== "crash";
+        var first = null;
+        Array.prototype.forEach.call(targetSel.options, function (o) {
+          var isClient = o.value.indexOf("client") === 0;
+          o.disabled = kind === "pause" ? !isClient : kind === "delay" ? false : isClient;
+          o.hidden = o.disabled;
+          if (!o.disabled && !first) first = o;
+        });
+        var sel = targetSel.options[targetSel.selectedIndex];
+        if ((!sel || sel.disabled) && first) targetSel.value = first.value;
+      }
+      kindSel.addEventListener("change", kindChanged);
 
-    // targets lists what a fault can hit in the run on screen.
-    function targets() {
-      var keep = targetSel.value;
-      targetSel.replaceChildren();
-      view.targets.forEach(function (tg) {
-        var o = document.createElement("option");
-        o.value = tg.id;
-        o.textContent = tg.name;
-        targetSel.appendChild(o);
-      });
-      if (keep) targetSel.value = keep;
-      kindChanged();
-    }
+      // targets lists what a fault can hit in the run on screen.
+      targets = function () {
+        var keep = targetSel.value;
+        targetSel.replaceChildren();
+        view.targets.forEach(function (tg) {
+          var o = document.createElement("option");
+          o.value = tg.id;
+          o.textContent = tg.name;
+          targetSel.appendChild(o);
+        });
+        if (keep) targetSel.value = keep;
+        kindChanged();
+      }
 
-    function listFaults() {
-      faultList.replaceChildren();
-      form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { el.remove(); });
-      faults.forEach(function (f, i) {
-        var li = document.createElement("li");
-        var span = document.createElement("span");
-        span.textContent = faultText(f);
-        var b = document.createElement("button");
-        b.type = "button";
-        b.className = "button-link";
-        b.textContent = "Remove";
-        b.setAttribute("aria-label", "Remove the fault: " + faultText(f));
-        b.addEventListener("click", function () { faults.splice(i, 1); listFaults(); rerun(); });
-        li.append(span, " ", b);
-        faultList.appendChild(li);
-        var hidden = document.createElement("input");
-        hidden.type = "hidden";
-        hidden.name = "fault";
-        hidden.value = f;
-        hidden.setAttribute("data-race-fault-spec", "");
-        form.appendChild(hidden);
-      });
-      faultList.hidden = faults.length === 0;
-    }
-    listFaults();
-
-    // addFault adds the fault to the run, runs it again, and replays from
-    // the fault's time: everything before it is the same run.
-    function addFault() {
-      var at = Math.max(0, Math.round(Number(atInput.value) || 0));
-      var arg = String(Math.max(0, Math.round(Number(argInput.value) || 0)));
-      if (kindSel.value === "crash" && persist.checked) arg += "+persist";
-      faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
+      listFaults = function () {
+        faultList.replaceChildren();
+        form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { el.remove(); });
+        faults.forEach(function (f, i) {
+          var li = document.createElement("li");
+          var span = document.createElement("span");
+          span.textContent = faultText(f);
+          var b = document.createElement("button");
+          b.type = "button";
+          b.className = "button-link";
+          b.textContent = "Remove";
+          b.setAttribute("aria-label", "Remove the fault: " + faultText(f));
+          b.addEventListener("click", function () { faults.splice(i, 1); listFaults(); rerun(); });
+          li.append(span, " ", b);
+          faultList.appendChild(li);
+          var hidden = document.createElement("input");
+          hidden.type = "hidden";
+          hidden.name = "fault";
+          hidden.value = f;
+          hidden.setAttribute("data-race-fault-spec", "");
+          form.appendChild(hidden);
+        });
+        faultList.hidden = faults.length === 0;
+      }
       listFaults();
-      atEdited = false;
-      rerun(function () {
-        asked = true; // a replay from a fault is not a prediction round
-        predict.open = false;
-        predictSummary.textContent = "No prediction for a run with your own fault.";
-        predict.classList.add("race-predict-done");
-        predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.disabled = true; });
-        seek(Math.max(0, at - 1));
-        play();
-      });
+
+      // addFault adds the fault to the run, runs it again, and replays from
+      // the fault's time: everything before it is the same run.
+      addFault = function () {
+        var at = Math.max(0, Math.round(Number(atInput.value) || 0));
+        var arg = String(Math.max(0, Math.round(Number(argInput.value) || 0)));
+        if (kindSel.value === "crash" && persist.checked) arg += "-persist";
+        faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
+        listFaults();
+        atEdited = false;
+        rerun(function () {
+          asked = true; // a replay from a fault is not a prediction round
+          predict.open = false;
+          predictSummary.textContent = "No prediction for a run with your own fault.";
+          predict.classList.add("race-predict-done");
+          predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.disabled = true; });
+          seek(Math.max(0, at - 1));
+          play();
+        });
+      }
     }
 
     var resizeTimer = 0, lastWidth = stage.clientWidth;
@@ -561,10 +565,10 @@
     var p = spec.split(":");
     if (p.length !== 4) return spec;
     var who = p[1].replace(/^(client|node)(\d+)$/, "$1 $2"), at = seconds(Number(p[2]));
-    var arg = p[3].replace("+persist", ""), ms = seconds(Number(arg));
+    var arg = p[3].replace("-persist", ""), ms = seconds(Number(arg));
     switch (p[0]) {
       case "pause": return "At " + at + ", " + who + " pauses for " + ms + ".";
-      case "crash": return "At " + at + ", " + who + " crashes, " + (p[3].indexOf("+persist") > 0 ? "keeping" : "losing") + " its data, and restarts " + ms + " later.";
+      case "crash": return "At " + at + ", " + who + " crashes, " + (p[3].indexOf("-persist") > 0 ? "keeping" : "losing") + " its data, and restarts " + ms + " later.";
       case "clock-jump": return "At " + at + ", " + who + "'s clock jumps " + ms + " ahead.";
       case "delay": return "At " + at + ", the next reply to " + who + " is delayed by " + ms + ".";
     }
@@ -640,7 +644,7 @@
     lanes.forEach(function (lane, i) {
       el("rect", { x: 0, y: top + i * laneH, width: W, height: laneH, "class": i % 2 ? "lane lane-odd" : "lane" }, svg);
       var c = clientNo(lane);
-      var label = el("text", { x: 8, y: narrow ? top + i * laneH + 13 : y(lane) + 5, "class": "lane-label" + (c ? " label-" + colour(c) : "") }, svg);
+      var label = el("text", { x: 8, y: narrow ? top + i * laneH + 13 : y(lane) + 5, "class": "lane-label" + (c ? " " + colour(c) : "") }, svg);
       label.textContent = lane;
     });
     var stepMs = niceStep(T, narrow ? 4 : present ? 10 : 8);
@@ -665,15 +669,15 @@
       return part(r, t0, t1, "width");
     }
 
-    // Belief: from getting the lock to letting it go, each client thinks
-    // it holds the lock, paused or not.
+    // Belief: the clients that believe they hold the lock after each
+    // event (a paused client still does), as the server reports them.
     var beliefs = [];
     clients.forEach(function (c) {
       var start = null;
       run.events.forEach(function (e) {
-        if (e.actor !== c) return;
-        if (e.kind === "acquire-ok" && start === null) start = e.t_ms;
-        else if (LETS_GO[e.kind] && start !== null) { beliefs.push({ c: c, a: start, b: e.t_ms }); start = null; }
+        var holds = (e.holding || []).indexOf(c) >= 0;
+        if (holds && start === null) start = e.t_ms;
+        else if (!holds && start !== null) { beliefs.push({ c: c, a: start, b: e.t_ms }); start = null; }
       });
       if (start !== null) beliefs.push({ c: c, a: start, b: T });
     });
@@ -897,7 +901,7 @@
           if (st && !st.up) r.holder.textContent = "down";
           else if (st && st.holder) r.holder.textContent = "held by " + st.holder;
           else r.holder.textContent = "free";
-          r.fill.className = "ttl-fill " + (st && st.holder ? colour(clientNo(st.holder)) : "");
+          r.fill.className = "ttl-fill " + (st && st.holder ? colour(clientNo(st.holder)) : "c0");
         });
         if (fencing) {
           storage.textContent = e && e.highest_token

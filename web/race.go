@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,8 +23,19 @@ type raceJSON struct {
 	Applies []string        `json:"applies"`
 	Nodes   int             `json:"nodes"`
 	Events  []raceEventJSON `json:"events"`
-	Verdict string          `json:"verdict"`
-	Summary string          `json:"summary"`
+	// Outcomes are every outcome of the run, most serious first, each
+	// with the index of the event where it happened.
+	Outcomes []raceOutcomeJSON `json:"outcomes"`
+	Verdict  string            `json:"verdict"` // the most serious outcome
+	Summary  string            `json:"summary"`
+}
+
+// raceOutcomeJSON is one outcome of a run and the event it happened at.
+type raceOutcomeJSON struct {
+	Outcome string `json:"outcome"`
+	Event   int    `json:"event"` // index into events
+	TMS     int64  `json:"t_ms"`
+	Text    string `json:"text"`
 }
 
 type raceEventJSON struct {
@@ -36,6 +48,7 @@ type raceEventJSON struct {
 	Stale        bool             `json:"stale,omitempty"`
 	Nodes        []race.NodeState `json:"nodes"`
 	HighestToken int64            `json:"highest_token"`
+	Holding      []string         `json:"holding,omitempty"` // clients that believe they hold the lock
 }
 
 type scenarioJSON struct {
@@ -69,12 +82,16 @@ func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
 	out := raceJSON{
 		ID: tl.Scenario, Title: info.Title, Params: tl.Params, Applies: info.Applies,
 		Verdict: verdictName(tl.Verdict), Summary: tl.Summary, Events: []raceEventJSON{},
+		Outcomes: []raceOutcomeJSON{},
+	}
+	for _, f := range tl.Outcomes {
+		out.Outcomes = append(out.Outcomes, raceOutcomeJSON{Outcome: string(f.Outcome), Event: f.Event, TMS: f.AtMS, Text: f.Text})
 	}
 	for _, e := range tl.Events {
 		out.Nodes = max(out.Nodes, len(e.Nodes))
 		out.Events = append(out.Events, raceEventJSON{
 			TMS: e.AtMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Subject: e.Subject,
-			Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken,
+			Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken, Holding: e.Holding,
 		})
 	}
 	return out
@@ -103,6 +120,7 @@ func raceParams(p race.Params, q url.Values) (race.Params, error) {
 	}{
 		{race.ParamTTL, &p.TTL}, {race.ParamPause, &p.Pause}, {race.ParamWork, &p.Work},
 		{race.ParamClockJump, &p.ClockJump}, {race.ParamRestartDelay, &p.RestartDelay},
+		{race.ParamReplicationLag, &p.ReplicationLag},
 	} {
 		if err := ms(f.name, f.d); err != nil {
 			return p, err
@@ -117,6 +135,34 @@ func raceParams(p race.Params, q url.Values) (race.Params, error) {
 	} else if q.Has("run") {
 		// An HTML form sends no value for an unticked checkbox.
 		p.Fencing = false
+	}
+	if v := q.Get(race.ParamWait); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("wait = %q: want true or false", v))
+		}
+		p.Wait = b
+	} else if q.Has("run") {
+		p.Wait = false
+	}
+	if fs, ok := q[race.ParamFault]; ok {
+		p.Faults = nil
+		if len(fs) > race.MaxFaults {
+			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%d faults: at most %d", len(fs), race.MaxFaults))
+		}
+		for _, v := range fs {
+			if v == "" {
+				// An empty fault= field of a form adds nothing.
+				continue
+			}
+			// ParseFault's errors wrap race.ErrBadParams and say
+			// what is wrong: a 400 with that text.
+			f, err := race.ParseFault(v)
+			if err != nil {
+				return p, err
+			}
+			p.Faults = append(p.Faults, f)
+		}
 	}
 	if v := q.Get(race.ParamRelease); v != "" {
 		p.Release = race.ReleaseMode(v)
@@ -159,7 +205,7 @@ func (s *Server) raceView(c echo.Context, id string, q url.Values, heading int) 
 func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, heading int) (views.Race, int) {
 	info, tl, err := s.runRace(c, id, q)
 	if err == nil {
-		return buildRaceView(info, tl, q[paramFault], heading), http.StatusOK
+		return buildRaceView(info, tl, heading), http.StatusOK
 	}
 	code, msg := classify(err)
 	if code == http.StatusNotFound {
@@ -169,7 +215,7 @@ func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, headin
 	if err != nil {
 		return views.Race{Compact: heading == 3, Heading: heading, Error: capitalize(msg) + "."}, http.StatusInternalServerError
 	}
-	v := buildRaceView(info, tl, nil, heading)
+	v := buildRaceView(info, tl, heading)
 	v.Error = capitalize(msg) + "."
 	return v, code
 }
@@ -177,22 +223,23 @@ func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, headin
 // defaultScenario is the one the lesson and /race open with.
 const defaultScenario = "gc-pause"
 
-func buildRaceView(info race.Info, tl race.Timeline, faults []string, heading int) views.Race {
+func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 	p := tl.Params
-	run := raceRunQuery(info.ID, p, faults)
+	run := raceRunQuery(info.ID, p)
 	v := views.Race{
 		Compact: heading == 3, Heading: heading, Scenario: info.ID, Title: info.Title, Description: info.Description,
 		Verdict: verdictName(tl.Verdict), Summary: tl.Summary,
 		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
 		Fencing: p.Fencing, Release: string(p.Release),
 		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
+		ReplicationLag: p.ReplicationLag.Milliseconds(), Wait: p.Wait,
 		Seed: p.Seed, Applies: map[string]bool{},
-		API:     "/api/race/" + url.PathEscape(info.ID) + "?" + raceAPIQuery(p, faults).Encode(),
+		API:     "/api/race/" + url.PathEscape(info.ID) + "?" + raceQuery(p).Encode(),
 		PageURL: "/race?" + run, PresentURL: "/race/present?" + run,
 		Targets: raceTargets(tl),
 	}
-	for _, f := range faults {
-		v.Faults = append(v.Faults, views.RaceFault{Spec: f, Text: faultText(f)})
+	for _, f := range p.Faults {
+		v.Faults = append(v.Faults, views.RaceFault{Spec: f.String(), Text: faultText(f.String())})
 	}
 	for _, a := range info.Applies {
 		v.Applies[a] = true
@@ -207,33 +254,30 @@ func buildRaceView(info race.Info, tl race.Timeline, faults []string, heading in
 	return v
 }
 
-// raceOutcomes lists what happened in a run, each at the time it
+// raceOutcomes lists what happened in a run, each at the event where it
 // happened, with the labels the prediction offers.
 func raceOutcomes(tl race.Timeline) []views.RaceOutcome {
-	var at int64
-	if n := len(tl.Events); n > 0 {
-		at = tl.Events[n-1].AtMS
+	out := make([]views.RaceOutcome, 0, len(tl.Outcomes))
+	for _, f := range tl.Outcomes {
+		out = append(out, views.RaceOutcome{ID: string(f.Outcome), Label: views.VerdictLabel(string(f.Outcome)), AtMS: f.AtMS, Text: f.Text})
 	}
-	id := verdictName(tl.Verdict)
-	return []views.RaceOutcome{{ID: id, Label: views.VerdictLabel(id), AtMS: at}}
+	return out
 }
 
-// raceAPIQuery is the query of GET /api/race/{id} for a run.
-func raceAPIQuery(p race.Params, faults []string) url.Values {
-	q := raceQuery(p)
-	for _, f := range faults {
-		q.Add(paramFault, f)
-	}
-	return q
-}
-
+// raceQuery is the query that reproduces a run with p: every parameter,
+// faults included, so that it is also the key of the run cache.
 func raceQuery(p race.Params) url.Values {
-	return url.Values{
+	v := url.Values{
 		race.ParamTTL: {strconv.FormatInt(p.TTL.Milliseconds(), 10)}, race.ParamPause: {strconv.FormatInt(p.Pause.Milliseconds(), 10)},
 		race.ParamWork: {strconv.FormatInt(p.Work.Milliseconds(), 10)}, race.ParamFencing: {strconv.FormatBool(p.Fencing)},
 		race.ParamRelease: {string(p.Release)}, race.ParamClockJump: {strconv.FormatInt(p.ClockJump.Milliseconds(), 10)},
 		race.ParamRestartDelay: {strconv.FormatInt(p.RestartDelay.Milliseconds(), 10)}, race.ParamSeed: {strconv.FormatUint(p.Seed, 10)},
+		race.ParamReplicationLag: {strconv.FormatInt(p.ReplicationLag.Milliseconds(), 10)}, race.ParamWait: {strconv.FormatBool(p.Wait)},
 	}
+	for _, f := range p.Faults {
+		v.Add(race.ParamFault, f.String())
+	}
+	return v
 }
 
 // racePage is the model of /race and /race/present: the scenario and
@@ -250,6 +294,7 @@ func (s *Server) racePage(c echo.Context, title string, present bool) (views.Rac
 	rv, code := s.raceView(c, id, c.QueryParams(), heading)
 	m := views.RacePage{Page: s.page(title, "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
 	m.Page.Scripts = []string{s.assets.href("race.js")}
+	m.PresentCSS = s.assets.href("race-present.css")
 	return m, code
 }
 
@@ -269,31 +314,90 @@ func (s *Server) handleRacePresent(c echo.Context) error {
 }
 
 // raceDoneRequest is what race.js reports when a run has been played to
-// the end: the scenario and settings, and the learner's prediction.
+// the end: the scenario and settings (a value is a string, or a list of
+// strings for the repeatable fault), and the outcomes the learner
+// predicted: a list, or one name as the page sent before.
 type raceDoneRequest struct {
-	Scenario   string            `json:"scenario"`
-	Params     map[string]string `json:"params"`
-	Prediction string            `json:"prediction"`
+	Scenario   string                  `json:"scenario"`
+	Params     map[string]stringOrMany `json:"params"`
+	Prediction stringOrMany            `json:"prediction"`
+}
+
+// stringOrMany is a JSON string or a list of strings.
+type stringOrMany []string
+
+// UnmarshalJSON takes "x", ["x", "y"] or null.
+func (s *stringOrMany) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*s = nil
+		if one != "" {
+			*s = []string{one}
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("want a string or a list of strings")
+	}
+	*s = many
+	return nil
+}
+
+// raceDoneJSON answers POST /api/race/done: the run's outcomes and the
+// prediction judged outcome by outcome.
+type raceDoneJSON struct {
+	Verdict         string              `json:"verdict"`
+	Outcomes        []string            `json:"outcomes"`
+	PredictionRight bool                `json:"prediction_right"` // exactly the outcomes that happened
+	Judged          []raceJudgementJSON `json:"judged"`           // one per outcome; empty without a prediction
+}
+
+type raceJudgementJSON struct {
+	workshop.Judgement
+	Right bool `json:"right"`
 }
 
 // handleRaceDone counts a race played for the learner's workshop, and
 // whether the prediction was right; the server runs the race itself, so
-// the verdict is its own.
+// the outcomes are its own.
 func (s *Server) handleRaceDone(c echo.Context) error {
 	var req raceDoneRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
+	var prediction []string
+	for _, name := range req.Prediction {
+		o, err := race.ParseOutcome(name)
+		if err != nil {
+			return fmt.Errorf("prediction: %w", err)
+		}
+		prediction = append(prediction, string(o))
+	}
 	q := make(url.Values, len(req.Params))
 	for k, v := range req.Params {
-		q[k] = []string{v}
+		q[k] = v
 	}
 	_, tl, err := s.runRace(c, req.Scenario, q)
 	if err != nil {
 		return err
 	}
-	verdict := verdictName(tl.Verdict)
-	ev := workshop.RaceEvent(req.Scenario, req.Prediction, verdict)
+	happened := outcomeNames(tl.OutcomeSet())
+	ev := workshop.RaceEvent(req.Scenario, prediction, happened)
 	s.workshopEvent(c, ev)
-	return c.JSON(http.StatusOK, map[string]any{"verdict": verdict, "prediction_right": ev.PredictionRight})
+	out := raceDoneJSON{Verdict: verdictName(tl.Verdict), Outcomes: happened, PredictionRight: ev.PredictionRight, Judged: []raceJudgementJSON{}}
+	if len(prediction) > 0 {
+		for _, j := range workshop.JudgeRace(outcomeNames(race.Outcomes()), prediction, happened) {
+			out.Judged = append(out.Judged, raceJudgementJSON{Judgement: j, Right: j.Right()})
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func outcomeNames(os []race.Outcome) []string {
+	out := make([]string, len(os))
+	for i, o := range os {
+		out[i] = string(o)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,8 +22,8 @@ func TestRaceAPI(t *testing.T) {
 	for _, tt := range []struct {
 		query, verdict string
 	}{
-		{"gc-pause?fencing=false", "stale-write-accepted"},
-		{"gc-pause?fencing=true", "stale-write-rejected"},
+		{"gc-pause?fencing=false", "two-holders"},
+		{"gc-pause?fencing=true", "two-holders"},
 		{"gc-pause?fencing=false&pause_ms=2000", "safe"},
 	} {
 		resp, body := get(t, ts.URL, "/api/race/"+tt.query)
@@ -64,6 +65,125 @@ func TestRaceAPI(t *testing.T) {
 		var e apiError
 		if resp.StatusCode != tt.status || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e.Error, tt.want) {
 			t.Errorf("GET /api/race/%s = %d %s; want %d mentioning %q", tt.query, resp.StatusCode, body, tt.status, tt.want)
+		}
+	}
+}
+
+
+// TestRaceAPIOutcomes: every outcome of a run is listed with the event
+// where it happened, and the verdict is the most serious of them.
+func TestRaceAPIOutcomes(t *testing.T) {
+	ts := newTestServer(t)
+	for _, tt := range []struct {
+		query string
+		want  []string
+	}{
+		{"gc-pause", []string{"two-holders", "stale-write-accepted"}},
+		{"gc-pause?fencing=true", []string{"two-holders", "stale-write-rejected"}},
+		{"gc-pause?pause_ms=2000", []string{"safe"}},
+		{"normal", []string{"safe"}},
+	} {
+		resp, body := get(t, ts.URL, "/api/race/"+tt.query)
+		var r raceJSON
+		if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &r) != nil {
+			t.Fatalf("GET %s = %d %.200s", tt.query, resp.StatusCode, body)
+		}
+		var got []string
+		for _, o := range r.Outcomes {
+			got = append(got, o.Outcome)
+			if o.Event < 0 || o.Event >= len(r.Events) || r.Events[o.Event].TMS != o.TMS || o.Text == "" {
+				t.Errorf("GET %s: outcome %+v does not point at one of the %d events", tt.query, o, len(r.Events))
+			}
+		}
+		if !slices.Equal(got, tt.want) || r.Verdict != tt.want[0] {
+			t.Errorf("GET %s: outcomes %q, verdict %q; want %q, verdict %q", tt.query, got, r.Verdict, tt.want, tt.want[0])
+		}
+	}
+}
+
+// TestRaceAPIFaults: fault= is repeatable, changes the run, comes back in
+// the params, and a bad one is a 400 that says what is wrong.
+func TestRaceAPIFaults(t *testing.T) {
+	ts := newTestServer(t)
+	resp, body := get(t, ts.URL, "/api/race/normal?fault=pause:client1:1000:12000&fault=delay:client2:0:10")
+	var r struct {
+		Params struct {
+			Faults []string `json:"faults"`
+		} `json:"params"`
+	}
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &r) != nil {
+		t.Fatalf("GET normal with faults = %d %.300s", resp.StatusCode, body)
+	}
+	if want := []string{"pause:client1:1000:12000", "delay:client2:0:10"}; !slices.Equal(r.Params.Faults, want) {
+		t.Errorf("GET normal with faults: params.faults = %q; want %q", r.Params.Faults, want)
+	}
+	for _, tt := range []struct {
+		query string
+		want  string
+	}{
+		{"normal?fault=pause:client1:1000", "KIND:TARGET:AT_MS:ARG"},
+		{"normal?fault=nap:client1:0:10", "must be pause, crash, clock-jump or delay"},
+		{"normal?fault=pause:redis:0:10", "must be client1, client2 or client3"},
+		{"normal?fault=pause:client1:0:abc", "not a whole number of milliseconds"},
+		{"normal?fault=pause:client3:0:10", "has 2 clients"},
+		{"redlock-crash?fault=crash:redis:0:10", "node1..node5"},
+		{"normal?fault=crash:node4:0:10", "one Redis node"},
+	} {
+		resp, body := get(t, ts.URL, "/api/race/"+tt.query)
+		var e apiError
+		if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e.Error, tt.want) {
+			t.Errorf("GET /api/race/%s = %d %s; want 400 mentioning %q", tt.query, resp.StatusCode, body, tt.want)
+		}
+	}
+}
+
+// TestRaceDonePrediction: a prediction is a set of outcomes, judged one
+// by one against the server's own run.
+func TestRaceDonePrediction(t *testing.T) {
+	ts := newTestServer(t)
+	alice := newLearner(t, ts.URL)
+	for _, tt := range []struct {
+		name, body string
+		right      bool
+		judged     map[string][2]bool // outcome -> expected, happened
+	}{
+		{"all of them", `{"scenario":"gc-pause","params":{},"prediction":["two-holders","stale-write-accepted"]}`, true,
+			map[string][2]bool{"two-holders": {true, true}, "stale-write-accepted": {true, true}, "safe": {false, false}}},
+		{"one missed", `{"scenario":"gc-pause","params":{"fencing":"false"},"prediction":["two-holders"]}`, false,
+			map[string][2]bool{"two-holders": {true, true}, "stale-write-accepted": {false, true}}},
+		{"one name, as before", `{"scenario":"gc-pause","params":{"pause_ms":"2000"},"prediction":"safe"}`, true,
+			map[string][2]bool{"safe": {true, true}, "two-holders": {false, false}}},
+		{"faults in params", `{"scenario":"normal","params":{"fault":["pause:client1:1000:1"]},"prediction":["safe"]}`, true,
+			map[string][2]bool{"safe": {true, true}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := alice.do("POST", "/api/race/done", "application/json", tt.body)
+			var r raceDoneJSON
+			if code != 200 || json.Unmarshal([]byte(body), &r) != nil {
+				t.Fatalf("POST /api/race/done %s = %d %s", tt.body, code, body)
+			}
+			if r.PredictionRight != tt.right || len(r.Judged) != 5 {
+				t.Errorf("POST %s: prediction_right %v with %d judgements; want %v with 5", tt.body, r.PredictionRight, len(r.Judged), tt.right)
+			}
+			for _, j := range r.Judged {
+				want, ok := tt.judged[j.Outcome]
+				if ok && (j.Expected != want[0] || j.Happened != want[1]) {
+					t.Errorf("POST %s: %s judged expected %v, happened %v; want %v, %v", tt.body, j.Outcome, j.Expected, j.Happened, want[0], want[1])
+				}
+				if j.Right != (j.Expected == j.Happened) {
+					t.Errorf("POST %s: %+v: right should be expected == happened", tt.body, j)
+				}
+			}
+		})
+	}
+	for _, tt := range []struct{ body, want string }{
+		{`{"scenario":"gc-pause","params":{},"prediction":["two holders"]}`, "must be one of"},
+		{`{"scenario":"gc-pause","params":{},"prediction":[1]}`, "malformed JSON"},
+		{`{"scenario":"gc-pause","params":{"fault":"pause:x:0:1"},"prediction":["safe"]}`, "pause target"},
+	} {
+		code, body := alice.do("POST", "/api/race/done", "application/json", tt.body)
+		if code != 400 || !strings.Contains(body, tt.want) {
+			t.Errorf("POST /api/race/done %s = %d %s; want 400 mentioning %q", tt.body, code, body, tt.want)
 		}
 	}
 }

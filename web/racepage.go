@@ -27,9 +27,12 @@ const (
 	formFaultAt    = "fault_at_ms"
 	formFaultArg   = "fault_arg_ms"
 	formFaultKeeps = "fault_persist"
-	paramFault     = "fault"
+	paramFault     = race.ParamFault
 	paramScenario  = "scenario"
 )
+
+// raceBoxes are the settings that are checkboxes in the form.
+var raceBoxes = []string{race.ParamFencing, race.ParamWait}
 
 // raceFormQuery turns a submitted settings form into the query of the run
 // it asks for. When the form changes scenario, every value the learner
@@ -47,16 +50,19 @@ func raceFormQuery(q url.Values) url.Values {
 		if old, ok := scenarioDefaults(from); ok {
 			for name, def := range old {
 				got := q.Get(name)
-				if name == race.ParamFencing && q.Has(formRun) && got == "" {
+				if slices.Contains(raceBoxes, name) && q.Has(formRun) && got == "" {
 					got = "false" // an unticked box
 				}
 				if got == def {
 					out.Del(name)
 				}
 			}
-			if q.Has(formRun) && out.Get(race.ParamFencing) == "" {
-				if nw, ok := scenarioDefaults(id); ok {
-					out.Set(race.ParamFencing, nw[race.ParamFencing])
+			// An unticked box sends nothing, which the run reads as
+			// false: a box left alone gets the new default said aloud.
+			nw, _ := scenarioDefaults(id)
+			for _, name := range raceBoxes {
+				if q.Has(formRun) && out.Get(name) == "" && nw[name] != "" {
+					out.Set(name, nw[name])
 				}
 			}
 		}
@@ -79,11 +85,11 @@ func raceFormQuery(q url.Values) url.Values {
 }
 
 // faultSpec writes a fault as the URL carries it: KIND:TARGET:AT_MS:ARG.
-// A crash's ARG is its restart delay, followed by "+persist" when the
+// A crash's ARG is its restart delay, followed by "-persist" when the
 // node keeps its data.
 func faultSpec(kind, target, at, arg string, persist bool) string {
 	if kind == "crash" && persist {
-		arg += "+persist"
+		arg += "-persist"
 	}
 	return kind + ":" + target + ":" + at + ":" + arg
 }
@@ -99,7 +105,7 @@ func faultText(spec string) string {
 	case "pause":
 		return fmt.Sprintf("At %s, %s pauses for %s.", at, target, msText(arg))
 	case "crash":
-		delay, persist := strings.CutSuffix(arg, "+persist")
+		delay, persist := strings.CutSuffix(arg, "-persist")
 		keeps := "losing its data"
 		if persist {
 			keeps = "keeping its data"
@@ -162,12 +168,9 @@ func scenarioDefaults(id string) (map[string]string, bool) {
 
 // raceRunQuery is the query that reproduces a run on /race or
 // /race/present: the scenario, every setting and the faults.
-func raceRunQuery(id string, p race.Params, faults []string) string {
+func raceRunQuery(id string, p race.Params) string {
 	q := raceQuery(p)
 	q.Set(paramScenario, id)
-	for _, f := range faults {
-		q.Add(paramFault, f)
-	}
 	return q.Encode()
 }
 
@@ -211,7 +214,7 @@ func (s *Server) raceRedirect(c echo.Context, path string) (bool, error) {
 		// The page shows the error in the widget.
 		return false, nil //nolint:nilerr
 	}
-	return true, c.Redirect(http.StatusSeeOther, path+"?"+raceRunQuery(id, tl.Params, q[paramFault]))
+	return true, c.Redirect(http.StatusSeeOther, path+"?"+raceRunQuery(id, tl.Params))
 }
 
 // presentTitle is the title of the presenter view.

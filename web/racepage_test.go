@@ -57,7 +57,7 @@ func TestRaceFormQuery(t *testing.T) {
 			name:   "add a crash with persistence",
 			form:   "run=1&from=redlock-crash&scenario=redlock-crash&fault=pause:client1:100:200&add_fault=1&fault_kind=crash&fault_target=node2&fault_at_ms=1500&fault_arg_ms=3000&fault_persist=true",
 			want:   map[string]string{"add_fault": "", "fault_kind": ""},
-			faults: []string{"pause:client1:100:200", "crash:node2:1500:3000+persist"},
+			faults: []string{"pause:client1:100:200", "crash:node2:1500:3000-persist"},
 		},
 		{
 			name:   "drop the first fault",

@@ -88,7 +88,7 @@ func TestWorkshopFlow(t *testing.T) {
 	bob.answer("gc-pause", "fencing")
 	alice.exec("A", "SET lock:invoice:7 3f9a1c NX PX 30000")
 	alice.exec("B", "SET lock:invoice:7 other NX PX 30000")
-	if code, body := alice.do("POST", "/api/race/done", "application/json", `{"scenario":"gc-pause","params":{"fencing":"true"},"prediction":"stale-write-rejected"}`); code != 200 || !strings.Contains(body, `"prediction_right":true`) {
+	if code, body := alice.do("POST", "/api/race/done", "application/json", `{"scenario":"gc-pause","params":{"fencing":"true"},"prediction":["two-holders","stale-write-rejected"]}`); code != 200 || !strings.Contains(body, `"prediction_right":true`) {
 		t.Fatalf("race done = %d %s", code, body)
 	}
 

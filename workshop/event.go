@@ -27,15 +27,59 @@ type Event struct {
 	At              time.Time
 }
 
-// RaceEvent is a race played to the end with the given verdict. A
-// prediction counts if the learner made one (it is not empty), and is
-// right if it names the verdict.
-func RaceEvent(scenario, prediction, verdict string) Event {
+// RaceEvent is a race played to the end, with the outcomes the learner
+// predicted and those that happened (their names, as the race package
+// gives them). A prediction counts if the learner made one (it is not
+// empty), and is right if it names exactly the outcomes that happened:
+// every one, and no other.
+func RaceEvent(scenario string, prediction, happened []string) Event {
 	ev := Event{Kind: EventRace, Scenario: scenario}
-	if prediction != "" {
-		ev.Predicted, ev.PredictionRight = true, prediction == verdict
+	if len(prediction) > 0 {
+		ev.Predicted, ev.PredictionRight = true, true
+		for _, j := range JudgeRace(nil, prediction, happened) {
+			ev.PredictionRight = ev.PredictionRight && j.Right()
+		}
 	}
 	return ev
+}
+
+// Judgement is a prediction judged on one outcome: whether the learner
+// expected it, and whether it happened.
+type Judgement struct {
+	Outcome  string `json:"outcome"`
+	Expected bool   `json:"expected"`
+	Happened bool   `json:"happened"`
+}
+
+// Right reports whether the learner was right about this outcome: it
+// expected what happened, or did not expect what did not.
+func (j Judgement) Right() bool { return j.Expected == j.Happened }
+
+// JudgeRace judges a prediction outcome by outcome: one Judgement for
+// every outcome in all, in that order, then for any other outcome that
+// was predicted or happened, in the order first seen. A repeated name
+// counts once.
+func JudgeRace(all, prediction, happened []string) []Judgement {
+	var out []Judgement
+	index := map[string]int{}
+	add := func(o string) *Judgement {
+		if i, ok := index[o]; ok {
+			return &out[i]
+		}
+		index[o] = len(out)
+		out = append(out, Judgement{Outcome: o})
+		return &out[len(out)-1]
+	}
+	for _, o := range all {
+		add(o)
+	}
+	for _, o := range prediction {
+		add(o).Expected = true
+	}
+	for _, o := range happened {
+		add(o).Happened = true
+	}
+	return out
 }
 
 // Workshop-wide counters. Question and choice ids cannot contain the

@@ -3,6 +3,7 @@ package workshop
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -52,23 +53,53 @@ func TestPlanEvent(t *testing.T) {
 	}
 }
 
-// TestRaceEvent checks how a prediction is scored against the server's
-// verdict.
+// TestRaceEvent checks how a prediction is scored against the outcomes
+// the server found: right only if it names exactly those.
 func TestRaceEvent(t *testing.T) {
 	for _, tt := range []struct {
-		prediction, verdict string
-		predicted, right    bool
+		name                 string
+		prediction, happened []string
+		predicted, right     bool
 	}{
-		{"", "safe", false, false},
-		{"safe", "safe", true, true},
-		{"two-holders", "safe", true, false},
-		{"foreign-lock-deleted", "foreign-lock-deleted", true, true},
-		{"Safe", "safe", true, false}, // labels are exact
+		{"no prediction", nil, []string{"safe"}, false, false},
+		{"safe, right", []string{"safe"}, []string{"safe"}, true, true},
+		{"two holders, wrong", []string{"two-holders"}, []string{"safe"}, true, false},
+		{"both outcomes", []string{"two-holders", "stale-write-accepted"}, []string{"two-holders", "stale-write-accepted"}, true, true},
+		{"order does not matter", []string{"stale-write-accepted", "two-holders"}, []string{"two-holders", "stale-write-accepted"}, true, true},
+		{"one missed", []string{"two-holders"}, []string{"two-holders", "stale-write-accepted"}, true, false},
+		{"one too many", []string{"two-holders", "foreign-lock-deleted"}, []string{"two-holders"}, true, false},
+		{"repeated name", []string{"two-holders", "two-holders"}, []string{"two-holders"}, true, true},
+		{"labels are exact", []string{"Safe"}, []string{"safe"}, true, false},
 	} {
-		ev := RaceEvent("gc-pause", tt.prediction, tt.verdict)
-		want := Event{Kind: EventRace, Scenario: "gc-pause", Predicted: tt.predicted, PredictionRight: tt.right}
-		if ev != want {
-			t.Errorf("RaceEvent(gc-pause, %q, %q) = %+v; want %+v", tt.prediction, tt.verdict, ev, want)
+		t.Run(tt.name, func(t *testing.T) {
+			ev := RaceEvent("gc-pause", tt.prediction, tt.happened)
+			want := Event{Kind: EventRace, Scenario: "gc-pause", Predicted: tt.predicted, PredictionRight: tt.right}
+			if ev != want {
+				t.Errorf("RaceEvent(gc-pause, %q, %q) = %+v; want %+v", tt.prediction, tt.happened, ev, want)
+			}
+		})
+	}
+}
+
+// TestJudgeRace: the feedback goes outcome by outcome, in the order of
+// all, with anything else after.
+func TestJudgeRace(t *testing.T) {
+	all := []string{"foreign-lock-deleted", "two-holders", "stale-write-accepted", "stale-write-rejected", "safe"}
+	got := JudgeRace(all, []string{"two-holders", "made-up"}, []string{"two-holders", "stale-write-accepted"})
+	want := []Judgement{
+		{Outcome: "foreign-lock-deleted"},
+		{Outcome: "two-holders", Expected: true, Happened: true},
+		{Outcome: "stale-write-accepted", Happened: true},
+		{Outcome: "stale-write-rejected"},
+		{Outcome: "safe"},
+		{Outcome: "made-up", Expected: true},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("JudgeRace = %+v; want %+v", got, want)
+	}
+	for i, right := range []bool{true, true, false, true, true, false} {
+		if got[i].Right() != right {
+			t.Errorf("JudgeRace[%d] = %+v: Right() = %v; want %v", i, got[i], got[i].Right(), right)
 		}
 	}
 }

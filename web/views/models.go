@@ -197,6 +197,7 @@ type Race struct {
 	Release                 string
 	ClockJump, RestartDelay int64
 	ReplicationLag          int64
+	Wait                    bool
 	Seed                    uint64
 
 	// Faults are the faults the learner added, in their URL form.
@@ -219,8 +220,8 @@ type RaceFault struct{ Spec, Text string }
 
 // RaceOutcome is one thing that happened in a run, and when.
 type RaceOutcome struct {
-	ID, Label string
-	AtMS      int64
+	ID, Label, Text string
+	AtMS            int64
 }
 
 // OutcomeIDs is the outcomes' ids separated by spaces, for data-outcomes.
@@ -249,6 +250,8 @@ type RaceEvent struct {
 type RacePage struct {
 	Page
 	Race Race
+	// PresentCSS is the presenter view's own style sheet.
+	PresentCSS string
 }
 
 // Verdicts lists the possible outcomes of a race with their labels, in

@@ -1,0 +1,200 @@
+package race
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FaultKind is what a Fault does.
+type FaultKind string
+
+// The fault kinds. What ARG means in the text form
+// KIND:TARGET:AT_MS:ARG depends on the kind:
+//
+//	pause:CLIENT:AT_MS:MS            the client freezes for MS ms (a GC pause);
+//	                                 its work resumes where it stopped, its
+//	                                 timers fire late, as soon as it runs again
+//	crash:NODE:AT_MS:MS              the node crashes and restarts MS ms later,
+//	                                 empty (data only in memory)
+//	crash:NODE:AT_MS:MS-persist      the same, but it restarts with its data
+//	                                 (AOF with fsync always); keys whose TTL ran
+//	                                 out meanwhile are gone
+//	clock-jump:NODE:AT_MS:MS         the node's clock jumps MS ms ahead
+//	delay:CLIENT:AT_MS:MS            the first Redis reply the client waits for
+//	                                 at or after AT_MS arrives MS ms late
+//	delay:NODE:AT_MS:MS              the first reply the node sends at or after
+//	                                 AT_MS arrives MS ms late
+//
+// CLIENT is client1, client2 or client3; NODE is redis (the single Redis,
+// or the primary in the failover scenario) or node1..node5. MS and AT_MS
+// are whole milliseconds, at most MaxDuration.
+const (
+	FaultPause     FaultKind = "pause"
+	FaultCrash     FaultKind = "crash"
+	FaultClockJump FaultKind = "clock-jump"
+	FaultDelay     FaultKind = "delay"
+)
+
+// persistSuffix marks a crash whose node keeps its data.
+const persistSuffix = "-persist"
+
+// MaxFaults is how many faults a run accepts.
+const MaxFaults = 20
+
+// Fault is a failure added to a scenario at a virtual time. Its text form
+// (String, ParseFault) is the fault= parameter of a race URL.
+type Fault struct {
+	Kind    FaultKind
+	Target  string        // client1..client3, redis, node1..node5
+	At      time.Duration // when, since the start of the run
+	Length  time.Duration // pause length, downtime, clock jump or delay
+	Persist bool          // crash only: the node restarts with its data
+}
+
+// String returns the fault as KIND:TARGET:AT_MS:ARG.
+func (f Fault) String() string {
+	arg := strconv.FormatInt(f.Length.Milliseconds(), 10)
+	if f.Persist {
+		arg += persistSuffix
+	}
+	return fmt.Sprintf("%s:%s:%d:%s", f.Kind, f.Target, f.At.Milliseconds(), arg)
+}
+
+// MarshalText writes the text form, so that JSON shows "pause:client1:0:500".
+func (f Fault) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads the text form and validates it.
+func (f *Fault) UnmarshalText(b []byte) error {
+	g, err := ParseFault(string(b))
+	if err != nil {
+		return err
+	}
+	*f = g
+	return nil
+}
+
+// ParseFault reads KIND:TARGET:AT_MS:ARG (see FaultKind) and validates it.
+// Errors wrap ErrBadParams and say what is wrong and what is allowed.
+func ParseFault(s string) (Fault, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 4 {
+		return Fault{}, fmt.Errorf("fault %q: want KIND:TARGET:AT_MS:ARG, such as pause:client1:1000:15000: %w", s, ErrBadParams)
+	}
+	f := Fault{Kind: FaultKind(parts[0]), Target: parts[1]}
+	at, err := faultMS(parts[2])
+	if err != nil {
+		return Fault{}, fmt.Errorf("fault %q: AT_MS %v: %w", s, err, ErrBadParams)
+	}
+	f.At = at
+	arg := parts[3]
+	if f.Kind == FaultCrash {
+		arg, f.Persist = strings.CutSuffix(arg, persistSuffix)
+	}
+	n, err := faultMS(arg)
+	if err != nil {
+		return Fault{}, fmt.Errorf("fault %q: ARG %v: %w", s, err, ErrBadParams)
+	}
+	f.Length = n
+	if err := f.Validate(); err != nil {
+		return Fault{}, fmt.Errorf("fault %q: %w", s, err)
+	}
+	return f, nil
+}
+
+// faultMS reads whole milliseconds in [0, MaxDuration].
+func faultMS(s string) (time.Duration, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a whole number of milliseconds", s)
+	}
+	if n > MaxDuration.Milliseconds() {
+		return 0, fmt.Errorf("%d is over the maximum of %d ms", n, MaxDuration.Milliseconds())
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+// Validate checks the kind, the target for that kind and the durations.
+// Whether the target exists in a given scenario (node5 in a one-node run)
+// is checked by Run.
+func (f Fault) Validate() error {
+	client := isClientTarget(f.Target)
+	node := isNodeTarget(f.Target)
+	switch f.Kind {
+	case FaultPause:
+		if !client {
+			return fmt.Errorf("pause target %q: must be client1, client2 or client3: %w", f.Target, ErrBadParams)
+		}
+	case FaultCrash, FaultClockJump:
+		if !node {
+			return fmt.Errorf("%s target %q: must be redis or node1..node5: %w", f.Kind, f.Target, ErrBadParams)
+		}
+	case FaultDelay:
+		if !client && !node {
+			return fmt.Errorf("delay target %q: must be client1..client3, redis or node1..node5: %w", f.Target, ErrBadParams)
+		}
+	default:
+		return fmt.Errorf("kind %q: must be pause, crash, clock-jump or delay: %w", f.Kind, ErrBadParams)
+	}
+	if f.Persist && f.Kind != FaultCrash {
+		return fmt.Errorf("%s: only a crash takes %s: %w", f.Kind, persistSuffix, ErrBadParams)
+	}
+	for _, d := range []time.Duration{f.At, f.Length} {
+		if d < 0 || d > MaxDuration || d%time.Millisecond != 0 {
+			return fmt.Errorf("%v: must be whole milliseconds between 0 and %d: %w", d, MaxDuration.Milliseconds(), ErrBadParams)
+		}
+	}
+	if f.Length == 0 && f.Kind != FaultCrash {
+		return fmt.Errorf("%s of 0 ms does nothing; give ARG in milliseconds: %w", f.Kind, ErrBadParams)
+	}
+	return nil
+}
+
+func isClientTarget(t string) bool {
+	return t == "client1" || t == "client2" || t == "client3"
+}
+
+func isNodeTarget(t string) bool {
+	return t == "redis" || (len(t) == 5 && strings.HasPrefix(t, "node") && t[4] >= '1' && t[4] <= '5')
+}
+
+// nodeIndex is the 0-based node a target names: redis is the first.
+func nodeIndex(t string) int {
+	if t == "redis" {
+		return 0
+	}
+	return int(t[4] - '1')
+}
+
+// clientIndex is the 0-based client a target names.
+func clientIndex(t string) int { return int(t[6] - '1') }
+
+// addFaults checks that each fault's target exists in the run and
+// schedules it.
+func (s *sim) addFaults(id string, faults []Fault) error {
+	for _, f := range faults {
+		switch {
+		case isClientTarget(f.Target) && clientIndex(f.Target) >= len(s.clients):
+			return fmt.Errorf("fault %q: scenario %q has %d clients: %w", f, id, len(s.clients), ErrBadParams)
+		case f.Target == "redis" && s.redlock:
+			return fmt.Errorf("fault %q: scenario %q has %d Redis nodes: name one, node1..node%d: %w", f, id, len(s.nodes), len(s.nodes), ErrBadParams)
+		case isNodeTarget(f.Target) && nodeIndex(f.Target) >= len(s.nodes):
+			return fmt.Errorf("fault %q: scenario %q has only %s: %w", f, id, nodeCount(len(s.nodes)), ErrBadParams)
+		}
+		s.at(f.At, func() { s.applyFault(f) })
+	}
+	return nil
+}
+
+func nodeCount(n int) string {
+	if n == 1 {
+		return "one Redis node: use redis or node1"
+	}
+	return fmt.Sprintf("%d Redis nodes", n)
+}
+
+// applyFault makes f happen now.
+func (s *sim) applyFault(f Fault) {
+	// Filled in by the fault engine.
+}

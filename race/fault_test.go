@@ -1,0 +1,104 @@
+package race
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseFault(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Fault
+		err  string // "" for valid
+	}{
+		{in: "pause:client1:1000:15000", want: Fault{Kind: FaultPause, Target: "client1", At: time.Second, Length: 15 * time.Second}},
+		{in: "crash:node3:500:2000", want: Fault{Kind: FaultCrash, Target: "node3", At: 500 * time.Millisecond, Length: 2 * time.Second}},
+		{in: "crash:redis:0:0-persist", want: Fault{Kind: FaultCrash, Target: "redis", Persist: true}},
+		{in: "clock-jump:node5:100:9000", want: Fault{Kind: FaultClockJump, Target: "node5", At: 100 * time.Millisecond, Length: 9 * time.Second}},
+		{in: "delay:client2:0:300", want: Fault{Kind: FaultDelay, Target: "client2", Length: 300 * time.Millisecond}},
+		{in: "delay:redis:0:300", want: Fault{Kind: FaultDelay, Target: "redis", Length: 300 * time.Millisecond}},
+		{in: "pause:client1:1000", err: "KIND:TARGET:AT_MS:ARG"},
+		{in: "pause:client1:1000:15000:1", err: "KIND:TARGET:AT_MS:ARG"},
+		{in: "freeze:client1:0:1", err: `kind "freeze"`},
+		{in: "pause:redis:0:1", err: "must be client1, client2 or client3"},
+		{in: "pause:client4:0:1", err: "must be client1"},
+		{in: "crash:client1:0:1", err: "must be redis or node1..node5"},
+		{in: "crash:node6:0:1", err: "must be redis or node1..node5"},
+		{in: "clock-jump:node0:0:1", err: "must be redis or node1..node5"},
+		{in: "delay:storage:0:1", err: "delay target"},
+		{in: "pause:client1:-5:100", err: "AT_MS"},
+		{in: "pause:client1:x:100", err: "AT_MS"},
+		{in: "pause:client1:0:1.5", err: "ARG"},
+		{in: "pause:client1:0:600001", err: "maximum of 600000"},
+		{in: "pause:client1:0:0", err: "does nothing"},
+		{in: "pause:client1:0:100-persist", err: "ARG"},
+		{in: "crash:node1:0:100-persisted", err: "ARG"},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseFault(tt.in)
+			if tt.err != "" {
+				if !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("ParseFault(%q) = %+v, %v; want ErrBadParams mentioning %q", tt.in, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("ParseFault(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+			}
+			if s := got.String(); s != tt.in {
+				t.Errorf("ParseFault(%q).String() = %q; want the input back", tt.in, s)
+			}
+		})
+	}
+}
+
+// A fault must name a client or node the scenario has.
+func TestFaultTargetsOfScenario(t *testing.T) {
+	for _, tt := range []struct {
+		id, fault, err string
+	}{
+		{"gc-pause", "pause:client3:0:100", "has 2 clients"},
+		{"gc-pause", "crash:node2:0:100", "one Redis node"},
+		{"redlock-crash", "crash:redis:0:100", "name one, node1..node5"},
+		{"gc-pause", "crash:node1:0:100", ""},
+		{"redlock-crash", "clock-jump:node5:0:100", ""},
+		{"release-del", "pause:client3:0:100", ""},
+	} {
+		f, err := ParseFault(tt.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := defaultsOf(t, tt.id)
+		p.Faults = []Fault{f}
+		_, err = Run(tt.id, p)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("Run(%q, fault %s) error %v; want none", tt.id, tt.fault, err)
+		case tt.err != "" && (!errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("Run(%q, fault %s) error %v; want ErrBadParams mentioning %q", tt.id, tt.fault, err, tt.err)
+		}
+	}
+}
+
+func TestTooManyFaults(t *testing.T) {
+	p := defaults()
+	for range MaxFaults + 1 {
+		p.Faults = append(p.Faults, Fault{Kind: FaultPause, Target: "client1", Length: time.Millisecond})
+	}
+	if err := p.Validate(); !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("Validate(%d faults) = %v; want ErrBadParams saying at most %d", len(p.Faults), err, MaxFaults)
+	}
+}
+
+func TestParseOutcome(t *testing.T) {
+	for _, o := range Outcomes() {
+		if got, err := ParseOutcome(string(o)); got != o || err != nil {
+			t.Errorf("ParseOutcome(%q) = %q, %v; want it back", o, got, err)
+		}
+	}
+	if _, err := ParseOutcome("Safe"); !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), "two-holders") {
+		t.Errorf("ParseOutcome(Safe) error = %v; want ErrBadParams listing the names", err)
+	}
+}
