@@ -132,7 +132,9 @@
         li.append(name, " ", time, o.text ? " " + o.text : "");
         list.appendChild(li);
       });
-      result.querySelector("[data-race-summary]").textContent = run.summary || "";
+      // The summary is said once: not again when an outcome says it.
+      var said = outcomes.some(function (o) { return o.text === run.summary; });
+      result.querySelector("[data-race-summary]").textContent = said ? "" : run.summary || "";
       var box = result.querySelector("[data-race-verdict]");
       box.className = "race-verdict verdict-" + (run.verdict || "safe");
       var old = box.querySelector(".prediction-feedback");
@@ -221,7 +223,7 @@
       var old = box.querySelector(".prediction-feedback");
       if (old) old.remove();
       if (prediction) box.appendChild(feedback());
-      say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ". " + (run.summary || ""));
+      say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ".");
       report(prediction || []);
     }
 
@@ -624,7 +626,11 @@
     var narrow = W < 560;
     var left = narrow ? 10 : present ? 210 : 132, right = present ? 24 : 16, top = present ? 64 : narrow ? 42 : 46;
     var laneH = narrow ? 50 : present ? 62 : 44, labelH = narrow ? 17 : 0;
-    var H = top + lanes.length * laneH + 8;
+    // Below the lanes, a strip names each outcome under its flag.
+    var flagged = outcomes.filter(function (o) { return o.id !== "safe"; }).length;
+    var rowH = present ? 26 : narrow ? 16 : 18;
+    var lanesEnd = top + lanes.length * laneH;
+    var H = lanesEnd + 8 + (flagged ? flagged * rowH + 4 : 0);
     var x = function (t) { return left + (W - left - right) * Math.min(Math.max(t, 0), T) / T; };
     var laneTop = function (lane) { return top + lanes.indexOf(lane) * laneH; };
     var y = function (lane) { return laneTop(lane) + labelH + (laneH - labelH) / 2; };
@@ -649,7 +655,7 @@
     });
     var stepMs = niceStep(T, narrow ? 4 : present ? 10 : 8);
     for (var tt = 0; tt <= T; tt += stepMs) {
-      el("line", { x1: x(tt), x2: x(tt), y1: top - 4, y2: H - 8, "class": "tick" }, svg);
+      el("line", { x1: x(tt), x2: x(tt), y1: top - 4, y2: lanesEnd, "class": "tick" }, svg);
       var lbl = el("text", { x: x(tt), y: top - 8, "class": "tick-label" }, svg);
       lbl.textContent = (tt / 1000) + " s";
     }
@@ -701,8 +707,11 @@
       merged.forEach(function (s) {
         var r = el("rect", { x: x(s[0]), y: y0, width: 0, height: y1 - y0, "class": "overlap" }, later);
         part(r, s[0], s[1], "width");
-        var tx = el("text", { x: x(s[0]) + 4, y: y0 + 11, "class": "overlap-label" }, later);
-        tx.textContent = "both think they hold it";
+        var words = narrow ? "both think so" : "both think they hold it";
+        // Text is hidden until its time, so its width is guessed.
+        var wide = words.length * (present ? 10 : 7), lx = x(s[0]) + 4;
+        var tx = el("text", { x: lx + wide > W ? x(s[1]) - 4 : lx, y: y0 + (present ? 16 : 11), "class": "overlap-label" + (lx + wide > W ? " end" : "") }, later);
+        tx.textContent = words;
         part(tx, s[0], null);
       });
     }
@@ -812,19 +821,17 @@
 
     // Outcomes: a flag across the lanes at the event where each happened.
     var lastT = run.events.length ? run.events[run.events.length - 1].t_ms : 0;
-    outcomes.forEach(function (o, i) {
-      if (o.id === "safe") return;
-      var fx = x(o.t_ms);
+    outcomes.filter(function (o) { return o.id !== "safe"; }).forEach(function (o, i) {
+      var fx = x(o.t_ms), ly = lanesEnd + rowH * (i + 1), end = fx > W * 0.6;
       var g = el("g", { "class": "outcome-flag outcome-" + o.id }, svg);
-      el("line", { x1: fx, x2: fx, y1: top, y2: H - 8 }, g);
-      var tx = el("text", { x: Math.min(fx + 4, W - 6), y: top + 13 + 15 * i, "class": "outcome-label" + (fx > W * 0.6 ? " end" : "") }, g);
+      el("line", { x1: fx, x2: fx, y1: top, y2: ly + 2 }, g);
+      var tx = el("text", { x: end ? fx - 4 : fx + 4, y: ly, "class": "outcome-label" + (end ? " end" : "") }, g);
       tx.textContent = shortOutcome(o.id);
-      if (fx > W * 0.6) tx.setAttribute("x", fx - 4);
       part(g, o.event >= 0 ? o.t_ms : Math.min(o.t_ms, lastT), null);
     });
 
     var playhead = el("g", { "class": "playhead" }, svg);
-    el("line", { x1: 0, x2: 0, y1: top - 4, y2: H - 4 }, playhead);
+    el("line", { x1: 0, x2: 0, y1: top - 4, y2: lanesEnd + 4 }, playhead);
 
     // The legend: the same for every run of a scenario, so it tells
     // nothing of what will happen.

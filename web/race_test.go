@@ -69,7 +69,6 @@ func TestRaceAPI(t *testing.T) {
 	}
 }
 
-
 // TestRaceAPIOutcomes: every outcome of a run is listed with the event
 // where it happened, and the verdict is the most serious of them.
 func TestRaceAPIOutcomes(t *testing.T) {

@@ -224,6 +224,17 @@ type RaceOutcome struct {
 	AtMS            int64
 }
 
+// SummarySaid reports whether one of the outcomes already says the
+// run's summary, which is then not said twice.
+func (r Race) SummarySaid() bool {
+	for _, o := range r.Outcomes {
+		if o.Text == r.Summary {
+			return true
+		}
+	}
+	return false
+}
+
 // OutcomeIDs is the outcomes' ids separated by spaces, for data-outcomes.
 func (r Race) OutcomeIDs() string {
 	ids := make([]string, len(r.Outcomes))
