@@ -260,14 +260,17 @@
     // dashboards; the server works out the outcomes itself.
     function report(pred) {
       var params = {};
-      Object.keys(run.params || {}).forEach(function (k) { params[k] = String(run.params[k]); });
-      if (faults.length) params.fault = faults.join(",");
+      Object.keys(run.params || {}).forEach(function (k) {
+        var v = run.params[k];
+        if (v !== null && typeof v !== "object") params[k] = String(v);
+      });
+      if (faults.length) params.fault = faults.slice();
       var meta = document.querySelector("meta[name=csrf-token]");
       fetch("/api/race/done", {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": meta ? meta.getAttribute("content") : "" },
-        body: JSON.stringify({ scenario: run.id, params: params, faults: faults, prediction: pred })
+        body: JSON.stringify({ scenario: run.id, params: params, prediction: pred })
       }).catch(function () {});
     }
 
