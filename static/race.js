@@ -137,8 +137,7 @@
       result.querySelector("[data-race-summary]").textContent = said ? "" : run.summary || "";
       var box = result.querySelector("[data-race-verdict]");
       box.className = "race-verdict verdict-" + (run.verdict || "safe");
-      var old = box.querySelector(".prediction-feedback");
-      if (old) old.remove();
+      box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
     }
 
     function resetPrediction() {
@@ -220,9 +219,15 @@
       stop();
       result.hidden = false;
       var box = result.querySelector("[data-race-verdict]");
-      var old = box.querySelector(".prediction-feedback");
-      if (old) old.remove();
-      if (prediction) box.appendChild(feedback());
+      box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
+      if (prediction) {
+        var head = document.createElement("p");
+        head.className = "prediction-feedback";
+        var strong = document.createElement("strong");
+        strong.textContent = "Your prediction, outcome by outcome:";
+        head.appendChild(strong);
+        box.append(head, feedback());
+      }
       say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ".");
       report(prediction || []);
     }

@@ -209,6 +209,7 @@ func TestRacePrediction(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, "race-predict-playing-1280")
 	browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
+	browsertest.ElementScreenshot(t, ctx, "[data-race]", "race-predict-judged-1280")
 	for _, id := range append(slices.Clone(ticked), happened...) {
 		cls := evalJS[string](t, ctx, fmt.Sprintf(`(document.querySelector('[data-judged=%q]') || {}).className || ""`, id))
 		text := evalJS[string](t, ctx, fmt.Sprintf(`(document.querySelector('[data-judged=%q]') || {}).textContent || ""`, id))
