@@ -2,8 +2,10 @@ package race
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -173,7 +175,7 @@ func clientIndex(t string) int { return int(t[6] - '1') }
 // addFaults checks that each fault's target exists in the run and
 // schedules it.
 func (s *sim) addFaults(id string, faults []Fault) error {
-	for _, f := range faults {
+	for i, f := range faults {
 		switch {
 		case isClientTarget(f.Target) && clientIndex(f.Target) >= len(s.clients):
 			return fmt.Errorf("fault %q: scenario %q has %d clients: %w", f, id, len(s.clients), ErrBadParams)
@@ -182,7 +184,10 @@ func (s *sim) addFaults(id string, faults []Fault) error {
 		case isNodeTarget(f.Target) && nodeIndex(f.Target) >= len(s.nodes):
 			return fmt.Errorf("fault %q: scenario %q has only %s: %w", f, id, nodeCount(len(s.nodes)), ErrBadParams)
 		}
-		s.at(f.At, func() { s.applyFault(f) })
+		// A fault comes before the scenario's own steps at the same
+		// time, in the order given: a pause at 0 catches a client
+		// before its first attempt.
+		s.queue = append(s.queue, action{at: f.At, seq: i - len(faults), do: func() { s.applyFault(f) }})
 	}
 	return nil
 }
@@ -196,5 +201,102 @@ func nodeCount(n int) string {
 
 // applyFault makes f happen now.
 func (s *sim) applyFault(f Fault) {
-	// Filled in by the fault engine.
+	switch f.Kind {
+	case FaultPause:
+		c := s.clients[clientIndex(f.Target)]
+		s.pauseClient(c, f.Length, "")
+	case FaultCrash:
+		n := s.faultNode(f.Target)
+		if !n.up {
+			s.emit(Event{Actor: s.nodeActor(n), Kind: KindCrash, Text: fmt.Sprintf("%s is already down; this crash changes nothing.", capital(s.nodeName(n)))})
+			return
+		}
+		s.crash(n, f.Persist)
+		id := n.restarts
+		s.at(s.now+f.Length, func() {
+			if n.restarts == id && !n.up {
+				s.restart(n, f.Persist)
+			}
+		})
+	case FaultClockJump:
+		s.clockJump(s.faultNode(f.Target), f.Length)
+	case FaultDelay:
+		s.delays.arm(f.Target, f.Length)
+	}
+}
+
+// faultNode is the node a fault's target names; redis is the single node,
+// or the current primary.
+func (s *sim) faultNode(target string) *node {
+	if target == "redis" && s.failover != nil {
+		return s.failover.primary
+	}
+	return s.nodes[nodeIndex(target)]
+}
+
+// delays are the delay faults that have come due and not yet hit a reply,
+// and the delay of the call in progress. The lock package may call the
+// nodes of a Redlock from several goroutines, hence the lock.
+type delays struct {
+	mu    sync.Mutex
+	armed []armedDelay
+	got   time.Duration // the longest delay the call in progress waits for
+	nodes []int         // the nodes whose replies were late in it
+}
+
+type armedDelay struct {
+	target string
+	d      time.Duration
+	used   bool // a client's delay hits every reply of one call
+}
+
+func (d *delays) arm(target string, length time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.armed = append(d.armed, armedDelay{target: target, d: length})
+}
+
+// take returns the delay of a reply from n to c, or 0: the first armed
+// delay for n, used up at once, or the first for c, which holds for every
+// reply of the call in progress (on all nodes of a Redlock, so that it
+// does not depend on which reply comes first) and is used up by end. The
+// caller's wait is capped by its timeout.
+func (d *delays) take(c *client, n *node, primary bool) time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, a := range d.armed {
+		node := a.target == fmt.Sprintf("node%d", n.id) || (a.target == "redis" && primary)
+		switch {
+		case node:
+			d.armed = slices.Delete(d.armed, i, i+1)
+		case a.target == c.target():
+			d.armed[i].used = true
+		default:
+			continue
+		}
+		d.got = max(d.got, min(a.d, c.timeout))
+		if !slices.Contains(d.nodes, n.id) {
+			d.nodes = append(d.nodes, n.id)
+		}
+		return a.d
+	}
+	return 0
+}
+
+// extra is how long the call in progress has waited for replies.
+func (d *delays) extra() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.got
+}
+
+// end returns the call's wait and the late nodes, and resets them.
+func (d *delays) end() (time.Duration, []int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	got, nodes := d.got, d.nodes
+	d.got, d.nodes = 0, nil
+	d.armed = slices.DeleteFunc(d.armed, func(a armedDelay) bool { return a.used })
+	slices.Sort(nodes)
+	return got, nodes
 }

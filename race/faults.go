@@ -5,6 +5,14 @@ import (
 	"time"
 )
 
+// nodeName is how narration names n: "Redis", "node 3".
+func (s *sim) nodeName(n *node) string {
+	if len(s.nodes) == 1 {
+		return "Redis"
+	}
+	return fmt.Sprintf("node %d", n.id)
+}
+
 // clockJump moves n's clock ahead by d. Its keys' TTLs count down against
 // that clock, so a jump past a key's TTL expires it at once.
 func (s *sim) clockJump(n *node, d time.Duration) {
@@ -15,32 +23,75 @@ func (s *sim) clockJump(n *node, d time.Duration) {
 	n.offset += d
 	s.setNow(s.now)
 	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump,
-		Text: fmt.Sprintf("Node %d's clock jumps %s ahead (a bad time sync, say); Redis counts TTLs by that clock.", n.id, dur(d))})
+		Text: fmt.Sprintf("%s's clock jumps %s ahead (a bad time sync, say); Redis counts TTLs by that clock.", capital(s.nodeName(n)), dur(d))})
 	if holder != "" && s.holder(n) == "" {
 		s.emit(Event{Actor: s.nodeActor(n), Kind: KindExpire, Subject: holder,
-			Text: fmt.Sprintf("To node %d, %s's key is now past its TTL, so it expires at once.", n.id, holder)})
+			Text: fmt.Sprintf("To %s, %s's key is now past its TTL, so it expires at once, early by true time.", s.nodeName(n), holder)})
 	}
 }
 
 // crash takes n down; without persistence its data is gone.
-func (s *sim) crash(n *node) {
+func (s *sim) crash(n *node, persist bool) {
 	holder := s.holder(n)
-	n.up = false
-	n.m.FlushAll()
+	n.up, n.downAt, n.lost = false, s.now, holder
+	n.restarts++
+	if !persist {
+		n.m.FlushAll()
+	}
 	n.forgetScripts()
-	text := fmt.Sprintf("Node %d crashes; it kept its data only in memory.", n.id)
-	if holder != "" {
-		text = fmt.Sprintf("Node %d crashes and, with no persistence, loses %s's key.", n.id, holder)
+	var text string
+	switch {
+	case persist && holder != "":
+		text = fmt.Sprintf("%s crashes; it writes every command to its append-only file, so %s's key is on disk.", capital(s.nodeName(n)), holder)
+	case persist:
+		text = fmt.Sprintf("%s crashes; it writes every command to its append-only file.", capital(s.nodeName(n)))
+	case holder != "":
+		text = fmt.Sprintf("%s crashes and, with no persistence, loses %s's key.", capital(s.nodeName(n)), holder)
+	default:
+		text = fmt.Sprintf("%s crashes; it kept its data only in memory.", capital(s.nodeName(n)))
+	}
+	if s.failover != nil && n == s.failover.primary {
+		text += " The replica has only what was copied to it so far."
 	}
 	s.emit(Event{Actor: s.nodeActor(n), Kind: KindCrash, Subject: holder, Text: text})
+	s.crashed(n)
 }
 
-// restart brings n back, empty.
-func (s *sim) restart(n *node) {
+// restart brings n back, empty or with its data. The rule the narration
+// checks: forgetting locks is harmless only if the node stayed down longer
+// than the longest TTL it granted, since every lock it granted has expired
+// by then.
+func (s *sim) restart(n *node, persist bool) {
 	n.up = true
-	text := fmt.Sprintf("Node %d restarts with an empty database: it has forgotten who held the lock.", n.id)
-	if s.now >= s.p.TTL {
-		text = fmt.Sprintf("Node %d restarts with an empty database, but only after a full TTL: every lock it had granted would have expired by now anyway.", n.id)
+	down := s.now - n.downAt
+	name := capital(s.nodeName(n))
+	var text string
+	switch {
+	case s.failover != nil && n != s.failover.primary:
+		old := ""
+		if n == s.nodes[0] {
+			old = ", the old primary,"
+		}
+		text = fmt.Sprintf("%s%s restarts after %s and rejoins as a replica of node %d: it copies everything node %d has and drops what it had.", name, old, dur(down), s.failover.primary.id, s.failover.primary.id)
+	case persist && s.holder(n) != "":
+		text = fmt.Sprintf("%s restarts after %s with its data: %s's key is back, with the TTL it has left.", name, dur(down), s.holder(n))
+	case persist:
+		text = fmt.Sprintf("%s restarts after %s with its data; no lock key is left in it that had not expired.", name, dur(down))
+	case !n.granted:
+		text = fmt.Sprintf("%s restarts with an empty database after %s; it had granted no lock, so it forgot nothing that matters.", name, dur(down))
+	case down > s.p.TTL:
+		text = fmt.Sprintf("%s restarts with an empty database after %s down, longer than the longest TTL it granted (%s): every lock it granted has expired anyway.", name, dur(down), dur(s.p.TTL))
+	case n.lost != "":
+		text = fmt.Sprintf("%s restarts with an empty database after only %s, less than the %s TTL it granted: it has forgotten %s's key while that lock may still be valid.", name, dur(down), dur(s.p.TTL), n.lost)
+	default:
+		text = fmt.Sprintf("%s restarts with an empty database after only %s, less than the %s TTL it granted: any lock it granted that is still valid is forgotten.", name, dur(down), dur(s.p.TTL))
+	}
+	resync := s.failover != nil && n != s.failover.primary
+	if resync {
+		s.failover.resync(n)
 	}
 	s.emit(Event{Actor: s.nodeActor(n), Kind: KindRestart, Text: text})
+	if resync {
+		s.wakeWaiters()
+	}
 }

@@ -33,6 +33,11 @@ type node struct {
 	offset time.Duration // how far its clock is ahead of virtual time
 	up     bool
 
+	granted  bool          // a client's lock key has been on it
+	downAt   time.Duration // when it last crashed
+	lost     string        // the holder whose key it lost in that crash
+	restarts int           // crashes so far, to tell a restart from an older one
+
 	mu      sync.Mutex // one command at a time, as on a real server
 	peer    *server.Peer
 	out     *bytes.Buffer
@@ -154,19 +159,38 @@ type caller struct{ n *node }
 func (c caller) Call(argv []string, _ bool) resp.Value { return c.n.dispatch(argv) }
 
 // link is one client's way to a node: it fails when the node is down or cut
-// off from that client by the network.
+// off from that client by the network. In the failover scenario a
+// client's one link follows the current primary. s and c are nil in tests
+// of the node alone.
 type link struct {
-	n   *node
-	cut bool
+	n       *node
+	cut     bool
+	s       *sim
+	c       *client
+	primary bool // follow s's current primary rather than n
+}
+
+// errDown is the error of a call to a crashed node.
+type errDown struct{ id int }
+
+func (e errDown) Error() string { return fmt.Sprintf("node %d: connection refused (crashed)", e.id) }
+
+// node returns the node the link reaches now.
+func (l link) node() *node {
+	if l.primary && l.s != nil && l.s.failover != nil {
+		return l.s.failover.primary
+	}
+	return l.n
 }
 
 // check returns why the node cannot be reached, or nil.
 func (l link) check() error {
+	n := l.node()
 	switch {
 	case l.cut:
-		return fmt.Errorf("node %d: unreachable from this client", l.n.id)
-	case !l.n.up:
-		return fmt.Errorf("node %d: connection refused (crashed)", l.n.id)
+		return fmt.Errorf("node %d: unreachable from this client", n.id)
+	case !n.up:
+		return errDown{n.id}
 	}
 	return nil
 }
@@ -177,11 +201,28 @@ func (l link) eval(ctx context.Context, name, scriptOrSHA string, keys []string,
 		cmd.SetErr(err)
 		return cmd
 	}
+	n := l.node()
 	argv := append([]string{name, scriptOrSHA, strconv.Itoa(len(keys))}, keys...)
 	for _, a := range args {
 		argv = append(argv, fmt.Sprint(a))
 	}
-	val, err := goValue(l.n.do(ctx, argv...))
+	if l.s != nil && len(args) > 0 {
+		// The lock package's scripts all take the lock token first:
+		// knowing whose it is names the holder even of a key whose
+		// reply was lost.
+		l.s.nameToken(argv[3+len(keys)], l.c.name)
+	}
+	val, err := goValue(n.do(ctx, argv...))
+	if l.s != nil {
+		primary := n == l.s.nodes[0]
+		if l.s.failover != nil {
+			primary = n == l.s.failover.primary
+		}
+		if d := l.s.delays.take(l.c, n, primary); d > 0 && d >= l.c.timeout {
+			// The command ran, but its reply came too late.
+			val, err = nil, fmt.Errorf("node %d: i/o timeout: no reply within %s", n.id, dur(l.c.timeout))
+		}
+	}
 	cmd.SetVal(val)
 	cmd.SetErr(err)
 	return cmd
@@ -209,7 +250,7 @@ func (l link) ScriptExists(ctx context.Context, hashes ...string) *redis.BoolSli
 		cmd.SetErr(err)
 		return cmd
 	}
-	v := l.n.do(ctx, append([]string{"SCRIPT", "EXISTS"}, hashes...)...)
+	v := l.node().do(ctx, append([]string{"SCRIPT", "EXISTS"}, hashes...)...)
 	if v.IsError() {
 		cmd.SetErr(replyError(v.Str))
 		return cmd
@@ -228,7 +269,7 @@ func (l link) ScriptLoad(ctx context.Context, src string) *redis.StringCmd {
 		cmd.SetErr(err)
 		return cmd
 	}
-	v := l.n.do(ctx, "SCRIPT", "LOAD", src)
+	v := l.node().do(ctx, "SCRIPT", "LOAD", src)
 	if v.IsError() {
 		cmd.SetErr(replyError(v.Str))
 		return cmd

@@ -21,6 +21,18 @@ const (
 	ReleaseDel ReleaseMode = "del"
 )
 
+// RenewMode is how the watchdog scenario's client renews its lock.
+type RenewMode string
+
+// The renew modes.
+const (
+	// RenewTimer renews on a timer for as long as the process lives.
+	RenewTimer RenewMode = "timer"
+	// RenewProgress renews only after the work made progress, and at
+	// most a fixed number of times.
+	RenewProgress RenewMode = "progress"
+)
+
 // The names of the parameters, as in JSON and in Info.Applies.
 const (
 	ParamTTL          = "ttl_ms"
@@ -36,7 +48,9 @@ const (
 	// ParamWait makes the failover scenario's clients run WAIT 1 after
 	// taking the lock.
 	ParamWait = "wait"
-	ParamSeed = "seed"
+	// ParamRenew is the watchdog scenario's renewal mode.
+	ParamRenew = "renew"
+	ParamSeed  = "seed"
 	// ParamFault is the repeatable query parameter of added faults, in
 	// the text form of Fault; in JSON, "faults" is a list of them.
 	ParamFault = "fault"
@@ -66,8 +80,9 @@ type Params struct {
 	// Wait makes the failover scenario's clients wait, with WAIT 1, for
 	// the replica to have their lock before they use it.
 	Wait   bool
-	Seed   uint64  // seeds tokens and retry delays
-	Faults []Fault // added by the learner, applied in order at their times
+	Renew  RenewMode // how the watchdog scenario renews; "" in the others
+	Seed   uint64    // seeds tokens and retry delays
+	Faults []Fault   // added by the learner, applied in order at their times
 }
 
 // Validate checks every field against its limits and returns an error
@@ -97,6 +112,9 @@ func (p Params) Validate() error {
 	if p.Release != ReleaseScript && p.Release != ReleaseDel {
 		return fmt.Errorf("%s = %q: must be %q or %q: %w", ParamRelease, p.Release, ReleaseScript, ReleaseDel, ErrBadParams)
 	}
+	if p.Renew != "" && p.Renew != RenewTimer && p.Renew != RenewProgress {
+		return fmt.Errorf("%s = %q: must be %q or %q: %w", ParamRenew, p.Renew, RenewTimer, RenewProgress, ErrBadParams)
+	}
 	if len(p.Faults) > MaxFaults {
 		return fmt.Errorf("%d faults: at most %d: %w", len(p.Faults), MaxFaults, ErrBadParams)
 	}
@@ -119,6 +137,7 @@ type paramsJSON struct {
 	RestartDelay int64       `json:"restart_delay_ms"`
 	Lag          int64       `json:"replication_lag_ms"`
 	Wait         bool        `json:"wait"`
+	Renew        RenewMode   `json:"renew,omitempty"`
 	Seed         uint64      `json:"seed"`
 	Faults       []Fault     `json:"faults,omitempty"`
 }
@@ -129,7 +148,7 @@ func (p Params) MarshalJSON() ([]byte, error) {
 		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
 		Fencing: p.Fencing, Release: p.Release,
 		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
-		Lag: p.ReplicationLag.Milliseconds(), Wait: p.Wait,
+		Lag: p.ReplicationLag.Milliseconds(), Wait: p.Wait, Renew: p.Renew,
 		Seed: p.Seed, Faults: p.Faults,
 	})
 }
@@ -146,7 +165,7 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 		TTL: ms(j.TTL), Pause: ms(j.Pause), Work: ms(j.Work),
 		Fencing: j.Fencing, Release: j.Release,
 		ClockJump: ms(j.ClockJump), RestartDelay: ms(j.RestartDelay),
-		ReplicationLag: ms(j.Lag), Wait: j.Wait,
+		ReplicationLag: ms(j.Lag), Wait: j.Wait, Renew: j.Renew,
 		Seed: j.Seed, Faults: j.Faults,
 	}
 	return nil

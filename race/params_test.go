@@ -98,7 +98,7 @@ func TestParamsJSON(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	known := []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamRelease, ParamClockJump, ParamRestartDelay, ParamReplicationLag, ParamWait, ParamSeed}
+	known := []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamRelease, ParamClockJump, ParamRestartDelay, ParamReplicationLag, ParamWait, ParamRenew, ParamSeed}
 	list := List()
 	if len(list) < 7 {
 		t.Errorf("List() has %d scenarios; want at least 7", len(list))

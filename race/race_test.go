@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/internal/testenv"
 )
@@ -40,15 +41,55 @@ func defaultsOf(t *testing.T, id string) Params {
 	return Params{}
 }
 
-func TestGolden(t *testing.T) {
+// goldenRuns are the runs kept in testdata: every scenario with its
+// defaults, the variants a setting changes most, and runs with faults
+// added as a learner adds them (the fault= of a URL).
+func goldenRuns(t *testing.T) []goldenRun {
+	t.Helper()
+	var out []goldenRun
 	for _, in := range List() {
-		t.Run(in.ID, func(t *testing.T) {
-			got, err := json.MarshalIndent(run(t, in.ID, in.Defaults), "", "  ")
+		out = append(out, goldenRun{name: in.ID, id: in.ID, p: in.Defaults})
+	}
+	with := func(name, id string, edit func(*Params), faults ...string) {
+		p := defaultsOf(t, id)
+		edit(&p)
+		for _, f := range faults {
+			ft, err := ParseFault(f)
+			if err != nil {
+				t.Fatalf("ParseFault(%q): %v", f, err)
+			}
+			p.Faults = append(p.Faults, ft)
+		}
+		out = append(out, goldenRun{name: name, id: id, p: p})
+	}
+	none := func(*Params) {}
+	with("failover-fencing", "failover", func(p *Params) { p.Fencing = true })
+	with("failover-wait", "failover", func(p *Params) { p.Wait = true })
+	with("watchdog-progress", "watchdog", func(p *Params) { p.Renew = RenewProgress })
+	with("fault-normal-pause", "normal", none, "pause:client1:500:12000")
+	with("fault-normal-crash", "normal", none, "crash:redis:1000:2000")
+	with("fault-normal-crash-persist", "normal", none, "crash:redis:1000:2000-persist")
+	with("fault-normal-clock-jump", "normal", none, "clock-jump:redis:1000:9500")
+	with("fault-fencing-crash", "fencing", none, "crash:redis:3000:500")
+	with("fault-redlock-delay", "redlock-clock-jump", none, "delay:client1:0:3000")
+	with("fault-redlock-crash-two", "redlock-crash", func(p *Params) { p.RestartDelay = 11 * time.Second }, "crash:node2:1200:500")
+	return out
+}
+
+type goldenRun struct {
+	name, id string
+	p        Params
+}
+
+func TestGolden(t *testing.T) {
+	for _, g := range goldenRuns(t) {
+		t.Run(g.name, func(t *testing.T) {
+			got, err := json.MarshalIndent(run(t, g.id, g.p), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", in.ID+".golden.json")
+			path := filepath.Join("testdata", g.name+".golden.json")
 			if *update {
 				if err := os.WriteFile(path, got, 0o644); err != nil {
 					t.Fatal(err)
@@ -59,18 +100,19 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test -update to create it)", err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("Run(%q) timeline differs from %s; run go test -update and review the diff\ngot:\n%s", in.ID, path, got)
+				t.Errorf("Run(%q) timeline differs from %s; run go test -update and review the diff\ngot:\n%s", g.name, path, got)
 			}
 		})
 	}
 }
 
+// The same URL gives the same run, faults included.
 func TestSameInputsSameTimeline(t *testing.T) {
-	for _, in := range List() {
-		t.Run(in.ID, func(t *testing.T) {
-			a, b := run(t, in.ID, in.Defaults), run(t, in.ID, in.Defaults)
+	for _, g := range goldenRuns(t) {
+		t.Run(g.name, func(t *testing.T) {
+			a, b := run(t, g.id, g.p), run(t, g.id, g.p)
 			if !reflect.DeepEqual(a, b) {
-				t.Errorf("Run(%q) twice gave different timelines:\n%+v\n%+v", in.ID, a, b)
+				t.Errorf("Run(%q) twice gave different timelines:\n%+v\n%+v", g.name, a, b)
 			}
 		})
 	}
@@ -98,6 +140,8 @@ func TestDefaultOutcomesForManySeeds(t *testing.T) {
 		"renewal":            set(th),
 		"redlock-clock-jump": set(th, acc),
 		"redlock-crash":      set(th, acc),
+		"failover":           set(th, acc),
+		"watchdog":           set(safe),
 	}
 	for _, in := range List() {
 		w, ok := want[in.ID]

@@ -98,7 +98,7 @@ func scenarios() []scenario {
 			Info: Info{
 				ID:          "renewal",
 				Title:       "Renewing the lock",
-				Description: "Clients extend their lock every third of the TTL; after a long pause client 1's extension fails and it stops.",
+				Description: "Clients extend their lock every third of the TTL. Renewal cannot outlast a pause: while client 1 is frozen its lock expires and client 2 takes it; when client 1 wakes, its extension fails and it stops without writing.",
 				Defaults: with(func(p *Params) {
 					p.Work, p.Pause = 15*time.Second, 15*time.Second
 				}),
@@ -107,8 +107,8 @@ func scenarios() []scenario {
 			nodes: 1,
 			setup: func(s *sim) {
 				s.presetFence()
-				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, renew: true})
-				s.startJob(s.addClient(2), s.p.TTL, job{work: s.p.Work, renew: true})
+				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, renew: renewTimer})
+				s.startJob(s.addClient(2), s.p.TTL, job{work: s.p.Work, renew: renewTimer})
 			},
 		},
 		{
@@ -132,7 +132,7 @@ func scenarios() []scenario {
 			Info: Info{
 				ID:          "redlock-crash",
 				Title:       "Redlock: a node restarts without its data",
-				Description: "Node 3 crashes and restarts empty, and client 2 gets a majority while client 1 holds one; restarting only after a TTL is safe.",
+				Description: "Node 3 crashes and restarts empty, and client 2 gets a majority while client 1 holds one; a node that stays down longer than the longest TTL it granted is safe.",
 				Defaults: with(func(p *Params) {
 					p.Work, p.RestartDelay = 5*time.Second, time.Second
 				}),
@@ -142,11 +142,76 @@ func scenarios() []scenario {
 			setup: func(s *sim) {
 				at := s.p.TTL / 10
 				s.startRedlockClients(at + s.p.TTL/20)
-				s.at(at, func() { s.crash(s.nodes[2]) })
-				s.at(at+s.p.RestartDelay, func() { s.restart(s.nodes[2]) })
+				s.at(at, func() { s.crash(s.nodes[2], false) })
+				s.at(at+s.p.RestartDelay, func() { s.restart(s.nodes[2], false) })
+			},
+		},
+		{
+			Info: Info{
+				ID:    "failover",
+				Title: "Failover: the replica never got the lock",
+				Description: "One Redis primary with an asynchronous replica. The primary acknowledges client 1's lock and crashes before the replica has copied it; " +
+					"Sentinel promotes the replica, and client 2 gets the same lock. With fencing, the counter on that Redis is lost too, so both can get the same token. WAIT narrows the window; it does not close it.",
+				Defaults: with(func(p *Params) {
+					p.Work, p.ReplicationLag, p.RestartDelay = 8*time.Second, time.Second, 3*time.Second
+				}),
+				Applies: []string{ParamTTL, ParamWork, ParamFencing, ParamReplicationLag, ParamWait, ParamRestartDelay, ParamSeed},
+			},
+			nodes: 2,
+			setup: func(s *sim) {
+				s.redlock = false // two nodes, but one primary at a time
+				s.failover = &failover{primary: s.nodes[0], replica: s.nodes[1], lag: s.p.ReplicationLag, downAfter: s.p.TTL / 10}
+				s.presetFence()
+				s.startJob(s.addClient(1), 0, job{work: s.p.Work})
+				s.startJob(s.addClient(2), s.p.TTL/20, job{work: s.p.Work / 2})
+				// The crash comes halfway through the copy of client 1's
+				// key: acknowledged to client 1, not yet on the replica.
+				// The old primary comes back after restart_delay_ms, as a
+				// replica of the new one.
+				old := s.failover.primary
+				s.at(s.p.ReplicationLag/2, func() { s.crash(old, false) })
+				s.at(s.p.ReplicationLag/2+s.p.RestartDelay, func() {
+					if !old.up {
+						s.restart(old, false)
+					}
+				})
+			},
+		},
+		{
+			Info: Info{
+				ID:    "watchdog",
+				Title: "A watchdog that renews a stuck client",
+				Description: "Client 1's work hangs while a timer thread keeps renewing its lock, so client 2 waits forever. " +
+					"With renew=progress, the watchdog renews only while the work makes progress, at most 5 times, and lets the lock go.",
+				Defaults: with(func(p *Params) { p.Work = 4 * time.Second; p.Renew = RenewTimer }),
+				Applies:  []string{ParamTTL, ParamWork, ParamRenew, ParamSeed},
+			},
+			nodes: 1,
+			setup: func(s *sim) {
+				s.presetFence()
+				mode := renewTimer
+				if s.p.Renew == RenewProgress {
+					mode = renewProgress
+				}
+				// The work would take far longer than the run; it hangs
+				// after work_ms.
+				s.startJob(s.addClient(1), 0, job{work: MaxDuration, renew: mode, stuckAt: s.p.Work})
+				s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.TTL / 5})
+				s.horizon = 6 * s.p.TTL
+				s.at(s.horizon, func() { s.giveUp(s.clients[1]) })
 			},
 		},
 	}
+}
+
+// giveUp ends the watchdog run: whoever still waits stops waiting.
+func (s *sim) giveUp(c *client) {
+	if c.lk != nil {
+		return
+	}
+	c.stopped = true
+	s.safeText = "Safe, but stuck: client 1's timer renewed a lock that protected no work, and client 2 never got it."
+	s.emit(Event{Actor: c.name, Kind: KindStop, Text: fmt.Sprintf("After %s %s still has not got the lock and gives up: as long as client 1's process lives, its timer keeps the lock alive, though the work it protects has stopped.", dur(s.now-s.p.TTL/2), c.name)})
 }
 
 // setupPause is scenarios 2 and 3: client 1 freezes halfway through its
@@ -158,10 +223,13 @@ func setupPause(s *sim) {
 }
 
 // presetFence sets the fencing counter so that the first grants get tokens
-// 33 and 34, as in the usual drawing of this race.
+// 33 and 34, as in the usual drawing of this race. A failover replica has
+// it too, copied long ago.
 func (s *sim) presetFence() {
-	if err := s.nodes[0].m.Set(lockKey+":fence", "32"); err != nil {
-		s.fail(fmt.Errorf("preset fencing counter: %w", err))
+	for _, n := range s.nodes {
+		if err := n.m.Set(lockKey+":fence", "32"); err != nil {
+			s.fail(fmt.Errorf("preset fencing counter: %w", err))
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -31,6 +32,7 @@ type sim struct {
 	redlock bool // actors are "redis node N" rather than "redis"
 	clients []*client
 	names   map[string]string // lock token -> client name
+	namesMu sync.Mutex        // for nameToken, called from the lock package's goroutines
 	store   storage
 	rng     *rand.Rand // retry delays
 	queue   []action
@@ -38,16 +40,25 @@ type sim struct {
 	events  []Event
 	err     error
 
-	lastGrant *client // the client most recently granted the lock
-	found     []Found // the outcomes so far, in the order they happened
+	lastGrant *client       // the client most recently granted the lock
+	found     []Found       // the outcomes so far, in the order they happened
+	horizon   time.Duration // if set, nothing is run after this time
+	failover  *failover     // the failover scenario's primary and replica
+	delays    delays        // armed delay faults
+	safeText  string        // the summary of a safe run, if not the usual one
 }
 
 // action is something that happens at a virtual time; seq keeps actions at
-// the same time in the order they were scheduled.
+// the same time in the order they were scheduled. An action with an owner
+// is a step of that client's own work: a pause of the client moves it
+// later by the length of the pause. Timers (renewals, the Redlock validity
+// check) have no owner; they fall due on time and a paused client handles
+// them when it runs again.
 type action struct {
-	at  time.Duration
-	seq int
-	do  func()
+	at    time.Duration
+	seq   int
+	owner *client
+	do    func()
 }
 
 func newSim(p Params, nodes int) *sim {
@@ -74,9 +85,29 @@ func (s *sim) close() {
 }
 
 // at schedules f at virtual time t (or now, if t has passed).
-func (s *sim) at(t time.Duration, f func()) {
+func (s *sim) at(t time.Duration, f func()) { s.atFor(nil, t, f) }
+
+// atFor schedules f at t as a step of c's work (see action).
+func (s *sim) atFor(c *client, t time.Duration, f func()) {
 	s.seq++
-	s.queue = append(s.queue, action{at: max(t, s.now), seq: s.seq, do: f})
+	s.queue = append(s.queue, action{at: max(t, s.now), seq: s.seq, owner: c, do: f})
+}
+
+// shift moves c's queued work d later, after what is already queued for
+// the same times, keeping its own order.
+func (s *sim) shift(c *client, d time.Duration) {
+	var mine []int
+	for i, a := range s.queue {
+		if a.owner == c {
+			mine = append(mine, i)
+		}
+	}
+	slices.SortFunc(mine, func(i, j int) int { return s.queue[i].seq - s.queue[j].seq })
+	for _, i := range mine {
+		s.seq++
+		s.queue[i].at += d
+		s.queue[i].seq = s.seq
+	}
 }
 
 // run executes the queued actions in time order until none are left.
@@ -89,6 +120,9 @@ func (s *sim) run() error {
 			}
 		}
 		a := s.queue[i]
+		if s.horizon > 0 && a.at > s.horizon {
+			break
+		}
 		s.queue = slices.Delete(s.queue, i, i+1)
 		s.advance(a.at)
 		a.do()
@@ -156,7 +190,7 @@ func (s *sim) expired(n *node, holder string) {
 	if c := s.client(holder); c != nil && c.paused {
 		text = fmt.Sprintf("The TTL of %s's key runs out while %s is still paused; Redis deletes the key.", holder, holder)
 	}
-	if s.redlock {
+	if len(s.nodes) > 1 {
 		text = fmt.Sprintf("On node %d, the TTL of %s's key runs out and the key is deleted.", n.id, holder)
 	}
 	s.emit(Event{Actor: s.nodeActor(n), Kind: KindExpire, Subject: holder, Text: text})
@@ -171,9 +205,18 @@ func (s *sim) retryDelay() time.Duration {
 
 // emit appends e, stamped with the time and the state after it.
 func (s *sim) emit(e Event) {
+	for _, n := range s.nodes {
+		// What a node has granted decides whether forgetting it on a
+		// restart matters.
+		if !n.granted && n.up && n.m.Exists(lockKey) {
+			n.granted = true
+		}
+	}
 	e.AtMS = s.now.Milliseconds()
 	e.Nodes = s.nodeStates()
-	e.HighestToken = s.store.highest
+	if s.p.Fencing {
+		e.HighestToken = s.store.highest
+	}
 	for _, c := range s.clients {
 		if c.holding {
 			e.Holding = append(e.Holding, c.name)
@@ -196,7 +239,7 @@ func (s *sim) outcome(o Outcome, text string) {
 func (s *sim) nodeStates() []NodeState {
 	out := make([]NodeState, len(s.nodes))
 	for i, n := range s.nodes {
-		out[i] = NodeState{Node: n.id, Up: n.up, Holder: s.holder(n)}
+		out[i] = NodeState{Node: n.id, Up: n.up, Holder: s.holder(n), ClockAheadMS: n.offset.Milliseconds(), Role: s.role(n)}
 		if out[i].Holder != "" {
 			out[i].TTLMS = n.m.TTL(lockKey).Milliseconds()
 		}
@@ -221,7 +264,7 @@ func (s *sim) holder(n *node) string {
 }
 
 func (s *sim) nodeActor(n *node) string {
-	if s.redlock {
+	if len(s.nodes) > 1 {
 		return fmt.Sprintf("redis node %d", n.id)
 	}
 	return "redis"
@@ -241,9 +284,11 @@ func (s *sim) client(name string) *client {
 func (s *sim) vtime(t time.Time) time.Duration { return t.Sub(s.start) }
 
 // simClock is the clients' view of virtual time, handed to the lock package.
+// While a call waits for a delayed reply, the caller's clock reads the time
+// at which the reply arrives.
 type simClock struct{ s *sim }
 
-func (c simClock) Now() time.Time { return c.s.start.Add(c.s.now) }
+func (c simClock) Now() time.Time { return c.s.start.Add(c.s.now + c.s.delays.extra()) }
 
 // Sleep is never called: clients try once per action and the simulation
 // schedules their retries.

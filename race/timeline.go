@@ -26,6 +26,7 @@ const (
 	KindFailover      Kind = "failover"       // the replica was promoted to primary
 	KindWait          Kind = "wait"           // WAIT answered: how many replicas have the write
 	KindRenewLimit    Kind = "renew-limit"    // a watchdog stopped renewing: no progress, or its limit
+	KindStuck         Kind = "stuck"          // a client's work hangs for good; its process lives on
 )
 
 // Verdict sums up a run: its most serious Outcome.
@@ -78,7 +79,7 @@ type Event struct {
 	Actor   string `json:"actor"`             // "client 1", "redis", "redis node 3", "storage"
 	Kind    Kind   `json:"kind"`              // what happened
 	Subject string `json:"subject,omitempty"` // the other client involved, if any
-	Fence   int64  `json:"fence,omitempty"`   // the fencing token involved, if any
+	Fence   int64  `json:"fence,omitempty"`   // the fencing token involved, when fencing is on
 	Stale   bool   `json:"stale,omitempty"`   // a write from a holder whose lock has been granted again
 	Text    string `json:"text"`              // one sentence for learners
 

@@ -22,8 +22,11 @@ func (s *sim) checkTwoHolders(c *client) {
 func (s *sim) outcomes() []Found {
 	if len(s.found) == 0 {
 		i := len(s.events) - 1
-		return []Found{{Outcome: OutcomeSafe, Event: i, AtMS: s.events[i].AtMS,
-			Text: "One client at a time believed it held the lock, and no late write reached the storage."}}
+		text := "One client at a time believed it held the lock, and no late write reached the storage."
+		if s.safeText != "" {
+			text = s.safeText
+		}
+		return []Found{{Outcome: OutcomeSafe, Event: i, AtMS: s.events[i].AtMS, Text: text}}
 	}
 	out := slices.Clone(s.found)
 	slices.SortStableFunc(out, func(a, b Found) int { return a.Outcome.rank() - b.Outcome.rank() })

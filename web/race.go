@@ -167,6 +167,9 @@ func raceParams(p race.Params, q url.Values) (race.Params, error) {
 	if v := q.Get(race.ParamRelease); v != "" {
 		p.Release = race.ReleaseMode(v)
 	}
+	if v := q.Get(race.ParamRenew); v != "" {
+		p.Renew = race.RenewMode(v)
+	}
 	if v := q.Get(race.ParamSeed); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -273,6 +276,9 @@ func raceQuery(p race.Params) url.Values {
 		race.ParamRelease: {string(p.Release)}, race.ParamClockJump: {strconv.FormatInt(p.ClockJump.Milliseconds(), 10)},
 		race.ParamRestartDelay: {strconv.FormatInt(p.RestartDelay.Milliseconds(), 10)}, race.ParamSeed: {strconv.FormatUint(p.Seed, 10)},
 		race.ParamReplicationLag: {strconv.FormatInt(p.ReplicationLag.Milliseconds(), 10)}, race.ParamWait: {strconv.FormatBool(p.Wait)},
+	}
+	if p.Renew != "" {
+		v.Set(race.ParamRenew, string(p.Renew))
 	}
 	for _, f := range p.Faults {
 		v.Add(race.ParamFault, f.String())

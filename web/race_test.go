@@ -59,6 +59,9 @@ func TestRaceAPI(t *testing.T) {
 		{"gc-pause?pause_ms=-1", 400, "pause_ms"},
 		{"gc-pause?fencing=maybe", 400, "fencing"},
 		{"gc-pause?release=drop", 400, "release"},
+		{"watchdog?renew=sometimes", 400, "renew"},
+		{"failover?wait=perhaps", 400, "wait"},
+		{"failover?replication_lag_ms=-3", 400, "replication_lag_ms"},
 		{"nope", 404, "no race scenario"},
 	} {
 		resp, body := get(t, ts.URL, "/api/race/"+tt.query)
@@ -81,6 +84,13 @@ func TestRaceAPIOutcomes(t *testing.T) {
 		{"gc-pause?fencing=true", []string{"two-holders", "stale-write-rejected"}},
 		{"gc-pause?pause_ms=2000", []string{"safe"}},
 		{"normal", []string{"safe"}},
+		{"failover", []string{"two-holders", "stale-write-accepted"}},
+		{"failover?fencing=true", []string{"two-holders", "stale-write-accepted"}},
+		{"failover?wait=true", []string{"safe"}},
+		{"watchdog", []string{"safe"}},
+		{"watchdog?renew=progress", []string{"safe"}},
+		{"release-del", []string{"foreign-lock-deleted", "two-holders", "stale-write-accepted"}},
+		{"normal?fault=pause:client1:500:12000", []string{"two-holders", "stale-write-accepted"}},
 	} {
 		resp, body := get(t, ts.URL, "/api/race/"+tt.query)
 		var r raceJSON

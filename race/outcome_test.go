@@ -1,0 +1,159 @@
+package race
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// found returns the run's Found for o, failing the test if it is missing.
+func found(t *testing.T, tl Timeline, o Outcome) Found {
+	t.Helper()
+	for _, f := range tl.Outcomes {
+		if f.Outcome == o {
+			if f.Event < 0 || f.Event >= len(tl.Events) || tl.Events[f.Event].AtMS != f.AtMS || f.Text == "" {
+				t.Fatalf("%s: %+v does not point at one of the %d events", o, f, len(tl.Events))
+			}
+			return f
+		}
+	}
+	t.Fatalf("outcomes %q lack %q", tl.OutcomeSet(), o)
+	return Found{}
+}
+
+// Each outcome is tied to the event where it happened: the first event
+// that shows it, and no earlier one.
+func TestOutcomeAtItsEvent(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		id      string
+		edit    func(*Params)
+		outcome Outcome
+		is      func(e Event) bool // the event the outcome must point at
+	}{
+		{"two holders: client 2 granted while paused client 1 believes it holds", "gc-pause", func(*Params) {}, OutcomeTwoHolders,
+			func(e Event) bool {
+				return e.Kind == KindAcquireOK && e.Actor == "client 2" && slices.Contains(e.Holding, "client 1")
+			}},
+		{"two holders: Redlock majority after a clock jump", "redlock-clock-jump", func(*Params) {}, OutcomeTwoHolders,
+			func(e Event) bool { return e.Kind == KindAcquireOK && e.Actor == "client 2" }},
+		{"two holders: failover grants client 2 the lost lock", "failover", func(*Params) {}, OutcomeTwoHolders,
+			func(e Event) bool { return e.Kind == KindAcquireOK && e.Actor == "client 2" && len(e.Holding) == 2 }},
+		{"stale write accepted: client 1's late write", "gc-pause", func(*Params) {}, OutcomeStaleWriteAccepted,
+			func(e Event) bool { return e.Kind == KindWriteAccepted && e.Subject == "client 1" && e.Stale }},
+		{"stale write accepted: the same token after failover", "failover", func(p *Params) { p.Fencing = true }, OutcomeStaleWriteAccepted,
+			func(e Event) bool { return e.Kind == KindWriteAccepted && e.Subject == "client 1" && e.Fence == 33 }},
+		{"stale write rejected: token 33 after 34", "fencing", func(*Params) {}, OutcomeStaleWriteRejected,
+			func(e Event) bool { return e.Kind == KindWriteRejected && e.Subject == "client 1" && e.Fence == 33 }},
+		{"foreign lock deleted: client 1's DEL", "release-del", func(*Params) {}, OutcomeForeignLockDeleted,
+			func(e Event) bool {
+				return e.Kind == KindDeleteOther && e.Actor == "client 1" && e.Subject == "client 2"
+			}},
+		{"safe: at the last event", "normal", func(*Params) {}, OutcomeSafe, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := defaultsOf(t, tt.id)
+			tt.edit(&p)
+			tl := run(t, tt.id, p)
+			f := found(t, tl, tt.outcome)
+			if tt.is == nil {
+				if f.Event != len(tl.Events)-1 || len(tl.Outcomes) != 1 {
+					t.Errorf("%s: %+v; want safe alone, at the last event (%d)", tt.id, tl.Outcomes, len(tl.Events)-1)
+				}
+				return
+			}
+			first := slices.IndexFunc(tl.Events, tt.is)
+			if f.Event != first {
+				t.Errorf("%s: %s at event %d (%+v); want event %d, the first that shows it", tt.id, tt.outcome, f.Event, tl.Events[f.Event], first)
+			}
+		})
+	}
+}
+
+// Outcomes are listed most serious first, once each, and the verdict and
+// summary are the first.
+func TestOutcomesOrder(t *testing.T) {
+	for _, g := range goldenRuns(t) {
+		tl := run(t, g.id, g.p)
+		if len(tl.Outcomes) == 0 || tl.Verdict != tl.Outcomes[0].Outcome || tl.Summary != tl.Outcomes[0].Text {
+			t.Errorf("%s: verdict %q, summary %q, outcomes %+v; want the first outcome's", g.name, tl.Verdict, tl.Summary, tl.Outcomes)
+			continue
+		}
+		for i := 1; i < len(tl.Outcomes); i++ {
+			if tl.Outcomes[i-1].Outcome.rank() >= tl.Outcomes[i].Outcome.rank() {
+				t.Errorf("%s: outcomes %q not in order of seriousness", g.name, tl.OutcomeSet())
+			}
+		}
+		if tl.Has(OutcomeSafe) && len(tl.Outcomes) > 1 {
+			t.Errorf("%s: outcomes %q: safe with others", g.name, tl.OutcomeSet())
+		}
+	}
+}
+
+// Faults change the outcome as they should.
+func TestFaultEffects(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		id     string
+		edit   func(*Params)
+		faults []string
+		want   []Outcome
+	}{
+		{"no fault", "normal", nil, nil, set(safe)},
+		{"pause past the TTL", "normal", nil, []string{"pause:client1:500:12000"}, set(th, acc)},
+		{"pause shorter than the TTL", "normal", nil, []string{"pause:client1:500:3000"}, set(safe)},
+		{"two pauses add up past the TTL", "normal", nil, []string{"pause:client1:500:6000", "pause:client1:6000:6000"}, set(th, acc)},
+		{"pause at 0 comes before the first attempt", "normal", nil, []string{"pause:client1:0:1000"}, set(safe)},
+		{"crash loses the key", "normal", func(p *Params) { p.Work = 5 * time.Second }, []string{"crash:redis:1000:500"}, set(th, acc)},
+		{"crash with persistence keeps it", "normal", func(p *Params) { p.Work = 5 * time.Second }, []string{"crash:redis:1000:500-persist"}, set(safe)},
+		{"clock jump expires the key early", "normal", nil, []string{"clock-jump:redis:1000:9500"}, set(th, acc)},
+		{"small clock jump", "normal", nil, []string{"clock-jump:redis:1000:1000"}, set(safe)},
+		{"crash loses the fencing counter too", "fencing", nil, []string{"crash:redis:3000:500"}, set(th, acc)},
+		{"pausing client 1 longer in the fencing run", "fencing", nil, []string{"pause:client1:2000:5000"}, set(th, rej)},
+		{"Redlock: a slow reply eats into validity", "redlock-crash", func(p *Params) { p.RestartDelay = 11 * time.Second }, []string{"delay:client1:0:9950"}, set(safe)},
+		{"failover: no replica to promote, the primary restarts empty", "failover", nil, []string{"crash:node2:100:60000"}, set(th, acc)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := defaultsOf(t, tt.id)
+			if tt.edit != nil {
+				tt.edit(&p)
+			}
+			for _, s := range tt.faults {
+				f, err := ParseFault(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Faults = append(p.Faults, f)
+			}
+			tl := run(t, tt.id, p)
+			if got := tl.OutcomeSet(); !slices.Equal(got, tt.want) {
+				t.Errorf("Run(%q, faults %q) outcomes = %q; want %q (%s)", tt.id, tt.faults, got, tt.want, tl.Summary)
+			}
+		})
+	}
+}
+
+// A delayed reply to a Redlock client shortens its validity by the time
+// the attempt took, and the narration says so.
+func TestDelayShortensRedlockValidity(t *testing.T) {
+	p := defaultsOf(t, "redlock-clock-jump")
+	p.Faults = []Fault{{Kind: FaultDelay, Target: "client1", Length: 3 * time.Second}}
+	tl := run(t, "redlock-clock-jump", p)
+	i := indexOf(t, tl, "client 1", KindAcquireOK)
+	if e := tl.Events[i]; e.AtMS != 3000 || !containsAll(e.Text, "6.898 s", "minus the 3 s the attempt took", "102 ms allowed for clock drift") {
+		t.Errorf("client 1's grant = %+v; want it at 3000 ms, valid for 10 s - 3 s - 102 ms", e)
+	}
+	if d := indexOf(t, tl, "client 1", KindDelay); d >= i {
+		t.Errorf("the delay event (#%d) comes after the grant (#%d)", d, i)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
