@@ -13,7 +13,7 @@
   var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var present = document.documentElement.classList.contains("present");
   // The settings a run has, as the form and the API name them.
-  var SETTINGS = ["ttl_ms", "work_ms", "pause_ms", "clock_jump_ms", "restart_delay_ms", "replication_lag_ms", "release", "fencing", "wait", "seed"];
+  var SETTINGS = ["ttl_ms", "work_ms", "pause_ms", "clock_jump_ms", "restart_delay_ms", "replication_lag_ms", "release", "fencing", "wait", "renew", "seed"];
   var scenarioCache = null;
   var uid = 0; // tells apart the patterns of several drawings on a page
 
@@ -348,7 +348,7 @@
       var q = new URLSearchParams();
       SETTINGS.forEach(function (k) {
         var input = form.elements[k];
-        if (!input) return;
+        if (!input || input.disabled) return;
         if (input.type === "checkbox") q.set(k, input.checked ? "true" : "false");
         else if (input.value !== "") q.set(k, input.value);
       });
@@ -426,6 +426,8 @@
         });
         form.querySelectorAll("[data-param]").forEach(function (f) {
           f.hidden = sc.applies.indexOf(f.getAttribute("data-param")) < 0;
+          // The renewal mode means something only where it applies.
+          if (f.getAttribute("data-param") === "renew") f.querySelector("select").disabled = f.hidden;
         });
         faults = [];
         listFaults();
@@ -644,7 +646,7 @@
     var y = function (lane) { return laneTop(lane) + labelH + (laneH - labelH) / 2; };
     var inner = laneH - labelH;
 
-    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "class": "race-svg" + (narrow ? " race-narrow" : "") });
+    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "class": "race-svg race-timeline" + (narrow ? " race-narrow" : "") });
     var title = el("title", {}, svg);
     title.textContent = "Timeline of " + run.title + ": " + lanes.join(", ") + " over " + seconds(T) + ". The transcript below says what happens, step by step.";
     var defs = el("defs", {}, svg);
@@ -718,7 +720,7 @@
         var words = narrow ? "both think so" : "both think they hold it";
         // Text is hidden until its time, so its width is guessed.
         var wide = words.length * (present ? 10 : 7), lx = x(s[0]) + 4;
-        var tx = el("text", { x: lx + wide > W ? x(s[1]) - 4 : lx, y: y0 + (present ? 16 : 11), "class": "overlap-label" + (lx + wide > W ? " end" : "") }, later);
+        var tx = el("text", { x: lx + wide > W ? x(s[1]) - 4 : lx, y: y1 - (present ? 10 : 7), "class": "overlap-label" + (lx + wide > W ? " end" : "") }, later);
         tx.textContent = words;
         part(tx, s[0], null);
       });
@@ -759,7 +761,7 @@
       r.setAttribute("fill", hatchURL);
       var ln = el("line", { x1: x(a), x2: x(a), y1: y(lane), y2: y(lane), "class": "down-line" }, later);
       part(ln, a, b, "x2");
-      var tx = el("text", { x: x(a) + 5, y: y(lane) - 5, "class": "down-label" }, later);
+      var tx = el("text", { x: x(a) + 12, y: y(lane) - 5, "class": "down-label" }, later);
       tx.textContent = "down";
       part(tx, a, null);
     }
@@ -784,22 +786,29 @@
     });
 
     // Event markers, shown once their event is reached.
+    // A label in the row above a lane's bars: beside the lane's name on
+    // a phone, where that row holds the name.
+    function rowLabel(g, lane, ex, text, cls) {
+      var dx = 9;
+      if (narrow) dx = Math.max(9, 8 + lane.length * 7 + 6 - ex);
+      var tx = el("text", { x: dx, y: laneTop(lane) + (narrow ? 13 : present ? 16 : 12) - y(lane), "class": cls }, g);
+      tx.textContent = text;
+    }
     var markers = run.events.map(function (e) {
       var lane = lanes.indexOf(e.actor) >= 0 ? e.actor : lanes[lanes.length - 1];
-      var g = el("g", { "class": "marker kind-" + e.kind + (e.stale ? " stale" : "") + " " + colour(clientOf(e)), transform: "translate(" + x(e.t_ms).toFixed(1) + " " + y(lane) + ")" + (present ? " scale(1.4)" : "") }, svg);
+      var ex = x(e.t_ms);
+      var g = el("g", { "class": "marker kind-" + e.kind + (e.stale ? " stale" : "") + " " + colour(clientOf(e)), transform: "translate(" + ex.toFixed(1) + " " + y(lane) + ")" }, svg);
       g.style.display = "none";
       g.setAttribute("data-t0", e.t_ms);
-      shape(g, e);
+      // The shape is larger on a projector; the labels have their own sizes.
+      shape(present ? el("g", { transform: "scale(1.4)" }, g) : g, e);
       var onStorage = e.kind === "write-accepted" || e.kind === "write-rejected";
       if (fencing && e.fence && (onStorage || e.kind === "acquire-ok")) {
-        var ft = el("text", { y: -13, "class": "fence-label" }, g);
-        ft.textContent = "#" + e.fence;
+        if (narrow && !onStorage) rowLabel(g, lane, ex, "#" + e.fence, "fence-label fence-row");
+        else el("text", { y: present ? -17 : -12, "class": "fence-label" }, g).textContent = "#" + e.fence;
       }
-      if (e.kind === "clock-jump") {
-        // Above the lane's bars, or beside its name on a phone.
-        var jt = el("text", { x: 8, y: (narrow ? laneTop(lane) + 13 : laneTop(lane) + 12) - y(lane), "class": "jump-label" }, g);
-        jt.textContent = "clock " + jumpText(e, run);
-      }
+      if (e.kind === "failover" || e.kind === "restart") rowLabel(g, lane, ex, e.kind === "failover" ? "promoted" : "back up", "event-label");
+      if (e.kind === "clock-jump") rowLabel(g, lane, ex, "clock " + jumpText(e, run), "jump-label");
       var tip = el("title", {}, g);
       tip.textContent = seconds(e.t_ms) + " " + e.actor + ": " + e.text;
       return g;
@@ -815,7 +824,7 @@
       } else if (k === "crash" || k === "delete-other") {
         el("path", { d: "M-7 -7L7 7M7 -7L-7 7", "class": "m-cross" }, g);
       } else if (k === "clock-jump") {
-        el("path", { d: "M0 " + (-inner / 2 + 3) + "L-5 -6L5 2L0 " + (inner / 2 - 3), "class": "m-jump" }, g);
+        el("path", { d: "M0 -12L-5 -4L5 4L0 12", "class": "m-jump" }, g);
       } else if (k === "release-ok" || k === "release-noop" || k === "restart") {
         el("circle", { r: 6, "class": "m m-hollow" + (k === "release-noop" ? " m-dashed" : "") }, g);
       } else if (k === "acquire-fail" || k === "extend-fail" || k === "stop") {
@@ -846,18 +855,45 @@
     var legend = document.createElement("ul");
     legend.className = "race-legend";
     legend.setAttribute("aria-label", "Legend");
-    clients.forEach(function (c) { legendItem(legend, "swatch " + colour(clientNo(c)), c); });
-    legendItem(legend, "swatch belief-swatch", "believes it holds the lock");
-    legendItem(legend, "swatch overlap-swatch", "two believe it at once");
-    legendItem(legend, "swatch hold-swatch", "lock key on a node (holder's colour)");
-    legendItem(legend, "swatch pause-swatch", "paused");
-    if (run.nodes > 1 || run.events.some(function (e) { return e.kind === "crash"; })) legendItem(legend, "swatch down-swatch", "node down");
-    legendItem(legend, "glyph glyph-acquire", "got the lock");
-    legendItem(legend, "glyph glyph-hollow", "released, or asked and got nil (dashed)");
-    legendItem(legend, "glyph glyph-expire", "key expired");
-    legendItem(legend, "glyph glyph-write", "write to storage" + (fencing ? " (#token)" : ""));
-    if (fencing) legendItem(legend, "glyph glyph-rejected", "write rejected");
-    legendItem(legend, "glyph glyph-outcome", "an outcome happens");
+    // Each key is drawn with the timeline's own shapes and classes.
+    var key = function (text, paint) {
+      var li = document.createElement("li");
+      var k = el("svg", { viewBox: "0 0 24 16", width: 24, height: 16, "class": "race-svg", "aria-hidden": "true" }, li);
+      paint(k);
+      li.append(" " + text);
+      legend.appendChild(li);
+    };
+    var swatch = function (cls, fill) {
+      return function (k) { var r = el("rect", { x: 1, y: 3, width: 22, height: 10, "class": cls }, k); if (fill) r.setAttribute("fill", hatchURL); };
+    };
+    var glyph = function (kind, extra) {
+      return function (k) { var g = el("g", { "class": "marker c0 kind-" + kind, transform: "translate(12 8)" }, k); shape(g, Object.assign({ kind: kind }, extra || {})); };
+    };
+    clients.forEach(function (c) { key(c, swatch("hold " + colour(clientNo(c)))); });
+    key("believes it holds the lock", function (k) {
+      el("rect", { x: 1, y: 2, width: 22, height: 12, "class": "belief c0" }, k);
+      el("rect", { x: 1, y: 12, width: 22, height: 3, "class": "belief-edge c0" }, k);
+    });
+    key("two believe it at once", swatch("overlap"));
+    key("lock key on a node, in its holder's colour", function (k) {
+      el("rect", { x: 1, y: 3, width: 11, height: 10, "class": "hold c1" }, k);
+      el("rect", { x: 12, y: 3, width: 11, height: 10, "class": "hold c2" }, k);
+    });
+    key("paused", swatch("pause", true));
+    var crashes = (run.params && run.params.faults || []).some(function (f) { return /^crash:/.test(f); });
+    if (run.nodes > 1 || crashes) {
+      key("node down", function (k) {
+        swatch("down", true)(k);
+        el("line", { x1: 1, x2: 23, y1: 8, y2: 8, "class": "down-line" }, k);
+      });
+    }
+    key("got the lock", glyph("acquire-ok"));
+    key("released", glyph("release-ok"));
+    key("asked and got nil", glyph("acquire-fail"));
+    key("key expired", glyph("expire"));
+    key("write to storage" + (fencing ? ", with its token" : ""), glyph("write-accepted"));
+    if (fencing) key("write rejected", glyph("write-rejected"));
+    key("an outcome happens", function (k) { el("line", { x1: 12, x2: 12, y1: 0, y2: 16 }, el("g", { "class": "outcome-flag" }, k)); });
 
     // The state panel: each node's key with its TTL draining, and the
     // storage's highest token when the storage checks tokens.
@@ -933,15 +969,6 @@
       }
     };
   }
-  function legendItem(ul, cls, text) {
-    var li = document.createElement("li");
-    var mark = document.createElement("span");
-    mark.className = cls;
-    mark.setAttribute("aria-hidden", "true");
-    li.append(mark, " " + text);
-    ul.appendChild(li);
-  }
-
   function shortOutcome(id) {
     return {
       "two-holders": "two holders",

@@ -235,7 +235,7 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
 		Fencing: p.Fencing, Release: string(p.Release),
 		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
-		ReplicationLag: p.ReplicationLag.Milliseconds(), Wait: p.Wait,
+		ReplicationLag: p.ReplicationLag.Milliseconds(), Wait: p.Wait, Renew: string(p.Renew),
 		Seed: p.Seed, Applies: map[string]bool{},
 		API:     "/api/race/" + url.PathEscape(info.ID) + "?" + raceQuery(p).Encode(),
 		PageURL: "/race?" + run, PresentURL: "/race/present?" + run,

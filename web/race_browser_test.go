@@ -31,7 +31,7 @@ func evalJS[T any](t *testing.T, ctx context.Context, js string) T {
 const futureShown = `(() => {
 	const root = document.querySelector("[data-race]");
 	const now = parseFloat(root.querySelector("[data-race-clock]").textContent) * 1000;
-	const svg = root.querySelector("[data-race-stage] svg");
+	const svg = root.querySelector("[data-race-stage] .race-timeline");
 	return [...svg.querySelectorAll("[data-t0]")].filter(el => {
 		for (let n = el; n && n !== svg; n = n.parentNode) if (getComputedStyle(n).display === "none") return false;
 		return Number(el.getAttribute("data-t0")) > now + 100;
@@ -62,7 +62,7 @@ func TestRaceNoSpoilers(t *testing.T) {
 	for _, in := range race.List() {
 		t.Run(in.ID, func(t *testing.T) {
 			browsertest.Open(t, ctx, ts.URL+"/race?scenario="+in.ID, 1280, 900)
-			browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
 			browsertest.ElementScreenshot(t, ctx, "[data-race]", "race-start-"+in.ID+"-1280")
 			if got := evalJS[string](t, ctx, futureShown); got != "" {
 				t.Errorf("at t = 0 these future parts are visible: %s", got)
@@ -85,7 +85,7 @@ func TestRaceNoSpoilers(t *testing.T) {
 			if got := evalJS[string](t, ctx, futureShown); got != "" {
 				t.Errorf("after three steps these parts ahead of the playhead are visible: %s", got)
 			}
-			if n := evalJS[int](t, ctx, `[...document.querySelectorAll("[data-race-stage] .marker")].filter(m => m.style.display !== "none").length`); n < 2 {
+			if n := evalJS[int](t, ctx, `[...document.querySelectorAll("[data-race-stage] .race-timeline .marker")].filter(m => m.style.display !== "none").length`); n < 2 {
 				t.Errorf("after three steps %d markers are drawn; want at least 2", n)
 			}
 		})
@@ -157,7 +157,7 @@ func TestRaceSettingsUpdate(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	browsertest.Open(t, ctx, ts.URL+"/race?scenario=gc-pause", 1280, 900)
-	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
 	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("select[name=scenario]"); s.value = "fencing"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race]").dataset.scenario === "fencing"`)
 	check := func(wantURL, wantOutcome string) {
@@ -198,7 +198,7 @@ func TestRacePrediction(t *testing.T) {
 	happened := wantOutcomes(t, "gc-pause")
 	ticked := []string{"two-holders", "stale-write-rejected"}
 	browsertest.Open(t, ctx, ts.URL+"/race?scenario=gc-pause", 1280, 900)
-	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
 	acts := []chromedp.Action[chromedp.Void]{}
 	for _, id := range ticked {
 		acts = append(acts, chromedp.Click(chromedp.CSS(`[data-race-predict] input[value="`+id+`"]`)))
@@ -232,7 +232,7 @@ func TestRaceFaultAtPlayhead(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	browsertest.Open(t, ctx, ts.URL+"/race?scenario=normal", 1280, 900)
-	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
 	if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); got != "safe" {
 		t.Fatalf("the normal case: outcomes %q; want safe", got)
 	}
@@ -268,14 +268,14 @@ func TestRaceFaultAtPlayhead(t *testing.T) {
 func TestRacePresenterView(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
-	for _, sc := range []string{"fencing", "redlock-crash"} {
+	for _, sc := range []string{"fencing", "redlock-crash", "failover"} {
 		for _, scheme := range []string{"dark", "light"} {
 			t.Run(sc+"-"+scheme, func(t *testing.T) {
 				browsertest.ColorScheme(t, ctx, scheme)
 				browsertest.Open(t, ctx, ts.URL+"/race/present?scenario="+sc, 1920, 1080)
-				browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+				browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
 				browsertest.WaitFor(t, ctx, `document.activeElement === document.querySelector("[data-race]")`)
-				for _, sel := range []string{"[data-race-stage] svg", "[data-act=play]", "[data-race-narration]"} {
+				for _, sel := range []string{"[data-race-stage] .race-timeline", "[data-act=play]", "[data-race-narration]"} {
 					bottom := evalJS[float64](t, ctx, fmt.Sprintf(`document.querySelector(%q).getBoundingClientRect().bottom`, sel))
 					if bottom > 1080 {
 						t.Errorf("%s ends at %.0f px, below the first screen", sel, bottom)
@@ -311,6 +311,8 @@ func TestRaceScreenshots(t *testing.T) {
 		{"gc-pause", "/race?scenario=gc-pause"},
 		{"release-del", "/race?scenario=release-del"},
 		{"redlock-clock-jump", "/race?scenario=redlock-clock-jump"},
+		{"failover", "/race?scenario=failover&fencing=true"},
+		{"watchdog", "/race?scenario=watchdog"},
 		{"lesson", "/topics/distributed-locks"},
 	}
 	for _, js := range []bool{true, false} {
@@ -329,7 +331,7 @@ func TestRaceScreenshots(t *testing.T) {
 						browsertest.ColorScheme(t, ctx, scheme)
 						browsertest.Open(t, ctx, ts.URL+pg.path, width, 900)
 						if js {
-							browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
+							browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
 							evalJS[bool](t, ctx, `(() => { const s = document.querySelector("[data-act=scrub]"); s.value = 600; s.dispatchEvent(new Event("input")); return true; })()`)
 						}
 						if overflow := evalJS[int64](t, ctx, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {

@@ -198,6 +198,7 @@ type Race struct {
 	ClockJump, RestartDelay int64
 	ReplicationLag          int64
 	Wait                    bool
+	Renew                   string
 	Seed                    uint64
 
 	// Faults are the faults the learner added, in their URL form.
