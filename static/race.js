@@ -369,7 +369,9 @@
       return q.toString();
     }
 
-    function rerun(then) {
+    // rerun runs the settings on screen; then is called once the new run
+    // is shown, failed instead of the usual error display if given.
+    function rerun(then, failed) {
       error.hidden = true;
       return load(apiURL()).then(function (data) {
         show(data);
@@ -391,6 +393,7 @@
           if (then) then();
         });
       }).catch(function (err) {
+        if (failed) { failed(err); return; }
         error.textContent = err.message;
         error.hidden = false;
       });
@@ -451,6 +454,11 @@
       var faultList = faultBox.querySelector("[data-race-fault-list]");
       var addBtn = faultBox.querySelector("[data-race-add-fault]");
       var atEdited = false;
+      var faultError = document.createElement("p");
+      faultError.className = "field-error";
+      faultError.setAttribute("role", "alert");
+      faultError.hidden = true;
+      faultBox.appendChild(faultError);
       atInput.addEventListener("input", function () { atEdited = true; });
       addBtn.textContent = "Add it and replay from there";
 
@@ -460,7 +468,7 @@
         if (atInput.value !== String(at)) atInput.value = String(at);
         var text = "at the playhead, " + seconds(at);
         if (atLabel.textContent !== text) atLabel.textContent = text;
-      }
+      };
 
       // kindChanged fits the fault fields to its kind: a pause hits a
       // client, a crash or a clock jump a node, a delay either.
@@ -529,6 +537,7 @@
         faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
         listFaults();
         atEdited = false;
+        faultError.hidden = true;
         rerun(function () {
           asked = true; // a replay from a fault is not a prediction round
           predict.open = false;
@@ -537,8 +546,15 @@
           predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.disabled = true; });
           seek(Math.max(0, at - 1));
           play();
+        }, function (err) {
+          // The fault was refused: it is not kept, and the reason is
+          // said next to the fault's fields.
+          faults.pop();
+          listFaults();
+          faultError.textContent = err.message;
+          faultError.hidden = false;
         });
-      }
+      };
     }
 
     var resizeTimer = 0, lastWidth = stage.clientWidth;

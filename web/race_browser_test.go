@@ -246,15 +246,29 @@ func TestRaceFaultAtPlayhead(t *testing.T) {
 	if at == "0" {
 		t.Errorf("the fault's time did not follow the playhead")
 	}
+	// A pause of 0 ms is refused, said next to the fields, and not kept.
 	if err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`[data-race-fault-kind]`), "pause"),
 		chromedp.SetValue(chromedp.CSS(`[data-race-fault-target]`), "client1"),
+		chromedp.SetValue(chromedp.CSS(`[data-race-fault-arg]`), "0"),
+		chromedp.Click(chromedp.CSS(`[data-race-add-fault]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitFor(t, ctx, `[...document.querySelectorAll("[data-race-fault] [role=alert]")].some(p => !p.hidden && p.textContent.includes("0 ms"))`)
+	if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-fault-list] li").length`); n != 0 {
+		t.Errorf("a refused fault is listed (%d faults)", n)
+	}
+	if err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`[data-race-fault-arg]`), "15000"),
 		chromedp.Click(chromedp.CSS(`[data-race-add-fault]`)),
 	); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.WaitFor(t, ctx, `location.search.includes("fault=pause")`)
+	if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-fault-list] li").length`); n != 1 {
+		t.Errorf("%d faults listed; want 1", n)
+	}
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race]").dataset.outcomes !== "safe"`)
 	if got := evalJS[string](t, ctx, `location.search`); !strings.Contains(got, "fault=pause%3Aclient1%3A"+at+"%3A15000") {
 		t.Errorf("address %q lacks the fault at %s ms", got, at)
@@ -275,6 +289,7 @@ func TestRacePresenterView(t *testing.T) {
 				browsertest.Open(t, ctx, ts.URL+"/race/present?scenario="+sc, 1920, 1080)
 				browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
 				browsertest.WaitFor(t, ctx, `document.activeElement === document.querySelector("[data-race]")`)
+				browsertest.Screenshot(t, ctx, "race-present-"+sc+"-start-1920-"+scheme)
 				for _, sel := range []string{"[data-race-stage] .race-timeline", "[data-act=play]", "[data-race-narration]"} {
 					bottom := evalJS[float64](t, ctx, fmt.Sprintf(`document.querySelector(%q).getBoundingClientRect().bottom`, sel))
 					if bottom > 1080 {
