@@ -7,14 +7,27 @@
 // simulated storage service that may check fencing tokens. The result is a
 // Timeline: the events in time order, each with a one-sentence narration and
 // the state needed to animate it (who holds the key on each node, how much
-// TTL is left, the highest fencing token the storage has seen), and a
-// Verdict. The same scenario, parameters and seed give the same timeline.
+// TTL is left, each node's clock and role, which clients believe they hold
+// the lock, the highest fencing token the storage has seen), and every
+// Outcome of the run, each tied to the event where it first happened. Runs
+// often have several (a paused client that wakes and writes gives two
+// holders and a stale write); OutcomeSafe means none happened. The Verdict
+// is the most serious one. The same scenario and Params, seed and faults
+// included, give the same timeline.
 //
 // List gives the scenarios in teaching order: the normal case; a pause longer
 // than the TTL, without and with fencing tokens; release with a plain DEL;
-// renewal; and Redlock on five nodes, once with a clock jump and once with a
-// node that restarts without its data. Run plays one with Params; the
-// parameters change the outcome, not only the numbers (a pause shorter than
-// the TTL is safe, fencing turns an accepted stale write into a rejected
-// one, a restart delayed past the TTL makes Redlock safe again).
+// renewal; Redlock on five nodes, once with a clock jump and once with a
+// node that restarts without its data; failover from a primary to an
+// asynchronous replica that never got the lock (with WAIT, and with a
+// fencing counter lost in the failover); and a watchdog that renews a stuck
+// client's lock. Run plays one with Params; the parameters change the
+// outcome, not only the numbers (a pause shorter than the TTL is safe,
+// fencing turns an accepted stale write into a rejected one, a restart
+// delayed past the TTL makes Redlock safe again).
+//
+// Params.Faults add failures at chosen times, the way a learner forks a run
+// at the playhead: pause a client, crash a node (with or without
+// persistence), jump a node's clock, delay a reply. Their text form,
+// KIND:TARGET:AT_MS:ARG, is described at FaultKind.
 package race

@@ -30,7 +30,8 @@ type FaultKind string
 //	                                 AT_MS arrives MS ms late
 //
 // CLIENT is client1, client2 or client3; NODE is redis (the single Redis,
-// or the primary in the failover scenario) or node1..node5. MS and AT_MS
+// or whichever node is the primary at AT_MS in the failover scenario) or
+// node1..node5. Info.Targets lists the targets a scenario has. MS and AT_MS
 // are whole milliseconds, at most MaxDuration.
 const (
 	FaultPause     FaultKind = "pause"

@@ -2,6 +2,7 @@ package race
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,29 @@ func TestParseOutcome(t *testing.T) {
 	}
 	if _, err := ParseOutcome("Safe"); !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), "two-holders") {
 		t.Errorf("ParseOutcome(Safe) error = %v; want ErrBadParams listing the names", err)
+	}
+}
+
+// Info.Targets lists exactly the targets a scenario's faults may name.
+func TestInfoTargets(t *testing.T) {
+	all := []string{"client1", "client2", "client3", "redis", "node1", "node2", "node3", "node4", "node5"}
+	for _, in := range List() {
+		for _, target := range all {
+			kind := FaultPause
+			if !isClientTarget(target) {
+				kind = FaultClockJump
+			}
+			p := in.Defaults
+			p.Faults = []Fault{{Kind: kind, Target: target, At: 0, Length: time.Millisecond}}
+			_, err := Run(in.ID, p)
+			listed := slices.Contains(in.Targets, target)
+			// node1 is the single Redis too, under its other name.
+			if target == "node1" && slices.Contains(in.Targets, "redis") {
+				listed = true
+			}
+			if listed != (err == nil) {
+				t.Errorf("%s: target %s listed %v, but a fault on it gives error %v", in.ID, target, listed, err)
+			}
+		}
 	}
 }

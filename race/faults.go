@@ -82,9 +82,9 @@ func (s *sim) restart(n *node, persist bool) {
 	case down > s.p.TTL:
 		text = fmt.Sprintf("%s restarts with an empty database after %s down, longer than the longest TTL it granted (%s): every lock it granted has expired anyway.", name, dur(down), dur(s.p.TTL))
 	case n.lost != "":
-		text = fmt.Sprintf("%s restarts with an empty database after only %s, less than the %s TTL it granted: it has forgotten %s's key while that lock may still be valid.", name, dur(down), dur(s.p.TTL), n.lost)
+		text = fmt.Sprintf("%s restarts with an empty database after only %s, no longer than the %s TTL it granted: it has forgotten %s's key while that lock may still be valid.", name, dur(down), dur(s.p.TTL), n.lost)
 	default:
-		text = fmt.Sprintf("%s restarts with an empty database after only %s, less than the %s TTL it granted: any lock it granted that is still valid is forgotten.", name, dur(down), dur(s.p.TTL))
+		text = fmt.Sprintf("%s restarts with an empty database after only %s, no longer than the %s TTL it granted: any lock it granted that is still valid is forgotten.", name, dur(down), dur(s.p.TTL))
 	}
 	resync := s.failover != nil && n != s.failover.primary
 	if resync {

@@ -1,6 +1,8 @@
 package race
 
 import (
+	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -156,4 +158,54 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// Any fault on any target a scenario has, at any of a few times, gives a
+// run in time order, with outcomes, and the same run twice.
+func TestFaultsNeverBreakARun(t *testing.T) {
+	kinds := map[FaultKind][]string{
+		FaultPause:     {"client1", "client2", "client3"},
+		FaultCrash:     {"redis", "node1", "node2", "node3"},
+		FaultClockJump: {"redis", "node1", "node3"},
+		FaultDelay:     {"client1", "client2", "redis", "node2", "node3"},
+	}
+	n := 0
+	for _, in := range List() {
+		for kind, targets := range kinds {
+			for _, target := range targets {
+				for _, at := range []time.Duration{0, 700 * time.Millisecond, 5 * time.Second, 12 * time.Second} {
+					for _, length := range []time.Duration{0, 300 * time.Millisecond, 11 * time.Second} {
+						f := Fault{Kind: kind, Target: target, At: at, Length: length, Persist: kind == FaultCrash && length == 0}
+						if f.Validate() != nil {
+							continue
+						}
+						p := in.Defaults
+						p.Faults = []Fault{f, f}
+						a, err := Run(in.ID, p)
+						if err != nil {
+							if !errors.Is(err, ErrBadParams) {
+								t.Errorf("Run(%q, %s twice) error %v", in.ID, f, err)
+							}
+							continue
+						}
+						n++
+						if len(a.Outcomes) == 0 {
+							t.Errorf("Run(%q, %s twice): no outcomes", in.ID, f)
+						}
+						for i := 1; i < len(a.Events); i++ {
+							if a.Events[i].AtMS < a.Events[i-1].AtMS {
+								t.Errorf("Run(%q, %s twice): event %d out of time order", in.ID, f, i)
+							}
+						}
+						if b, _ := Run(in.ID, p); !reflect.DeepEqual(a, b) {
+							t.Errorf("Run(%q, %s twice) is not deterministic", in.ID, f)
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 200 {
+		t.Errorf("only %d runs with faults succeeded; want most of them", n)
+	}
 }

@@ -30,7 +30,7 @@ func run(t *testing.T, id string, p Params) Timeline {
 }
 
 // defaultsOf returns the default parameters of scenario id.
-func defaultsOf(t *testing.T, id string) Params {
+func defaultsOf(t testing.TB, id string) Params {
 	t.Helper()
 	for _, in := range List() {
 		if in.ID == id {
@@ -44,7 +44,7 @@ func defaultsOf(t *testing.T, id string) Params {
 // goldenRuns are the runs kept in testdata: every scenario with its
 // defaults, the variants a setting changes most, and runs with faults
 // added as a learner adds them (the fault= of a URL).
-func goldenRuns(t *testing.T) []goldenRun {
+func goldenRuns(t testing.TB) []goldenRun {
 	t.Helper()
 	var out []goldenRun
 	for _, in := range List() {

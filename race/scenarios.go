@@ -16,13 +16,18 @@ type Info struct {
 	Description string   `json:"description"`
 	Defaults    Params   `json:"defaults"`
 	Applies     []string `json:"applies"` // the Param names the scenario uses
+	// Targets are the fault targets the scenario has: its clients, then
+	// its nodes ("redis" for a single one).
+	Targets []string `json:"targets"`
 }
 
 // scenario is an Info and the code that sets up its clients and faults.
 type scenario struct {
 	Info
-	nodes int
-	setup func(s *sim)
+	nodes   int
+	clients int  // 2 unless set
+	primary bool // one node at a time is the primary, which "redis" names
+	setup   func(s *sim)
 }
 
 // defaults returns the parameters most scenarios start from.
@@ -86,7 +91,7 @@ func scenarios() []scenario {
 				}),
 				Applies: []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamRelease, ParamSeed},
 			},
-			nodes: 1,
+			nodes: 1, clients: 3,
 			setup: func(s *sim) {
 				s.presetFence()
 				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, where: pauseBeforeRelease})
@@ -157,7 +162,7 @@ func scenarios() []scenario {
 				}),
 				Applies: []string{ParamTTL, ParamWork, ParamFencing, ParamReplicationLag, ParamWait, ParamRestartDelay, ParamSeed},
 			},
-			nodes: 2,
+			nodes: 2, primary: true,
 			setup: func(s *sim) {
 				s.redlock = false // two nodes, but one primary at a time
 				s.failover = &failover{primary: s.nodes[0], replica: s.nodes[1], lag: s.p.ReplicationLag, downAfter: s.p.TTL / 10}
@@ -193,11 +198,12 @@ func scenarios() []scenario {
 				if s.p.Renew == RenewProgress {
 					mode = renewProgress
 				}
-				// The work would take far longer than the run; it hangs
-				// after work_ms.
-				s.startJob(s.addClient(1), 0, job{work: MaxDuration, renew: mode, stuckAt: s.p.Work})
+				// The run lasts until client 2 has waited three TTLs after
+				// client 1 hangs. Client 1's work would take longer than
+				// that; it hangs after work_ms.
+				s.horizon = s.p.Work + 3*s.p.TTL
+				s.startJob(s.addClient(1), 0, job{work: s.horizon + s.p.TTL, renew: mode, stuckAt: s.p.Work})
 				s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.TTL / 5})
-				s.horizon = 6 * s.p.TTL
 				s.at(s.horizon, func() { s.giveUp(s.clients[1]) })
 			},
 		},
@@ -246,6 +252,17 @@ func List() []Info {
 	out := make([]Info, len(all))
 	for i, sc := range all {
 		out[i] = sc.Info
+		for c := range max(sc.clients, 2) {
+			out[i].Targets = append(out[i].Targets, fmt.Sprintf("client%d", c+1))
+		}
+		if sc.nodes == 1 || sc.primary {
+			out[i].Targets = append(out[i].Targets, "redis")
+		}
+		if sc.nodes > 1 {
+			for n := range sc.nodes {
+				out[i].Targets = append(out[i].Targets, fmt.Sprintf("node%d", n+1))
+			}
+		}
 	}
 	return out
 }

@@ -87,8 +87,12 @@ func (s *sim) close() {
 // at schedules f at virtual time t (or now, if t has passed).
 func (s *sim) at(t time.Duration, f func()) { s.atFor(nil, t, f) }
 
-// atFor schedules f at t as a step of c's work (see action).
+// atFor schedules f at t as a step of c's work (see action). A step
+// scheduled while c is paused waits out the rest of the pause too.
 func (s *sim) atFor(c *client, t time.Duration, f func()) {
+	if c != nil && c.paused {
+		t += c.pauseEnd - s.now
+	}
 	s.seq++
 	s.queue = append(s.queue, action{at: max(t, s.now), seq: s.seq, owner: c, do: f})
 }

@@ -57,6 +57,7 @@ type scenarioJSON struct {
 	Summary  string      `json:"summary"`
 	Defaults race.Params `json:"defaults"`
 	Applies  []string    `json:"applies"`
+	Targets  []string    `json:"targets"` // what a fault= may name in this scenario
 }
 
 // verdictName is the API's name for a verdict, the race package's own.
@@ -65,7 +66,7 @@ func verdictName(v race.Verdict) string { return string(v) }
 func (s *Server) handleRaceScenarios(c echo.Context) error {
 	out := []scenarioJSON{}
 	for _, in := range race.List() {
-		out = append(out, scenarioJSON{ID: in.ID, Title: in.Title, Summary: in.Description, Defaults: in.Defaults, Applies: in.Applies})
+		out = append(out, scenarioJSON{ID: in.ID, Title: in.Title, Summary: in.Description, Defaults: in.Defaults, Applies: in.Applies, Targets: in.Targets})
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -15,7 +15,7 @@ func TestRaceAPI(t *testing.T) {
 		t.Fatalf("GET /api/race/scenarios = %d, %d scenarios", resp.StatusCode, len(list))
 	}
 	for _, sc := range list {
-		if sc.ID == "" || sc.Title == "" || sc.Summary == "" || sc.Defaults.TTL <= 0 {
+		if sc.ID == "" || sc.Title == "" || sc.Summary == "" || sc.Defaults.TTL <= 0 || !slices.Contains(sc.Targets, "client1") {
 			t.Errorf("scenario %+v lacks a field", sc)
 		}
 	}
