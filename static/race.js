@@ -598,7 +598,7 @@
       case "pause": return "At " + at + ", " + who + " pauses for " + ms + ".";
       case "crash": return "At " + at + ", " + who + " crashes, " + (p[3].indexOf("-persist") > 0 ? "keeping" : "losing") + " its data, and restarts " + ms + " later.";
       case "clock-jump": return "At " + at + ", " + who + "'s clock jumps " + ms + " ahead.";
-      case "delay": return "At " + at + ", the next reply to " + who + " is delayed by " + ms + ".";
+      case "delay": return "At " + at + ", the next reply " + (/^client/.test(p[1]) ? "to " : "from ") + who + " is delayed by " + ms + ".";
     }
     return spec;
   }

@@ -114,7 +114,11 @@ func faultText(spec string) string {
 	case "clock-jump":
 		return fmt.Sprintf("At %s, %s's clock jumps %s ahead.", at, target, msText(arg))
 	case "delay":
-		return fmt.Sprintf("At %s, the next reply to %s is delayed by %s.", at, target, msText(arg))
+		dir := "to"
+		if !strings.HasPrefix(parts[1], "client") {
+			dir = "from"
+		}
+		return fmt.Sprintf("At %s, the next reply %s %s is delayed by %s.", at, dir, target, msText(arg))
 	}
 	return spec
 }

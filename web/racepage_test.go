@@ -119,3 +119,20 @@ func TestRacePageWithoutJavaScript(t *testing.T) {
 		t.Error("the lesson lacks the race widget")
 	}
 }
+
+// TestFaultText checks the sentences of the added-faults list.
+func TestFaultText(t *testing.T) {
+	for _, tt := range []struct{ spec, want string }{
+		{"pause:client1:1000:15000", "At 1 s, client 1 pauses for 15 s."},
+		{"crash:node3:500:2000", "At 0.5 s, node 3 crashes, losing its data, and restarts 2 s later."},
+		{"crash:redis:500:2000-persist", "At 0.5 s, redis crashes, keeping its data, and restarts 2 s later."},
+		{"clock-jump:node2:0:10000", "At 0 s, node 2's clock jumps 10 s ahead."},
+		{"delay:client2:300:400", "At 0.3 s, the next reply to client 2 is delayed by 0.4 s."},
+		{"delay:node1:0:50", "At 0 s, the next reply from node 1 is delayed by 0.05 s."},
+		{"nonsense", "nonsense"},
+	} {
+		if got := faultText(tt.spec); got != tt.want {
+			t.Errorf("faultText(%q) = %q; want %q", tt.spec, got, tt.want)
+		}
+	}
+}
