@@ -99,18 +99,15 @@
       idx = -2; // force enter() on the first seek
       result.hidden = true;
       seek(0);
-      say("Press Play to watch, or step through it.");
+      say(present
+        ? "Ask the room what will happen, then press Space to play, or the arrow keys to step."
+        : "Tick what you expect to happen, then press Play, or step through it.");
     }
 
+    // outcomesOf reads the run's outcomes, each tied to its event.
     function outcomesOf(data) {
-      var list = data.outcomes && data.outcomes.length ? data.outcomes : [data.verdict];
-      var lastT = data.events.length ? data.events[data.events.length - 1].t_ms : 0;
-      return list.map(function (o) {
-        if (typeof o === "string") return { id: o, t_ms: lastT, event: -1 };
-        var id = o.id || o.outcome || o.kind;
-        var ev = typeof o.event === "number" ? o.event : -1;
-        var at = typeof o.t_ms === "number" ? o.t_ms : typeof o.at_ms === "number" ? o.at_ms : ev >= 0 && data.events[ev] ? data.events[ev].t_ms : lastT;
-        return { id: id, t_ms: at, event: ev, text: o.text || "" };
+      return (data.outcomes || []).map(function (o) {
+        return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "" };
       });
     }
 
@@ -190,8 +187,7 @@
       if (e) {
         var text = seconds(e.t_ms) + ": " + e.text;
         outcomes.forEach(function (o) {
-          var lastAtTime = i + 1 >= run.events.length || run.events[i + 1].t_ms !== e.t_ms;
-          if (o.event === i || (o.event < 0 && o.t_ms === e.t_ms && lastAtTime)) text += " Outcome: " + label(o.id) + ".";
+          if (o.event === i && o.id !== "safe") text += " Outcome: " + label(o.id) + ".";
         });
         say(text);
       } else if (from > -1) {
@@ -853,14 +849,13 @@
     }
 
     // Outcomes: a flag across the lanes at the event where each happened.
-    var lastT = run.events.length ? run.events[run.events.length - 1].t_ms : 0;
     outcomes.filter(function (o) { return o.id !== "safe"; }).forEach(function (o, i) {
       var fx = x(o.t_ms), ly = lanesEnd + rowH * (i + 1), end = fx > W * 0.6;
       var g = el("g", { "class": "outcome-flag outcome-" + o.id }, svg);
       el("line", { x1: fx, x2: fx, y1: top, y2: ly + 2 }, g);
       var tx = el("text", { x: end ? fx - 4 : fx + 4, y: ly, "class": "outcome-label" + (end ? " end" : "") }, g);
       tx.textContent = shortOutcome(o.id);
-      part(g, o.event >= 0 ? o.t_ms : Math.min(o.t_ms, lastT), null);
+      part(g, o.t_ms, null);
     });
 
     var playhead = el("g", { "class": "playhead" }, svg);
