@@ -367,9 +367,12 @@
 
     // rerun runs the settings on screen; then is called once the new run
     // is shown, failed instead of the usual error display if given.
+    var latest = 0; // only the last of several runs asked for is shown
     function rerun(then, failed) {
       error.hidden = true;
+      var mine = ++latest;
       return load(apiURL()).then(function (data) {
+        if (mine !== latest) return;
         show(data);
         var q = runQuery(data);
         var page = "/race?" + q, pres = "/race/present?" + q;
@@ -389,6 +392,7 @@
           if (then) then();
         });
       }).catch(function (err) {
+        if (mine !== latest) return;
         if (failed) { failed(err); return; }
         error.textContent = err.message;
         error.hidden = false;
