@@ -490,17 +490,23 @@
 
       // targets lists what a fault can hit in the run on screen.
       targets = function () {
-        var keep = targetSel.value;
-        targetSel.replaceChildren();
-        view.targets.forEach(function (tg) {
-          var o = document.createElement("option");
-          o.value = tg.id;
-          o.textContent = tg.name;
-          targetSel.appendChild(o);
+        var id = run.id;
+        scenarios().then(function (list) {
+          var sc = list.find(function (x) { return x.id === id; });
+          if (!sc || run.id !== id) return;
+          var keep = targetSel.value;
+          var nodes = sc.targets.some(function (tg) { return /^node/.test(tg); });
+          targetSel.replaceChildren();
+          sc.targets.forEach(function (tg) {
+            var o = document.createElement("option");
+            o.value = tg;
+            o.textContent = tg === "redis" && nodes ? "the primary" : tg.replace(/^(client|node)(\d)$/, "$1 $2");
+            targetSel.appendChild(o);
+          });
+          if (sc.targets.indexOf(keep) >= 0) targetSel.value = keep;
+          kindChanged();
         });
-        if (keep) targetSel.value = keep;
-        kindChanged();
-      }
+      };
 
       listFaults = function () {
         faultList.replaceChildren();
@@ -939,17 +945,10 @@
     stage.replaceChildren(svg, legend, panel);
     var ttlMax = (run.params && run.params.ttl_ms) || 1;
 
-    // The fault targets of this run.
-    var targets = clients.map(function (c) { return { id: c.replace(" ", ""), name: c }; });
-    nodeLanes.forEach(function (lane, k) {
-      targets.push({ id: run.nodes === 1 ? "redis" : "node" + (k + 1), name: lane });
-    });
-
     return {
       x: x,
       playhead: playhead,
       markers: markers,
-      targets: targets,
       reveal: function (now) {
         timed.forEach(function (p) {
           var show = now >= p.t0;

@@ -240,7 +240,7 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 		Seed: p.Seed, Applies: map[string]bool{},
 		API:     "/api/race/" + url.PathEscape(info.ID) + "?" + raceQuery(p).Encode(),
 		PageURL: "/race?" + run, PresentURL: "/race/present?" + run,
-		Targets: raceTargets(tl),
+		Targets: raceTargets(info),
 	}
 	for _, f := range p.Faults {
 		v.Faults = append(v.Faults, views.RaceFault{Spec: f.String(), Text: faultText(f.String())})

@@ -178,24 +178,17 @@ func raceRunQuery(id string, p race.Params) string {
 	return q.Encode()
 }
 
-// raceTargets lists what a fault can hit in a run: its clients and its
-// nodes.
-func raceTargets(tl race.Timeline) []views.RaceScenario {
-	var out []views.RaceScenario
-	clients, nodes := map[string]bool{}, 0
-	for _, e := range tl.Events {
-		if n, ok := strings.CutPrefix(e.Actor, "client "); ok && !clients[n] {
-			clients[n] = true
-			out = append(out, views.RaceScenario{ID: "client" + n, Title: e.Actor})
+// raceTargets lists what a fault can hit in a scenario, named for
+// learners: "redis" is the primary where there are other nodes.
+func raceTargets(info race.Info) []views.RaceScenario {
+	nodes := slices.ContainsFunc(info.Targets, func(t string) bool { return strings.HasPrefix(t, "node") })
+	out := make([]views.RaceScenario, 0, len(info.Targets))
+	for _, t := range info.Targets {
+		title := targetTitle(t)
+		if t == "redis" && nodes {
+			title = "the primary"
 		}
-		nodes = max(nodes, len(e.Nodes))
-	}
-	slices.SortFunc(out, func(a, b views.RaceScenario) int { return strings.Compare(a.ID, b.ID) })
-	if nodes == 1 {
-		return append(out, views.RaceScenario{ID: "redis", Title: "redis"})
-	}
-	for n := 1; n <= nodes; n++ {
-		out = append(out, views.RaceScenario{ID: "node" + strconv.Itoa(n), Title: "node " + strconv.Itoa(n)})
+		out = append(out, views.RaceScenario{ID: t, Title: title})
 	}
 	return out
 }
