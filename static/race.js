@@ -1,15 +1,21 @@
 // Lock Lab race player: draws a scenario's timeline as SVG and plays it.
-// The server renders the settings form, the transcript and the verdict, so
-// the page works without this script; with it, the learner can predict the
-// outcome, then play, pause, step and scrub through the run. Only transforms
-// and opacity change per frame; text changes happen when an event is
-// reached. All text goes in with textContent.
+// The server renders the settings and fault forms, the transcript and the
+// outcomes, so the page works without this script; with it, the learner
+// predicts what will happen, then plays, pauses, steps and scrubs through
+// the run, changes settings in place and adds faults at the playhead.
+// Nothing of the run is drawn before the playhead reaches it: the drawing
+// starts with the lanes only, and each bar, marker and token appears when
+// its time comes. All text goes in with textContent.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
   var PLAY_SECONDS = 16; // a whole run lasts this long at 1x
   var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  var present = document.documentElement.classList.contains("present");
+  // The settings a run has, as the form and the API name them.
+  var SETTINGS = ["ttl_ms", "work_ms", "pause_ms", "clock_jump_ms", "restart_delay_ms", "replication_lag_ms", "release", "fencing", "wait", "renew", "seed"];
   var scenarioCache = null;
+  var uid = 0; // tells apart the patterns of several drawings on a page
 
   document.querySelectorAll("[data-race]").forEach(function (root) { setup(root); });
 
@@ -17,28 +23,38 @@
     var $ = function (sel) { return root.querySelector(sel); };
     var stage = $("[data-race-stage]"), player = $("[data-race-player]");
     var narration = $("[data-race-narration]"), transcript = $("[data-race-transcript]");
-    var verdictBox = $("[data-race-result]"), predict = $("[data-race-predict]");
-    // The verdicts' labels come from the server: each prediction choice
-    // is labelled with one.
-    var verdicts = {};
-    predict.querySelectorAll("input[type=radio]").forEach(function (el) {
-      verdicts[el.value] = el.parentNode.textContent.trim();
-    });
+    var result = $("[data-race-result]"), predict = $("[data-race-predict]");
     var form = $("[data-race-form]"), description = $("[data-race-description]");
+    var titleEl = $("[data-race-title]"), settingsBox = $("[data-race-settings]");
+    var faultBox = $("[data-race-fault]");
     var playBtn = player.querySelector("[data-act=play]");
     var scrub = player.querySelector("[data-act=scrub]");
     var speedSel = player.querySelector("[data-act=speed]");
     var clock = $("[data-race-clock]");
+    var predictSummary = predict.querySelector("summary");
+    var predictAsk = predictSummary.textContent;
+    // The outcomes' labels come from the server: each prediction choice
+    // is labelled with one.
+    var labels = {}, order = [];
+    predict.querySelectorAll("input[type=checkbox]").forEach(function (el) {
+      labels[el.value] = el.parentNode.textContent.trim();
+      order.push(el.value);
+    });
     var error = document.createElement("p");
     error.className = "field-error";
     error.setAttribute("role", "alert");
     error.hidden = true;
-    form.parentNode.insertBefore(error, form.nextSibling);
+    settingsBox.parentNode.insertBefore(error, settingsBox.nextSibling);
 
-    var run = null, t = 0, T = 1, idx = -1, playing = false, last = 0, lastStep = 0;
-    var view = null;
+    var run = null, outcomes = [], t = 0, T = 1, idx = -1, playing = false, last = 0, lastStep = 0;
+    var view = null, asked = false, prediction = null, faults = [];
+    form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { faults.push(el.value); });
+    var scenarioId = root.getAttribute("data-scenario");
 
     [stage, player, narration, predict].forEach(function (el) { el.hidden = false; });
+    result.hidden = true;
+    if (present) settingsBox.open = false;
+    if (present) predict.open = false;
     root.classList.add("race-live");
 
     function load(url) {
@@ -51,11 +67,14 @@
         });
     }
 
+    // show puts a new run on screen, undrawn: the playhead at 0 and the
+    // prediction asked again.
     function show(data) {
       run = data;
+      outcomes = outcomesOf(data);
       var lastT = data.events.length ? data.events[data.events.length - 1].t_ms : 0;
       T = Math.max(1000, Math.ceil(lastT * 1.06));
-      view = draw(stage, data, T);
+      view = draw(stage, data, T, outcomes);
       transcript.replaceChildren();
       data.events.forEach(function (e, i) {
         var li = document.createElement("li");
@@ -69,11 +88,80 @@
         li.append(time, " ", actor, " " + e.text);
         transcript.appendChild(li);
       });
+      root.setAttribute("data-scenario", data.id);
+      root.setAttribute("data-outcomes", outcomes.map(function (o) { return o.id; }).join(" "));
+      scenarioId = data.id;
+      form.elements.from.value = data.id;
+      fillOutcomes();
+      targets();
       stop();
+      resetPrediction();
       idx = -2; // force enter() on the first seek
-      verdictBox.hidden = true;
+      result.hidden = true;
       seek(0);
-      say("Press Play to watch, or step through it. Predict the outcome first if you like.");
+      say(present
+        ? "Ask the room what will happen, then press Space to play, or the arrow keys to step."
+        : "Tick what you expect to happen, then press Play, or step through it.");
+    }
+
+    // outcomesOf reads the run's outcomes, each tied to its event.
+    function outcomesOf(data) {
+      return (data.outcomes || []).map(function (o) {
+        return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "" };
+      });
+    }
+
+    function label(id) { return labels[id] || id; }
+
+    // fillOutcomes writes the outcome list of the result box, shown at the end.
+    function fillOutcomes() {
+      var list = result.querySelector("[data-race-outcomes]");
+      list.replaceChildren();
+      outcomes.forEach(function (o) {
+        var li = document.createElement("li");
+        li.className = "outcome-" + o.id;
+        li.setAttribute("data-outcome", o.id);
+        var time = document.createElement("span");
+        time.className = "race-time";
+        time.textContent = "(at " + seconds(o.t_ms) + ")";
+        var name = document.createElement("strong");
+        name.textContent = label(o.id);
+        li.append(name, " ", time, o.text ? " " + o.text : "");
+        list.appendChild(li);
+      });
+      // The summary is said once: not again when an outcome says it.
+      var said = outcomes.some(function (o) { return o.text === run.summary; });
+      result.querySelector("[data-race-summary]").textContent = said ? "" : run.summary || "";
+      var box = result.querySelector("[data-race-verdict]");
+      box.className = "race-verdict verdict-" + (run.verdict || "safe");
+      box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
+    }
+
+    function resetPrediction() {
+      asked = false;
+      prediction = null;
+      predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.checked = false; el.disabled = false; });
+      predictSummary.textContent = predictAsk;
+      predict.classList.remove("race-predict-done");
+      predict.open = !present;
+    }
+
+    // lockPrediction takes the ticked outcomes as the learner's prediction
+    // when the run is first played; none ticked is no prediction.
+    function lockPrediction(skip) {
+      if (asked) return;
+      asked = true;
+      var ticked = [];
+      predict.querySelectorAll("input[type=checkbox]").forEach(function (el) {
+        if (el.checked && !skip) ticked.push(el.value);
+        el.disabled = true;
+      });
+      prediction = ticked.length ? ticked : null;
+      predictSummary.textContent = prediction
+        ? "Your prediction: " + prediction.map(label).join("; ") + "."
+        : "No prediction this time.";
+      predict.classList.add("race-predict-done");
+      predict.open = false;
     }
 
     function say(text) { narration.textContent = text; }
@@ -84,71 +172,112 @@
       while (run && i + 1 < run.events.length && run.events[i + 1].t_ms <= t) i++;
       if (i !== idx) enter(i);
       frame();
-      if (t >= T) finish();
+      if (t >= T && result.hidden) finish();
     }
 
     // enter updates everything that changes only at an event.
     function enter(i) {
+      var from = idx;
       idx = i;
       transcript.querySelectorAll("li").forEach(function (li, j) {
         li.hidden = j > i;
         if (j === i) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
       });
       var e = i >= 0 ? run.events[i] : null;
-      if (e) say(seconds(e.t_ms) + ": " + e.text);
-      view.markers.forEach(function (m, j) { m.classList.toggle("past", j <= i); m.classList.toggle("current", j === i); });
+      if (e) {
+        var text = seconds(e.t_ms) + ": " + e.text;
+        outcomes.forEach(function (o) {
+          if (o.event === i && o.id !== "safe") text += " Outcome: " + label(o.id) + ".";
+        });
+        say(text);
+      } else if (from > -1) {
+        say("Back at the start.");
+      }
+      view.markers.forEach(function (m, j) { m.style.display = j <= i ? "" : "none"; m.classList.toggle("current", j === i); });
       view.state(e);
-      verdictBox.hidden = !(i === run.events.length - 1 && t >= T);
+      if (t < T) result.hidden = true;
     }
 
-    // frame moves what changes continuously: transforms and a clock.
+    // frame moves what changes continuously: the playhead, the bars that
+    // grow with it, and the clock.
     function frame() {
       var x = view.x(t);
       view.playhead.setAttribute("transform", "translate(" + x.toFixed(1) + " 0)");
+      view.reveal(t);
       scrub.value = String(Math.round(1000 * t / T));
       var shown = Math.floor(t / 100) / 10;
       if (clock.textContent !== shown + " s") clock.textContent = shown + " s";
       view.drain(run.events[idx] || null, t);
+      faultAt(t);
     }
 
     function finish() {
       stop();
-      verdictBox.hidden = false;
-      var v = run.verdict;
-      var p = verdictBox.querySelector("[data-race-verdict]");
-      p.className = "race-verdict verdict-" + v;
-      var strong = document.createElement("strong");
-      strong.textContent = "Verdict: " + (verdicts[v] || v) + ".";
-      p.replaceChildren(strong, " " + run.summary);
-      var chosen = predict.querySelector("input:checked");
-      if (chosen) {
-        var res = document.createElement("p");
-        res.className = chosen.value === v ? "prediction prediction-right" : "prediction prediction-wrong";
-        res.textContent = chosen.value === v
-          ? "You predicted this. Well done."
-          : "You predicted: " + verdicts[chosen.value] + ". Watch it again and look for the moment it went differently.";
-        p.appendChild(res);
+      result.hidden = false;
+      var box = result.querySelector("[data-race-verdict]");
+      box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
+      if (prediction) {
+        var head = document.createElement("p");
+        head.className = "prediction-feedback";
+        var strong = document.createElement("strong");
+        strong.textContent = "Your prediction, outcome by outcome:";
+        head.appendChild(strong);
+        box.append(head, feedback());
       }
-      say("The end. Verdict: " + (verdicts[v] || v) + ". " + run.summary);
-      report(chosen ? chosen.value : "");
+      say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ".");
+      report(prediction || []);
+    }
+
+    // feedback judges the prediction outcome by outcome: each one the
+    // learner expected, and each one that happened.
+    function feedback() {
+      var happened = {};
+      outcomes.forEach(function (o) { if (!(o.id in happened)) happened[o.id] = o; });
+      var ul = document.createElement("ul");
+      ul.className = "prediction-feedback";
+      ul.setAttribute("aria-label", "Your prediction, outcome by outcome");
+      order.forEach(function (id) {
+        var expected = prediction.indexOf(id) >= 0, did = happened[id];
+        if (!expected && !did) return;
+        var li = document.createElement("li");
+        li.setAttribute("data-judged", id);
+        var name = label(id);
+        if (expected && did) {
+          li.className = "prediction-right";
+          li.textContent = "You expected “" + name + "”: right, at " + seconds(did.t_ms) + ".";
+        } else if (expected) {
+          li.className = "prediction-wrong";
+          li.textContent = "You expected “" + name + "”: it did not happen.";
+        } else {
+          li.className = "prediction-wrong";
+          li.textContent = "You did not expect “" + name + "”: it happened, at " + seconds(did.t_ms) + ".";
+        }
+        ul.appendChild(li);
+      });
+      return ul;
     }
 
     // report tells the server a run was played to the end, for workshop
-    // dashboards; the server works out the verdict itself.
-    function report(prediction) {
+    // dashboards; the server works out the outcomes itself.
+    function report(pred) {
       var params = {};
-      Object.keys(run.params || {}).forEach(function (k) { params[k] = String(run.params[k]); });
+      Object.keys(run.params || {}).forEach(function (k) {
+        var v = run.params[k];
+        if (v !== null && typeof v !== "object") params[k] = String(v);
+      });
+      if (faults.length) params.fault = faults.slice();
       var meta = document.querySelector("meta[name=csrf-token]");
       fetch("/api/race/done", {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": meta ? meta.getAttribute("content") : "" },
-        body: JSON.stringify({ scenario: run.id, params: params, prediction: prediction })
+        body: JSON.stringify({ scenario: run.id, params: params, prediction: pred })
       }).catch(function () {});
     }
 
     function play() {
       if (!run) return;
+      lockPrediction(false);
       if (t >= T) seek(0);
       playing = true;
       playBtn.textContent = "Pause";
@@ -177,6 +306,7 @@
 
     function step(dir) {
       if (!run) return;
+      lockPrediction(false);
       var times = run.events.map(function (e) { return e.t_ms; }).concat([T]);
       var target = dir > 0
         ? times.find(function (x) { return x > t + 0.5; })
@@ -191,56 +321,247 @@
       else if (act === "forward") { stop(); step(1); }
       else if (act === "replay") { seek(0); play(); }
     });
-    scrub.addEventListener("input", function () { stop(); seek(T * Number(scrub.value) / 1000); });
+    predict.querySelector("[data-act=skip]").addEventListener("click", function () {
+      lockPrediction(true);
+      play();
+    });
+    scrub.addEventListener("input", function () { stop(); lockPrediction(false); seek(T * Number(scrub.value) / 1000); });
 
-    root.addEventListener("keydown", function (ev) {
+    function onKey(ev) {
       var tag = ev.target.tagName;
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-      if (ev.key === " " && tag !== "BUTTON" && tag !== "SUMMARY") { ev.preventDefault(); if (playing) stop(); else play(); }
+      if (ev.key === " " && tag !== "BUTTON" && tag !== "SUMMARY" && tag !== "A") { ev.preventDefault(); if (playing) stop(); else play(); }
       else if (ev.key === "ArrowRight") { ev.preventDefault(); stop(); step(1); }
       else if (ev.key === "ArrowLeft") { ev.preventDefault(); stop(); step(-1); }
       else if (ev.key === "Home") { ev.preventDefault(); stop(); seek(0); }
-    });
+    }
+    // On the presenter view the keys work wherever the focus is.
+    (present ? document : root).addEventListener("keydown", onKey);
     root.setAttribute("tabindex", "-1");
 
-    // The settings form runs the scenario in place.
-    function settingsURL() {
-      var fd = new FormData(form);
+    // The settings: any change runs the scenario again in place.
+    function apiURL() {
       var q = new URLSearchParams();
-      ["ttl_ms", "pause_ms", "work_ms", "clock_jump_ms", "restart_delay_ms", "seed", "release"].forEach(function (k) {
-        if (fd.get(k) !== null && fd.get(k) !== "") q.set(k, fd.get(k));
+      SETTINGS.forEach(function (k) {
+        var input = form.elements[k];
+        if (!input || input.disabled) return;
+        if (input.type === "checkbox") q.set(k, input.checked ? "true" : "false");
+        else if (input.value !== "") q.set(k, input.value);
       });
-      q.set("fencing", fd.get("fencing") ? "true" : "false");
-      return "/api/race/" + encodeURIComponent(fd.get("scenario")) + "?" + q.toString();
+      faults.forEach(function (f) { q.append("fault", f); });
+      return "/api/race/" + encodeURIComponent(form.elements.scenario.value) + "?" + q.toString();
     }
 
-    function rerun() {
+    // runQuery is the address query that reproduces the run on screen.
+    function runQuery(data) {
+      var q = new URLSearchParams();
+      q.set("scenario", data.id);
+      Object.keys(data.params || {}).sort().forEach(function (k) {
+        var v = data.params[k];
+        if (v === null || typeof v === "object") return;
+        q.set(k, String(v));
+      });
+      faults.forEach(function (f) { q.append("fault", f); });
+      return q.toString();
+    }
+
+    // rerun runs the settings on screen; then is called once the new run
+    // is shown, failed instead of the usual error display if given.
+    var latest = 0; // only the last of several runs asked for is shown
+    function rerun(then, failed) {
       error.hidden = true;
-      load(settingsURL()).then(show).catch(function (err) {
+      var mine = ++latest;
+      return load(apiURL()).then(function (data) {
+        if (mine !== latest) return;
+        show(data);
+        var q = runQuery(data);
+        var page = "/race?" + q, pres = "/race/present?" + q;
+        root.setAttribute("data-page", page);
+        root.setAttribute("data-present", pres);
+        root.setAttribute("data-api", apiURL());
+        var scope = root.classList.contains("race-compact") ? root : document;
+        scope.querySelectorAll("[data-race-link=page]").forEach(function (a) { a.href = page; });
+        scope.querySelectorAll("[data-race-link=present]").forEach(function (a) { a.href = pres; });
+        if (!root.classList.contains("race-compact") && window.history && history.replaceState) {
+          history.replaceState(null, "", location.pathname + "?" + q);
+        }
+        return scenarios().then(function (list) {
+          var sc = list.find(function (s) { return s.id === data.id; });
+          titleEl.textContent = data.title || (sc && sc.title) || titleEl.textContent;
+          if (sc) description.textContent = sc.summary || sc.description || description.textContent;
+          if (then) then();
+        });
+      }).catch(function (err) {
+        if (mine !== latest) return;
+        if (failed) { failed(err); return; }
         error.textContent = err.message;
         error.hidden = false;
       });
     }
 
-    form.addEventListener("submit", function (ev) { ev.preventDefault(); rerun(); });
-    form.querySelector("select[name=scenario]").addEventListener("change", function (ev) {
-      var id = ev.target.value;
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      if (ev.submitter && ev.submitter.name === "add_fault") { addFault(); return; }
+      rerun();
+    });
+    form.addEventListener("change", function (ev) {
+      if (ev.target.name === "scenario") { changeScenario(ev.target.value); return; }
+      if (SETTINGS.indexOf(ev.target.name) >= 0) rerun();
+    });
+
+    // changeScenario moves to another scenario: every setting still at the
+    // old scenario's default takes the new one's, and the faults, which
+    // name the old scenario's nodes and times, are dropped.
+    function changeScenario(id) {
       scenarios().then(function (list) {
         var sc = list.find(function (s) { return s.id === id; });
+        var old = list.find(function (s) { return s.id === scenarioId; });
         if (!sc) return;
-        var d = sc.defaults;
-        Object.keys(d).forEach(function (k) {
+        Object.keys(sc.defaults).forEach(function (k) {
           var input = form.elements[k];
           if (!input) return;
-          if (input.type === "checkbox") input.checked = !!d[k]; else input.value = d[k];
+          var was = old ? old.defaults[k] : undefined;
+          if (input.type === "checkbox") {
+            if (was === undefined || input.checked === !!was) input.checked = !!sc.defaults[k];
+          } else if (was === undefined || String(input.value) === String(was)) {
+            input.value = sc.defaults[k];
+          }
         });
         form.querySelectorAll("[data-param]").forEach(function (f) {
           f.hidden = sc.applies.indexOf(f.getAttribute("data-param")) < 0;
+          // The renewal mode means something only where it applies.
+          if (f.getAttribute("data-param") === "renew") f.querySelector("select").disabled = f.hidden;
         });
-        description.textContent = sc.summary;
+        faults = [];
+        listFaults();
+        titleEl.textContent = sc.title;
+        description.textContent = sc.summary || sc.description || "";
         rerun();
       });
-    });
+    }
+
+    // Faults added at the playhead (on /race; the lesson links there).
+    var faultAt = function () {}, targets = function () {}, listFaults = function () {}, addFault = function () {};
+    if (faultBox) faultUI();
+    function faultUI() {
+      var kindSel = faultBox.querySelector("[data-race-fault-kind]");
+      var targetSel = faultBox.querySelector("[data-race-fault-target]");
+      var atInput = faultBox.querySelector("[data-race-fault-at]");
+      var argInput = faultBox.querySelector("[data-race-fault-arg]");
+      var argLabel = faultBox.querySelector("[data-race-fault-arg-label]");
+      var persist = faultBox.querySelector("[data-race-fault-persist]");
+      var atLabel = faultBox.querySelector("[data-race-fault-at-label]");
+      var faultList = faultBox.querySelector("[data-race-fault-list]");
+      var addBtn = faultBox.querySelector("[data-race-add-fault]");
+      var atEdited = false;
+      var faultError = document.createElement("p");
+      faultError.className = "field-error";
+      faultError.setAttribute("role", "alert");
+      faultError.hidden = true;
+      faultBox.appendChild(faultError);
+      atInput.addEventListener("input", function () { atEdited = true; });
+      addBtn.textContent = "Add it and replay from there";
+
+      faultAt = function (now) {
+        if (atEdited) return;
+        var at = Math.round(now / 100) * 100;
+        if (atInput.value !== String(at)) atInput.value = String(at);
+        var text = "at the playhead, " + seconds(at);
+        if (atLabel.textContent !== text) atLabel.textContent = text;
+      };
+
+      // kindChanged fits the fault fields to its kind: a pause hits a
+      // client, a crash or a clock jump a node, a delay either.
+      function kindChanged() {
+        var kind = kindSel.value;
+        argLabel.textContent = { pause: "For (ms)", crash: "Restart after (ms)", "clock-jump": "Jump ahead by (ms)", delay: "Delay (ms)" }[kind] || "For (ms)";
+        persist.parentNode.hidden = kind !== "crash";
+        var first = null;
+        Array.prototype.forEach.call(targetSel.options, function (o) {
+          var isClient = o.value.indexOf("client") === 0;
+          o.disabled = kind === "pause" ? !isClient : kind === "delay" ? false : isClient;
+          o.hidden = o.disabled;
+          if (!o.disabled && !first) first = o;
+        });
+        var sel = targetSel.options[targetSel.selectedIndex];
+        if ((!sel || sel.disabled) && first) targetSel.value = first.value;
+      }
+      kindSel.addEventListener("change", kindChanged);
+
+      // targets lists what a fault can hit in the run on screen.
+      targets = function () {
+        var id = run.id;
+        scenarios().then(function (list) {
+          var sc = list.find(function (x) { return x.id === id; });
+          if (!sc || run.id !== id) return;
+          var keep = targetSel.value;
+          var nodes = sc.targets.some(function (tg) { return /^node/.test(tg); });
+          targetSel.replaceChildren();
+          sc.targets.forEach(function (tg) {
+            var o = document.createElement("option");
+            o.value = tg;
+            o.textContent = tg === "redis" && nodes ? "the primary" : tg.replace(/^(client|node)(\d)$/, "$1 $2");
+            targetSel.appendChild(o);
+          });
+          if (sc.targets.indexOf(keep) >= 0) targetSel.value = keep;
+          kindChanged();
+        });
+      };
+
+      listFaults = function () {
+        faultList.replaceChildren();
+        form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { el.remove(); });
+        faults.forEach(function (f, i) {
+          var li = document.createElement("li");
+          var span = document.createElement("span");
+          span.textContent = faultText(f);
+          var b = document.createElement("button");
+          b.type = "button";
+          b.className = "button-link";
+          b.textContent = "Remove";
+          b.setAttribute("aria-label", "Remove the fault: " + faultText(f));
+          b.addEventListener("click", function () { faults.splice(i, 1); listFaults(); rerun(); });
+          li.append(span, " ", b);
+          faultList.appendChild(li);
+          var hidden = document.createElement("input");
+          hidden.type = "hidden";
+          hidden.name = "fault";
+          hidden.value = f;
+          hidden.setAttribute("data-race-fault-spec", "");
+          form.appendChild(hidden);
+        });
+        faultList.hidden = faults.length === 0;
+      }
+      listFaults();
+
+      // addFault adds the fault to the run, runs it again, and replays from
+      // the fault's time: everything before it is the same run.
+      addFault = function () {
+        var at = Math.max(0, Math.round(Number(atInput.value) || 0));
+        var arg = String(Math.max(0, Math.round(Number(argInput.value) || 0)));
+        if (kindSel.value === "crash" && persist.checked) arg += "-persist";
+        faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
+        listFaults();
+        atEdited = false;
+        faultError.hidden = true;
+        rerun(function () {
+          asked = true; // a replay from a fault is not a prediction round
+          predict.open = false;
+          predictSummary.textContent = "No prediction for a run with your own fault.";
+          predict.classList.add("race-predict-done");
+          predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.disabled = true; });
+          seek(Math.max(0, at - 1));
+          play();
+        }, function (err) {
+          // The fault was refused: it is not kept, and the reason is
+          // said next to the fault's fields.
+          faults.pop();
+          listFaults();
+          faultError.textContent = err.message;
+          faultError.hidden = false;
+        });
+      };
+    }
 
     var resizeTimer = 0, lastWidth = stage.clientWidth;
     window.addEventListener("resize", function () {
@@ -249,13 +570,16 @@
         if (!run || Math.abs(stage.clientWidth - lastWidth) < 20) return;
         lastWidth = stage.clientWidth;
         var at = t;
-        view = draw(stage, run, T);
+        view = draw(stage, run, T, outcomes);
         idx = -2;
         seek(at);
       }, 200);
     });
 
-    load(root.getAttribute("data-api")).then(show).catch(function (err) {
+    load(root.getAttribute("data-api")).then(function (data) {
+      show(data);
+      if (present) root.focus();
+    }).catch(function (err) {
       error.textContent = err.message;
       error.hidden = false;
     });
@@ -270,6 +594,21 @@
 
   function seconds(ms) { return (Math.round(ms) / 1000) + " s"; }
 
+  // faultText says what a fault of the address does, as the server does.
+  function faultText(spec) {
+    var p = spec.split(":");
+    if (p.length !== 4) return spec;
+    var who = p[1].replace(/^(client|node)(\d+)$/, "$1 $2"), at = seconds(Number(p[2]));
+    var arg = p[3].replace("-persist", ""), ms = seconds(Number(arg));
+    switch (p[0]) {
+      case "pause": return "At " + at + ", " + who + " pauses for " + ms + ".";
+      case "crash": return "At " + at + ", " + who + " crashes, " + (p[3].indexOf("-persist") > 0 ? "keeping" : "losing") + " its data, and restarts " + ms + " later.";
+      case "clock-jump": return "At " + at + ", " + who + "'s clock jumps " + ms + " ahead.";
+      case "delay": return "At " + at + ", the next reply " + (/^client/.test(p[1]) ? "to " : "from ") + who + " is delayed by " + ms + ".";
+    }
+    return spec;
+  }
+
   function el(name, attrs, parent) {
     var n = document.createElementNS(SVG, name);
     Object.keys(attrs || {}).forEach(function (k) { n.setAttribute(k, attrs[k]); });
@@ -277,95 +616,308 @@
     return n;
   }
 
+  function clientNo(name) {
+    var m = /^client (\d+)$/.exec(name || "");
+    return m ? Number(m[1]) : 0;
+  }
+
+  // clientOf is the client an event is about: its actor, or its subject.
+  function clientOf(e) { return clientNo(e.actor) || clientNo(e.subject); }
+
+  function colour(n) { return n ? "c" + (((n - 1) % 4) + 1) : "c0"; }
+
+  // nodeName is the lane of node k (0-based) of a run.
+  function nodeName(run, k) {
+    var ev = run.events.find(function (e) { return e.nodes && e.nodes[k] && e.nodes[k].name; });
+    if (ev) return ev.nodes[k].name;
+    return run.nodes === 1 ? "redis" : "redis node " + (k + 1);
+  }
+
   // draw builds the SVG for a run and returns what the player updates.
-  function draw(stage, run, T) {
-    var lanes = ["client 1", "client 2"];
+  // Every element of the run carries the time it appears at, and the
+  // player shows it only once the playhead is there.
+  function draw(stage, run, T, outcomes) {
+    var clients = [];
+    run.events.forEach(function (e) {
+      [e.actor, e.subject].forEach(function (a) { if (clientNo(a) && clients.indexOf(a) < 0) clients.push(a); });
+    });
+    clients.sort(function (a, b) { return clientNo(a) - clientNo(b); });
     var nodeLanes = [];
-    for (var n = 1; n <= run.nodes; n++) nodeLanes.push(run.nodes === 1 ? "redis" : "redis node " + n);
-    lanes = lanes.concat(nodeLanes, ["storage"]);
-    run.events.forEach(function (e) { if (lanes.indexOf(e.actor) < 0) lanes.splice(lanes.length - 1, 0, e.actor); });
+    for (var n = 0; n < run.nodes; n++) nodeLanes.push(nodeName(run, n));
+    var lanes = clients.concat(nodeLanes);
+    run.events.forEach(function (e) {
+      if (lanes.indexOf(e.actor) < 0 && e.actor !== "storage") lanes.push(e.actor);
+    });
+    var fencing = !!(run.params && run.params.fencing);
+    if (run.events.some(function (e) { return e.actor === "storage"; })) lanes.push("storage");
 
     // The drawing is as wide as the stage in CSS pixels, so text stays
-    // readable on a phone instead of being scaled down.
+    // readable on a phone instead of being scaled down. On a narrow stage
+    // each lane's name sits above its lane instead of to its left.
     var W = Math.max(300, Math.round(stage.clientWidth) || 1000);
     var narrow = W < 560;
-    var present = document.documentElement.classList.contains("present");
-    var left = narrow ? 74 : present ? 190 : 132, right = 14, top = present ? 40 : 28, laneH = narrow ? 36 : present ? 60 : 40;
-    var H = top + lanes.length * laneH + 10;
-    var x = function (t) { return left + (W - left - right) * Math.min(t, T) / T; };
-    var y = function (lane) { return top + lanes.indexOf(lane) * laneH + laneH / 2; };
+    var left = narrow ? 10 : present ? 210 : 132, right = present ? 24 : 16, top = present ? 64 : narrow ? 42 : 46;
+    var laneH = narrow ? 50 : present ? 62 : 44, labelH = narrow ? 17 : 0;
+    // Below the lanes, a strip names each outcome under its flag.
+    var flagged = outcomes.filter(function (o) { return o.id !== "safe"; }).length;
+    var rowH = present ? 26 : narrow ? 16 : 18;
+    var lanesEnd = top + lanes.length * laneH;
+    var H = lanesEnd + 8 + (flagged ? flagged * rowH + 4 : 0);
+    var x = function (t) { return left + (W - left - right) * Math.min(Math.max(t, 0), T) / T; };
+    var laneTop = function (lane) { return top + lanes.indexOf(lane) * laneH; };
+    var y = function (lane) { return laneTop(lane) + labelH + (laneH - labelH) / 2; };
+    var inner = laneH - labelH;
 
-    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "class": "race-svg" + (narrow ? " race-narrow" : "") });
+    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "class": "race-svg race-timeline" + (narrow ? " race-narrow" : "") });
     var title = el("title", {}, svg);
-    title.textContent = "Timeline of " + run.title + ": " + lanes.join(", ") + " over " + seconds(T) + ".";
+    title.textContent = "Timeline of " + run.title + ": " + lanes.join(", ") + " over " + seconds(T) + ". The transcript below says what happens, step by step.";
+    var defs = el("defs", {}, svg);
+    var hatch = el("pattern", { id: "race-hatch-" + uid, width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
+    el("rect", { width: 8, height: 8, "class": "hatch-bg" }, hatch);
+    el("line", { x1: 0, y1: 0, x2: 0, y2: 8, "class": "hatch-line" }, hatch);
+    var hatchURL = "url(#race-hatch-" + uid + ")";
+    uid++;
 
-    // Lanes and labels.
+    // Lanes and labels: the setup, drawn from the start.
     lanes.forEach(function (lane, i) {
       el("rect", { x: 0, y: top + i * laneH, width: W, height: laneH, "class": i % 2 ? "lane lane-odd" : "lane" }, svg);
-      var label = el("text", { x: 8, y: y(lane) + 5, "class": "lane-label" }, svg);
+      var c = clientNo(lane);
+      var label = el("text", { x: 8, y: narrow ? top + i * laneH + 13 : y(lane) + 5, "class": "lane-label" + (c ? " " + colour(c) : "") }, svg);
       label.textContent = lane;
     });
-    // Time axis.
-    var stepMs = niceStep(T, narrow ? 4 : 8);
+    var stepMs = niceStep(T, narrow ? 4 : present ? 10 : 8);
     for (var tt = 0; tt <= T; tt += stepMs) {
-      el("line", { x1: x(tt), x2: x(tt), y1: top - 4, y2: H - 10, "class": "tick" }, svg);
-      var lbl = el("text", { x: x(tt), y: top - 10, "class": "tick-label" }, svg);
+      el("line", { x1: x(tt), x2: x(tt), y1: top - 4, y2: lanesEnd, "class": "tick" }, svg);
+      var lbl = el("text", { x: x(tt), y: top - 8, "class": "tick-label" }, svg);
       lbl.textContent = (tt / 1000) + " s";
     }
 
-    // Lock holders on each node, from the state after each event; a run
-    // of events with the same holder is one bar.
+    // The run: each part appears when the playhead reaches it, and bars
+    // grow with the playhead up to their end.
+    var timed = [];
+    var later = el("g", { "class": "race-run" }, svg);
+    function part(node, t0, t1, grow) {
+      node.setAttribute("data-t0", t0);
+      node.style.display = "none";
+      timed.push({ node: node, t0: t0, t1: t1, grow: grow || null, x0: x(t0), shown: false });
+      return node;
+    }
+    function bar(lane, t0, t1, cls, dy, h, parent) {
+      var r = el("rect", { x: x(t0), y: y(lane) + dy, width: 0, height: h, "class": cls }, parent || later);
+      return part(r, t0, t1, "width");
+    }
+
+    // Belief: the clients that believe they hold the lock after each
+    // event (a paused client still does), as the server reports them.
+    var beliefs = [];
+    clients.forEach(function (c) {
+      var start = null;
+      run.events.forEach(function (e) {
+        var holds = (e.holding || []).indexOf(c) >= 0;
+        if (holds && start === null) start = e.t_ms;
+        else if (!holds && start !== null) { beliefs.push({ c: c, a: start, b: e.t_ms }); start = null; }
+      });
+      if (start !== null) beliefs.push({ c: c, a: start, b: T });
+    });
+    // Where two clients believe it at once.
+    var spans = [];
+    beliefs.forEach(function (p, i) {
+      beliefs.slice(i + 1).forEach(function (q) {
+        if (p.c === q.c) return;
+        var a = Math.max(p.a, q.a), b = Math.min(p.b, q.b);
+        if (a < b) spans.push([a, b]);
+      });
+    });
+    spans.sort(function (p, q) { return p[0] - q[0]; });
+    var merged = [];
+    spans.forEach(function (s) {
+      var m = merged[merged.length - 1];
+      if (m && s[0] <= m[1]) m[1] = Math.max(m[1], s[1]); else merged.push(s.slice());
+    });
+    if (clients.length) {
+      var y0 = laneTop(clients[0]) + 2, y1 = laneTop(clients[clients.length - 1]) + laneH - 2;
+      merged.forEach(function (s) {
+        var r = el("rect", { x: x(s[0]), y: y0, width: 0, height: y1 - y0, "class": "overlap" }, later);
+        part(r, s[0], s[1], "width");
+        var words = narrow ? "both think so" : "both think they hold it";
+        // Text is hidden until its time, so its width is guessed.
+        var wide = words.length * (present ? 10 : 7), lx = x(s[0]) + 4;
+        var tx = el("text", { x: lx + wide > W ? x(s[1]) - 4 : lx, y: y1 - (present ? 10 : 7), "class": "overlap-label" + (lx + wide > W ? " end" : "") }, later);
+        tx.textContent = words;
+        part(tx, s[0], null);
+      });
+    }
+    beliefs.forEach(function (p) {
+      bar(p.c, p.a, p.b, "belief " + colour(clientNo(p.c)), -inner / 2 + 4, inner - 8);
+      bar(p.c, p.a, p.b, "belief-edge " + colour(clientNo(p.c)), inner / 2 - 7, 3);
+    });
+
+    // Lock keys on each node, from the state after each event; a run of
+    // events with the same holder is one bar.
     nodeLanes.forEach(function (lane, k) {
-      var bar = null;
+      var cur = null;
       var flush = function () {
-        if (bar && bar.end > bar.start) {
-          el("rect", {
-            x: x(bar.start), y: y(lane) - 11, width: Math.max(1, x(bar.end) - x(bar.start)), height: 22,
-            "class": "hold " + holderClass(bar.holder)
-          }, svg);
-        }
-        bar = null;
+        if (cur && cur.end > cur.start) bar(lane, cur.start, cur.end, "hold " + colour(clientNo(cur.holder)), -10, 20);
+        cur = null;
       };
       run.events.forEach(function (e, i) {
         var st = e.nodes && e.nodes[k];
         var next = i + 1 < run.events.length ? run.events[i + 1].t_ms : T;
         if (!st || !st.holder || !st.up) { flush(); return; }
         var end = Math.min(next, e.t_ms + st.ttl_ms);
-        if (bar && bar.holder === st.holder && bar.end >= e.t_ms) bar.end = end;
-        else { flush(); bar = { holder: st.holder, start: e.t_ms, end: end }; }
+        if (cur && cur.holder === st.holder && cur.end >= e.t_ms) cur.end = end;
+        else { flush(); cur = { holder: st.holder, start: e.t_ms, end: end }; }
       });
       flush();
+      // A node that is down: its lane crossed out until it restarts.
+      var down = null;
+      run.events.forEach(function (e) {
+        var st = e.nodes && e.nodes[k];
+        if (st && !st.up && down === null) down = e.t_ms;
+        if (st && st.up && down !== null) { crossOut(lane, down, e.t_ms); down = null; }
+      });
+      if (down !== null) crossOut(lane, down, T);
     });
+    function crossOut(lane, a, b) {
+      var r = bar(lane, a, b, "down", -inner / 2 + 3, inner - 6);
+      r.setAttribute("fill", hatchURL);
+      var ln = el("line", { x1: x(a), x2: x(a), y1: y(lane), y2: y(lane), "class": "down-line" }, later);
+      part(ln, a, b, "x2");
+      var tx = el("text", { x: x(a) + 12, y: y(lane) - 5, "class": "down-label" }, later);
+      tx.textContent = "down";
+      part(tx, a, null);
+    }
+
     // Pauses on client lanes.
     var pauseStart = {};
     run.events.forEach(function (e) {
       if (e.kind === "pause-start") pauseStart[e.actor] = e.t_ms;
       if (e.kind === "pause-end" && pauseStart[e.actor] !== undefined) {
-        el("rect", { x: x(pauseStart[e.actor]), y: y(e.actor) - 9, width: Math.max(1, x(e.t_ms) - x(pauseStart[e.actor])), height: 18, "class": "pause" }, svg);
-        var pl = el("text", { x: x(pauseStart[e.actor]) + 6, y: y(e.actor) + 4, "class": "pause-label" }, svg);
+        var a = pauseStart[e.actor];
+        var r = bar(e.actor, a, e.t_ms, "pause", -9, 18);
+        r.setAttribute("fill", hatchURL);
+        var pl = el("text", { x: x(a) + 6, y: y(e.actor) + 4, "class": "pause-label" }, later);
         pl.textContent = "paused";
+        part(pl, a, null);
         delete pauseStart[e.actor];
       }
     });
+    Object.keys(pauseStart).forEach(function (c) {
+      var r = bar(c, pauseStart[c], T, "pause", -9, 18);
+      r.setAttribute("fill", hatchURL);
+    });
 
-    // Event markers.
+    // Event markers, shown once their event is reached.
+    // A label in the row above a lane's bars: beside the lane's name on
+    // a phone, where that row holds the name.
+    function rowLabel(g, lane, ex, text, cls) {
+      var dx = 9;
+      if (narrow) dx = Math.max(9, 8 + lane.length * 7 + 6 - ex);
+      var tx = el("text", { x: dx, y: laneTop(lane) + (narrow ? 13 : present ? 16 : 12) - y(lane), "class": cls }, g);
+      tx.textContent = text;
+    }
     var markers = run.events.map(function (e) {
-      var g = el("g", { "class": "marker kind-" + e.kind + (e.stale ? " stale" : ""), transform: "translate(" + x(e.t_ms).toFixed(1) + " " + y(e.actor) + ")" }, svg);
-      el("circle", { r: 6 }, g);
-      if (e.fence && (e.kind === "write-accepted" || e.kind === "write-rejected" || e.kind === "acquire-ok")) {
-        var ft = el("text", { y: -10, "class": "fence-label" }, g);
-        ft.textContent = "#" + e.fence;
+      var lane = lanes.indexOf(e.actor) >= 0 ? e.actor : lanes[lanes.length - 1];
+      var ex = x(e.t_ms);
+      var g = el("g", { "class": "marker kind-" + e.kind + (e.stale ? " stale" : "") + " " + colour(clientOf(e)), transform: "translate(" + ex.toFixed(1) + " " + y(lane) + ")" }, svg);
+      g.style.display = "none";
+      g.setAttribute("data-t0", e.t_ms);
+      // The shape is larger on a projector; the labels have their own sizes.
+      shape(present ? el("g", { transform: "scale(1.4)" }, g) : g, e);
+      var onStorage = e.kind === "write-accepted" || e.kind === "write-rejected";
+      if (fencing && e.fence && (onStorage || e.kind === "acquire-ok")) {
+        if (narrow && !onStorage) rowLabel(g, lane, ex, "#" + e.fence, "fence-label fence-row");
+        else el("text", { y: present ? -17 : -12, "class": "fence-label" }, g).textContent = "#" + e.fence;
       }
+      if (e.kind === "failover" || e.kind === "restart") rowLabel(g, lane, ex, e.kind === "failover" ? "promoted" : "back up", "event-label");
+      if (e.kind === "clock-jump") rowLabel(g, lane, ex, "clock " + jumpText(e, run), "jump-label");
       var tip = el("title", {}, g);
       tip.textContent = seconds(e.t_ms) + " " + e.actor + ": " + e.text;
       return g;
     });
+    function shape(g, e) {
+      var k = e.kind;
+      if (k === "write-accepted" || k === "write-rejected") {
+        el("rect", { x: -7, y: -7, width: 14, height: 14, "class": "m" }, g);
+        if (k === "write-rejected") el("path", { d: "M-5 -5L5 5M5 -5L-5 5", "class": "m-x" }, g);
+        if (e.stale && k === "write-accepted") el("rect", { x: -10, y: -10, width: 20, height: 20, "class": "m-alarm" }, g);
+      } else if (k === "expire") {
+        el("path", { d: "M0 -7L7 0L0 7L-7 0Z", "class": "m m-hollow" }, g);
+      } else if (k === "crash" || k === "delete-other") {
+        el("path", { d: "M-7 -7L7 7M7 -7L-7 7", "class": "m-cross" }, g);
+      } else if (k === "clock-jump") {
+        el("path", { d: "M0 -12L-5 -4L5 4L0 12", "class": "m-jump" }, g);
+      } else if (k === "release-ok" || k === "release-noop" || k === "restart") {
+        el("circle", { r: 6, "class": "m m-hollow" + (k === "release-noop" ? " m-dashed" : "") }, g);
+      } else if (k === "acquire-fail" || k === "extend-fail" || k === "stop") {
+        el("circle", { r: 6, "class": "m m-hollow m-dashed" }, g);
+      } else if (k === "extend-ok" || k === "pause-start" || k === "pause-end") {
+        el("circle", { r: 4, "class": "m" }, g);
+      } else {
+        el("circle", { r: 7, "class": "m" }, g);
+      }
+    }
+
+    // Outcomes: a flag across the lanes at the event where each happened.
+    outcomes.filter(function (o) { return o.id !== "safe"; }).forEach(function (o, i) {
+      var fx = x(o.t_ms), ly = lanesEnd + rowH * (i + 1), end = fx > W * 0.6;
+      var g = el("g", { "class": "outcome-flag outcome-" + o.id }, svg);
+      el("line", { x1: fx, x2: fx, y1: top, y2: ly + 2 }, g);
+      var tx = el("text", { x: end ? fx - 4 : fx + 4, y: ly, "class": "outcome-label" + (end ? " end" : "") }, g);
+      tx.textContent = shortOutcome(o.id);
+      part(g, o.t_ms, null);
+    });
 
     var playhead = el("g", { "class": "playhead" }, svg);
-    el("line", { x1: 0, x2: 0, y1: top - 4, y2: H - 6 }, playhead);
+    el("line", { x1: 0, x2: 0, y1: top - 4, y2: lanesEnd + 4 }, playhead);
+
+    // The legend: the same for every run of a scenario, so it tells
+    // nothing of what will happen.
+    var legend = document.createElement("ul");
+    legend.className = "race-legend";
+    legend.setAttribute("aria-label", "Legend");
+    // Each key is drawn with the timeline's own shapes and classes.
+    var key = function (text, paint) {
+      var li = document.createElement("li");
+      var k = el("svg", { viewBox: "0 0 24 16", width: 24, height: 16, "class": "race-svg", "aria-hidden": "true" }, li);
+      paint(k);
+      li.append(" " + text);
+      legend.appendChild(li);
+    };
+    var swatch = function (cls, fill) {
+      return function (k) { var r = el("rect", { x: 1, y: 3, width: 22, height: 10, "class": cls }, k); if (fill) r.setAttribute("fill", hatchURL); };
+    };
+    var glyph = function (kind, extra) {
+      return function (k) { var g = el("g", { "class": "marker c0 kind-" + kind, transform: "translate(12 8)" }, k); shape(g, Object.assign({ kind: kind }, extra || {})); };
+    };
+    clients.forEach(function (c) { key(c, swatch("hold " + colour(clientNo(c)))); });
+    key("believes it holds the lock", function (k) {
+      el("rect", { x: 1, y: 2, width: 22, height: 12, "class": "belief c0" }, k);
+      el("rect", { x: 1, y: 12, width: 22, height: 3, "class": "belief-edge c0" }, k);
+    });
+    key("two believe it at once", swatch("overlap"));
+    key("lock key on a node, in its holder's colour", function (k) {
+      el("rect", { x: 1, y: 3, width: 11, height: 10, "class": "hold c1" }, k);
+      el("rect", { x: 12, y: 3, width: 11, height: 10, "class": "hold c2" }, k);
+    });
+    key("paused", swatch("pause", true));
+    var crashes = (run.params && run.params.faults || []).some(function (f) { return /^crash:/.test(f); });
+    if (run.nodes > 1 || crashes) {
+      key("node down", function (k) {
+        swatch("down", true)(k);
+        el("line", { x1: 1, x2: 23, y1: 8, y2: 8, "class": "down-line" }, k);
+      });
+    }
+    key("got the lock", glyph("acquire-ok"));
+    key("released", glyph("release-ok"));
+    key("asked and got nil", glyph("acquire-fail"));
+    key("key expired", glyph("expire"));
+    key("write to storage" + (fencing ? ", with its token" : ""), glyph("write-accepted"));
+    if (fencing) key("write rejected", glyph("write-rejected"));
+    key("an outcome happens", function (k) { el("line", { x1: 12, x2: 12, y1: 0, y2: 16 }, el("g", { "class": "outcome-flag" }, k)); });
 
     // The state panel: each node's key with its TTL draining, and the
-    // storage's highest token.
+    // storage's highest token when the storage checks tokens.
     var panel = document.createElement("div");
     panel.className = "race-state";
     var rows = nodeLanes.map(function (lane) {
@@ -376,47 +928,75 @@
       name.textContent = lane;
       var holder = document.createElement("span");
       holder.className = "state-holder";
-      var bar = document.createElement("span");
-      bar.className = "ttl-bar";
+      var b = document.createElement("span");
+      b.className = "ttl-bar";
       var fill = document.createElement("span");
       fill.className = "ttl-fill";
-      bar.appendChild(fill);
-      row.append(name, holder, bar);
+      b.appendChild(fill);
+      row.append(name, holder, b);
       panel.appendChild(row);
       return { holder: holder, fill: fill };
     });
     var storage = document.createElement("p");
     storage.className = "state-storage";
+    storage.hidden = !fencing;
     panel.appendChild(storage);
 
-    stage.replaceChildren(svg, panel);
-    var ttlMax = run.params.ttl_ms || 1;
+    stage.replaceChildren(svg, legend, panel);
+    var ttlMax = (run.params && run.params.ttl_ms) || 1;
 
     return {
       x: x,
       playhead: playhead,
       markers: markers,
+      reveal: function (now) {
+        timed.forEach(function (p) {
+          var show = now >= p.t0;
+          if (show !== p.shown) { p.node.style.display = show ? "" : "none"; p.shown = show; }
+          if (show && p.grow) {
+            var to = x(Math.min(now, p.t1));
+            if (p.grow === "width") p.node.setAttribute("width", Math.max(0, to - p.x0).toFixed(1));
+            else p.node.setAttribute("x2", to.toFixed(1));
+          }
+        });
+      },
       state: function (e) {
         rows.forEach(function (r, k) {
           var st = e && e.nodes ? e.nodes[k] : null;
           if (st && !st.up) r.holder.textContent = "down";
           else if (st && st.holder) r.holder.textContent = "held by " + st.holder;
           else r.holder.textContent = "free";
-          r.fill.className = "ttl-fill " + (st && st.holder ? holderClass(st.holder) : "");
+          r.fill.className = "ttl-fill " + (st && st.holder ? colour(clientNo(st.holder)) : "c0");
         });
-        storage.textContent = "Storage: highest fencing token seen " + (e && e.highest_token ? "#" + e.highest_token : "none yet") + ".";
+        if (fencing) {
+          storage.textContent = e && e.highest_token
+            ? "The storage checks fencing tokens; the highest it has seen is #" + e.highest_token + "."
+            : "The storage checks fencing tokens; it has seen none yet.";
+        }
       },
       drain: function (e, now) {
         rows.forEach(function (r, k) {
           var st = e && e.nodes ? e.nodes[k] : null;
-          var left = st && st.up && st.holder ? Math.max(0, st.ttl_ms - (now - e.t_ms)) : 0;
-          r.fill.style.transform = "scaleX(" + (left / ttlMax).toFixed(4) + ")";
+          var remain = st && st.up && st.holder ? Math.max(0, st.ttl_ms - (now - e.t_ms)) : 0;
+          r.fill.style.transform = "scaleX(" + Math.min(1, remain / ttlMax).toFixed(4) + ")";
         });
       }
     };
   }
+  function shortOutcome(id) {
+    return {
+      "two-holders": "two holders",
+      "stale-write-accepted": "stale write accepted",
+      "stale-write-rejected": "stale write rejected",
+      "foreign-lock-deleted": "another client's lock deleted"
+    }[id] || id;
+  }
 
-  function holderClass(h) { return /2/.test(h) ? "holder-2" : "holder-1"; }
+  function jumpText(e, run) {
+    var m = /(\d+(?:\.\d+)?) ?(ms|s) ahead/.exec(e.text || "");
+    if (m) return "+" + m[1] + " " + m[2];
+    return "+" + seconds((run.params && run.params.clock_jump_ms) || 0);
+  }
 
   function niceStep(T, most) {
     var steps = [100, 250, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000];

@@ -164,7 +164,7 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 		keep := plain
 		var raceWidget templ.Component
 		if l.Race != "" {
-			rv, raceCode := s.raceView(c, l.Race, nil, true)
+			rv, raceCode := s.raceView(c, l.Race, nil, 3)
 			keep = keep && raceCode == http.StatusOK
 			raceWidget = views.RaceWidget(rv)
 			m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
@@ -211,7 +211,7 @@ func (s *Server) serveRacePage(c echo.Context, title string, view func(views.Rac
 		p = s.pages.get(course, key, nil)
 	}
 	if p == nil {
-		m, code := s.racePage(c, title)
+		m, code := s.racePage(c, title, title == presentTitle)
 		if p, err = keepPage(c.Request().Context(), code, view(m), nil); err != nil {
 			return err
 		}

@@ -186,28 +186,30 @@ func raceParams(p race.Params, q url.Values) (race.Params, error) {
 }
 
 // raceView builds the race widget for a scenario and query. A bad query is
-// shown as an error in the widget, over the scenario's defaults.
-func (s *Server) raceView(c echo.Context, id string, q url.Values, compact bool) (views.Race, int) {
+// shown as an error in the widget, over the scenario's defaults. heading
+// is the level of the widget's title: 3 in a lesson, 1 on /race, 2 on
+// the presenter view.
+func (s *Server) raceView(c echo.Context, id string, q url.Values, heading int) (views.Race, int) {
 	// A scenario with its defaults always gives the same run; the lesson
 	// shows one on every visit, so it is computed once.
 	if len(q) == 0 {
-		key := id + "|" + strconv.FormatBool(compact)
+		key := id + "|" + strconv.Itoa(heading)
 		if v, ok := s.raceDefaults.Load(key); ok {
 			return v.(views.Race), http.StatusOK
 		}
-		v, code := s.computeRaceView(c, id, nil, compact)
+		v, code := s.computeRaceView(c, id, nil, heading)
 		if code == http.StatusOK {
 			s.raceDefaults.Store(key, v)
 		}
 		return v, code
 	}
-	return s.computeRaceView(c, id, q, compact)
+	return s.computeRaceView(c, id, q, heading)
 }
 
-func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, compact bool) (views.Race, int) {
+func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, heading int) (views.Race, int) {
 	info, tl, err := s.runRace(c, id, q)
 	if err == nil {
-		return buildRaceView(info, tl, compact), http.StatusOK
+		return buildRaceView(info, tl, heading), http.StatusOK
 	}
 	code, msg := classify(err)
 	if code == http.StatusNotFound {
@@ -215,9 +217,9 @@ func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, compac
 	}
 	info, tl, err = s.runRace(c, id, nil)
 	if err != nil {
-		return views.Race{Compact: compact, Error: capitalize(msg) + "."}, http.StatusInternalServerError
+		return views.Race{Compact: heading == 3, Heading: heading, Error: capitalize(msg) + "."}, http.StatusInternalServerError
 	}
-	v := buildRaceView(info, tl, compact)
+	v := buildRaceView(info, tl, heading)
 	v.Error = capitalize(msg) + "."
 	return v, code
 }
@@ -225,16 +227,23 @@ func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, compac
 // defaultScenario is the one the lesson and /race open with.
 const defaultScenario = "gc-pause"
 
-func buildRaceView(info race.Info, tl race.Timeline, compact bool) views.Race {
+func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 	p := tl.Params
+	run := raceRunQuery(info.ID, p)
 	v := views.Race{
-		Compact: compact, Scenario: info.ID, Title: info.Title, Description: info.Description,
+		Compact: heading == 3, Heading: heading, Scenario: info.ID, Title: info.Title, Description: info.Description,
 		Verdict: verdictName(tl.Verdict), Summary: tl.Summary,
 		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
 		Fencing: p.Fencing, Release: string(p.Release),
 		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
+		ReplicationLag: p.ReplicationLag.Milliseconds(), Wait: p.Wait, Renew: string(p.Renew),
 		Seed: p.Seed, Applies: map[string]bool{},
-		API: "/api/race/" + url.PathEscape(info.ID) + "?" + raceQuery(p).Encode(),
+		API:     "/api/race/" + url.PathEscape(info.ID) + "?" + raceQuery(p).Encode(),
+		PageURL: "/race?" + run, PresentURL: "/race/present?" + run,
+		Targets: raceTargets(info),
+	}
+	for _, f := range p.Faults {
+		v.Faults = append(v.Faults, views.RaceFault{Spec: f.String(), Text: faultText(f.String())})
 	}
 	for _, a := range info.Applies {
 		v.Applies[a] = true
@@ -245,7 +254,18 @@ func buildRaceView(info race.Info, tl race.Timeline, compact bool) views.Race {
 	for _, e := range tl.Events {
 		v.Events = append(v.Events, views.RaceEvent{TMS: e.AtMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text})
 	}
+	v.Outcomes = raceOutcomes(tl)
 	return v
+}
+
+// raceOutcomes lists what happened in a run, each at the event where it
+// happened, with the labels the prediction offers.
+func raceOutcomes(tl race.Timeline) []views.RaceOutcome {
+	out := make([]views.RaceOutcome, 0, len(tl.Outcomes))
+	for _, f := range tl.Outcomes {
+		out = append(out, views.RaceOutcome{ID: string(f.Outcome), Label: views.VerdictLabel(string(f.Outcome)), AtMS: f.AtMS, Text: f.Text})
+	}
+	return out
 }
 
 // raceQuery is the query that reproduces a run with p: every parameter,
@@ -269,24 +289,35 @@ func raceQuery(p race.Params) url.Values {
 
 // racePage is the model of /race and /race/present: the scenario and
 // settings from the query, over the scenario's defaults.
-func (s *Server) racePage(c echo.Context, title string) (views.RacePage, int) {
+func (s *Server) racePage(c echo.Context, title string, present bool) (views.RacePage, int) {
 	id := c.QueryParam("scenario")
 	if id == "" {
 		id = defaultScenario
 	}
-	rv, code := s.raceView(c, id, c.QueryParams(), false)
+	heading := 1
+	if present {
+		heading = 2
+	}
+	rv, code := s.raceView(c, id, c.QueryParams(), heading)
 	m := views.RacePage{Page: s.page(title, "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
 	m.Page.Scripts = []string{s.assets.href("race.js")}
+	m.PresentCSS = s.assets.href("race-present.css")
 	return m, code
 }
 
 func (s *Server) handleRacePage(c echo.Context) error {
+	if done, err := s.raceRedirect(c, "/race"); done || err != nil {
+		return err
+	}
 	return s.serveRacePage(c, "The race, animated", views.RaceFullPage)
 }
 
 // handleRacePresent is the presenter view of the race, for workshops.
 func (s *Server) handleRacePresent(c echo.Context) error {
-	return s.serveRacePage(c, "The race, presented", views.RacePresentPage)
+	if done, err := s.raceRedirect(c, "/race/present"); done || err != nil {
+		return err
+	}
+	return s.serveRacePage(c, presentTitle, views.RacePresentPage)
 }
 
 // raceDoneRequest is what race.js reports when a run has been played to

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,79 +11,358 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/locklab/locklab/internal/browsertest"
+	"github.com/locklab/locklab/race"
 )
 
-// TestRaceInBrowser plays scenario 2 (a pause longer than the TTL) without
-// fencing and then with it, to the end, and checks the verdict the page
-// shows, and that a prediction is judged.
-func TestRaceInBrowser(t *testing.T) {
+// evalJS evaluates a JavaScript expression on the page, failing the test
+// if it throws.
+func evalJS[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// futureShown lists the parts of the drawing that are on screen though
+// their time is later than the playhead's clock (read from the page, to
+// the 100 ms it shows).
+const futureShown = `(() => {
+	const root = document.querySelector("[data-race]");
+	const now = parseFloat(root.querySelector("[data-race-clock]").textContent) * 1000;
+	const svg = root.querySelector("[data-race-stage] .race-timeline");
+	return [...svg.querySelectorAll("[data-t0]")].filter(el => {
+		for (let n = el; n && n !== svg; n = n.parentNode) if (getComputedStyle(n).display === "none") return false;
+		return Number(el.getAttribute("data-t0")) > now + 100;
+	}).map(el => el.getAttribute("class") + "@" + el.getAttribute("data-t0")).join(", ");
+})()`
+
+// wantOutcomes is what the server reports for a scenario at its defaults.
+func wantOutcomes(t *testing.T, id string) []string {
+	t.Helper()
+	i := slices.IndexFunc(race.List(), func(in race.Info) bool { return in.ID == id })
+	tl, err := race.Run(id, race.List()[i].Defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, o := range raceOutcomes(tl) {
+		out = append(out, o.ID)
+	}
+	return out
+}
+
+// TestRaceNoSpoilers opens every scenario and checks that at t = 0 only the
+// setup is drawn: no bar, marker or token of a later time, no outcome, no
+// later transcript line; and that stepping forward draws what it reaches.
+func TestRaceNoSpoilers(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
-	browsertest.ColorScheme(t, ctx, "light")
-	for _, tt := range []struct {
-		name, query, predict, want string
-		width                      int64
-	}{
-		{"no-fencing", "scenario=gc-pause&fencing=false", "safe", "Two clients hold the lock at once", 1280},
-		{"fencing", "scenario=gc-pause&fencing=true", "two-holders", "Two clients hold the lock at once", 375},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			browsertest.Open(t, ctx, ts.URL+"/race?"+tt.query, tt.width, 900)
-			browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
-			verdictHidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-race-result]").hidden`))
-			if !verdictHidden {
-				t.Error("the verdict shows before the race is played")
+	for _, in := range race.List() {
+		t.Run(in.ID, func(t *testing.T) {
+			browsertest.Open(t, ctx, ts.URL+"/race?scenario="+in.ID, 1280, 900)
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+			browsertest.ElementScreenshot(t, ctx, "[data-race]", "race-start-"+in.ID+"-1280")
+			if got := evalJS[string](t, ctx, futureShown); got != "" {
+				t.Errorf("at t = 0 these future parts are visible: %s", got)
 			}
-			err := chromedp.Do(ctx,
-				chromedp.Click(chromedp.CSS(`[data-race-predict] input[value="`+tt.predict+`"]`)),
-				chromedp.SetValue(chromedp.CSS(`[data-act=speed]`), "4"),
-				chromedp.Click(chromedp.CSS(`[data-act=play]`)),
-			)
-			if err != nil {
-				t.Fatal(err)
+			if !evalJS[bool](t, ctx, `document.querySelector("[data-race-result]").hidden`) {
+				t.Error("the outcomes show before the race is played")
 			}
-			browsertest.Screenshot(t, ctx, fmt.Sprintf("race-%s-playing-%d", tt.name, tt.width))
-			browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
-			verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-race-verdict]")))
-			if !strings.Contains(verdict, tt.want) {
-				t.Errorf("verdict = %q; want %q", verdict, tt.want)
+			if n := evalJS[int](t, ctx, `[...document.querySelectorAll("[data-race-transcript] li")].filter(li => !li.hidden && li.querySelector(".race-time").textContent !== "0 s").length`); n != 0 {
+				t.Errorf("%d later transcript lines visible at t = 0", n)
 			}
-			right := tt.predict == "two-holders"
-			if got := strings.Contains(verdict, "You predicted this"); got != right {
-				t.Errorf("prediction judged %v; want %v (verdict text %q)", got, right, verdict)
+			// The prediction is asked before the first play.
+			if !evalJS[bool](t, ctx, `document.querySelector("[data-race-predict]").open && !document.querySelector("[data-race-predict]").hidden`) {
+				t.Error("the prediction is not asked before the first play")
 			}
-			items, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("[data-race-transcript] li")].filter(li => !li.hidden).length`))
-			if items < 5 {
-				t.Errorf("%d transcript lines shown at the end; want all", items)
+			for range 3 {
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-act=forward]`))); err != nil {
+					t.Fatal(err)
+				}
 			}
-			browsertest.Screenshot(t, ctx, fmt.Sprintf("race-%s-%d", tt.name, tt.width))
-			browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race "+tt.name)
+			if got := evalJS[string](t, ctx, futureShown); got != "" {
+				t.Errorf("after three steps these parts ahead of the playhead are visible: %s", got)
+			}
+			if n := evalJS[int](t, ctx, `[...document.querySelectorAll("[data-race-stage] .race-timeline .marker")].filter(m => m.style.display !== "none").length`); n < 2 {
+				t.Errorf("after three steps %d markers are drawn; want at least 2", n)
+			}
 		})
 	}
 }
 
-// TestRacePresenterView opens the projector view, plays it from the
-// keyboard alone, and checks it for accessibility problems.
+// TestRaceWithoutJavaScript picks every scenario in the settings form with
+// JavaScript off, as a learner without it would, and checks that the page
+// then shows that scenario with its own outcomes, and none of the controls
+// that need the script.
+func TestRaceWithoutJavaScript(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.Scripts(t, ctx, false)
+	for _, in := range race.List() {
+		t.Run(in.ID, func(t *testing.T) {
+			// Start from another scenario, so the form changes scenario.
+			from := "gc-pause"
+			if in.ID == from {
+				from = "fencing"
+			}
+			browsertest.Open(t, ctx, ts.URL+"/race?scenario="+from, 1280, 900)
+			if err := chromedp.Do(ctx,
+				chromedp.SetValue(chromedp.CSS(`select[name=scenario]`), in.ID),
+				chromedp.Click(chromedp.CSS(`[data-race-run]`)),
+			); err != nil {
+				t.Fatal(err)
+			}
+			browsertest.WaitFor(t, ctx, fmt.Sprintf(`document.querySelector("[data-race]").dataset.scenario === %q`, in.ID))
+			got := strings.Fields(evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`))
+			if want := wantOutcomes(t, in.ID); !slices.Equal(got, want) {
+				t.Errorf("data-outcomes after choosing %s = %q; want %q", in.ID, got, want)
+			}
+			if title := evalJS[string](t, ctx, `document.querySelector("[data-race-title]").textContent`); title != in.Title {
+				t.Errorf("title = %q; want %q", title, in.Title)
+			}
+			shown := evalJS[string](t, ctx, `["[data-race-player]", "[data-race-predict]", "[data-race-stage]", "[data-race-narration]", "[data-act=play]"].filter(s => { const el = document.querySelector(s); return el && el.getClientRects().length > 0; }).join(" ")`)
+			if shown != "" {
+				t.Errorf("without JavaScript these controls are shown: %s", shown)
+			}
+			if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-outcomes] li").length`); n == 0 {
+				t.Error("no outcome listed without JavaScript")
+			}
+		})
+	}
+	t.Run("fault", func(t *testing.T) {
+		browsertest.Open(t, ctx, ts.URL+"/race?scenario=normal", 1280, 900)
+		if err := chromedp.Do(ctx,
+			chromedp.SetValue(chromedp.CSS(`[data-race-fault-kind]`), "pause"),
+			chromedp.SetValue(chromedp.CSS(`[data-race-fault-target]`), "client1"),
+			chromedp.SetValue(chromedp.CSS(`[data-race-fault-at]`), "1000"),
+			chromedp.SetValue(chromedp.CSS(`[data-race-fault-arg]`), "15000"),
+			chromedp.Click(chromedp.CSS(`[data-race-add-fault]`)),
+		); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.WaitFor(t, ctx, `location.search.includes("fault=pause")`)
+		if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); got == "safe" {
+			t.Errorf("a 15 s pause of client 1 at 1 s in the normal case: outcomes %q; want something unsafe", got)
+		}
+		browsertest.Screenshot(t, ctx, "race-nojs-fault-1280")
+	})
+}
+
+// TestRaceSettingsUpdate changes the scenario and then the fencing box
+// with JavaScript on, and checks that the title, the address, the
+// presenter link and the outcomes follow.
+func TestRaceSettingsUpdate(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.Open(t, ctx, ts.URL+"/race?scenario=gc-pause", 1280, 900)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("select[name=scenario]"); s.value = "fencing"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race]").dataset.scenario === "fencing"`)
+	check := func(wantURL, wantOutcome string) {
+		t.Helper()
+		if got := evalJS[string](t, ctx, `document.querySelector("[data-race-title]").textContent`); got != "The same pause, with fencing tokens" {
+			t.Errorf("title = %q", got)
+		}
+		if got := evalJS[string](t, ctx, `location.search`); !strings.Contains(got, "scenario=fencing") || !strings.Contains(got, wantURL) {
+			t.Errorf("address = %q; want scenario=fencing and %s", got, wantURL)
+		}
+		if got := evalJS[string](t, ctx, `document.querySelector("[data-race-link=present]").getAttribute("href")`); !strings.Contains(got, "scenario=fencing") || !strings.Contains(got, wantURL) {
+			t.Errorf("presenter link = %q; want scenario=fencing and %s", got, wantURL)
+		}
+		if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); !strings.Contains(got, wantOutcome) {
+			t.Errorf("outcomes = %q; want %s", got, wantOutcome)
+		}
+	}
+	check("fencing=true", "stale-write-rejected")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[name=fencing]`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitFor(t, ctx, `location.search.includes("fencing=false")`)
+	check("fencing=false", "stale-write-accepted")
+	// The address alone reproduces the run.
+	url := evalJS[string](t, ctx, `location.href`)
+	browsertest.Open(t, ctx, url, 1280, 900)
+	if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); !strings.Contains(got, "stale-write-accepted") {
+		t.Errorf("reloading %s: outcomes %q", url, got)
+	}
+}
+
+// TestRacePrediction ticks outcomes, plays the run to the end and checks
+// that each ticked outcome and each outcome that happened is judged.
+func TestRacePrediction(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.ColorScheme(t, ctx, "light")
+	happened := wantOutcomes(t, "gc-pause")
+	ticked := []string{"two-holders", "stale-write-rejected"}
+	browsertest.Open(t, ctx, ts.URL+"/race?scenario=gc-pause", 1280, 900)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+	acts := []chromedp.Action[chromedp.Void]{}
+	for _, id := range ticked {
+		acts = append(acts, chromedp.Click(chromedp.CSS(`[data-race-predict] input[value="`+id+`"]`)))
+	}
+	acts = append(acts, chromedp.SetValue(chromedp.CSS(`[data-act=speed]`), "4"), chromedp.Click(chromedp.CSS(`[data-act=play]`)))
+	if err := chromedp.Do(ctx, acts...); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Screenshot(t, ctx, "race-predict-playing-1280")
+	browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
+	browsertest.ElementScreenshot(t, ctx, "[data-race]", "race-predict-judged-1280")
+	for _, id := range append(slices.Clone(ticked), happened...) {
+		cls := evalJS[string](t, ctx, fmt.Sprintf(`(document.querySelector('[data-judged=%q]') || {}).className || ""`, id))
+		text := evalJS[string](t, ctx, fmt.Sprintf(`(document.querySelector('[data-judged=%q]') || {}).textContent || ""`, id))
+		right := slices.Contains(ticked, id) && slices.Contains(happened, id)
+		want := "prediction-wrong"
+		if right {
+			want = "prediction-right"
+		}
+		if cls != want {
+			t.Errorf("outcome %s judged %q (%q); want %s", id, cls, text, want)
+		}
+	}
+	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race after a prediction")
+}
+
+// TestRaceFaultAtPlayhead steps into the normal case, adds a long pause of
+// client 1 at the playhead, and checks that the run is replayed with an
+// unsafe outcome and the fault in the address.
+func TestRaceFaultAtPlayhead(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.Open(t, ctx, ts.URL+"/race?scenario=normal", 1280, 900)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+	if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); got != "safe" {
+		t.Fatalf("the normal case: outcomes %q; want safe", got)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-act=forward]`)),
+		chromedp.Click(chromedp.CSS(`[data-act=forward]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	at := evalJS[string](t, ctx, `document.querySelector("[data-race-fault-at]").value`)
+	if at == "0" {
+		t.Errorf("the fault's time did not follow the playhead")
+	}
+	// A pause of 0 ms is refused, said next to the fields, and not kept.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`[data-race-fault-kind]`), "pause"),
+		chromedp.SetValue(chromedp.CSS(`[data-race-fault-target]`), "client1"),
+		chromedp.SetValue(chromedp.CSS(`[data-race-fault-arg]`), "0"),
+		chromedp.Click(chromedp.CSS(`[data-race-add-fault]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitFor(t, ctx, `[...document.querySelectorAll("[data-race-fault] [role=alert]")].some(p => !p.hidden && p.textContent.includes("0 ms"))`)
+	if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-fault-list] li").length`); n != 0 {
+		t.Errorf("a refused fault is listed (%d faults)", n)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`[data-race-fault-arg]`), "15000"),
+		chromedp.Click(chromedp.CSS(`[data-race-add-fault]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitFor(t, ctx, `location.search.includes("fault=pause")`)
+	if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-fault-list] li").length`); n != 1 {
+		t.Errorf("%d faults listed; want 1", n)
+	}
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race]").dataset.outcomes !== "safe"`)
+	if got := evalJS[string](t, ctx, `location.search`); !strings.Contains(got, "fault=pause%3Aclient1%3A"+at+"%3A15000") {
+		t.Errorf("address %q lacks the fault at %s ms", got, at)
+	}
+	browsertest.Screenshot(t, ctx, "race-fault-1280")
+}
+
+// TestRacePresenterView opens the projector view at 1920x1080 and checks
+// that the timeline, Play and the narration are on the first screen, that
+// the keyboard works at once (Space plays), and that it is accessible.
 func TestRacePresenterView(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
-	browsertest.ColorScheme(t, ctx, "dark")
-	browsertest.Open(t, ctx, ts.URL+"/race/present?scenario=fencing", 1920, 1080)
-	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] svg") !== null`)
-	// Keyboard only: focus the widget, then step to the end with the arrow key.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-race]").focus(), true`)); err != nil {
-		t.Fatal(err)
-	}
-	for range 40 {
-		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
-			t.Fatal(err)
+	for _, sc := range []string{"fencing", "redlock-crash", "failover"} {
+		for _, scheme := range []string{"dark", "light"} {
+			t.Run(sc+"-"+scheme, func(t *testing.T) {
+				browsertest.ColorScheme(t, ctx, scheme)
+				browsertest.Open(t, ctx, ts.URL+"/race/present?scenario="+sc, 1920, 1080)
+				browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+				browsertest.WaitFor(t, ctx, `document.activeElement === document.querySelector("[data-race]")`)
+				browsertest.Screenshot(t, ctx, "race-present-"+sc+"-start-1920-"+scheme)
+				for _, sel := range []string{"[data-race-stage] .race-timeline", "[data-act=play]", "[data-race-narration]"} {
+					bottom := evalJS[float64](t, ctx, fmt.Sprintf(`document.querySelector(%q).getBoundingClientRect().bottom`, sel))
+					if bottom > 1080 {
+						t.Errorf("%s ends at %.0f px, below the first screen", sel, bottom)
+					}
+				}
+				if err := chromedp.Do(ctx, chromedp.KeyEvent(" ")); err != nil {
+					t.Fatal(err)
+				}
+				browsertest.WaitFor(t, ctx, `document.querySelector("[data-act=play]").textContent === "Pause"`)
+				if err := chromedp.Do(ctx, chromedp.KeyEvent(" ")); err != nil {
+					t.Fatal(err)
+				}
+				for range 60 {
+					if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
+				browsertest.Screenshot(t, ctx, "race-present-"+sc+"-1920-"+scheme)
+				browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race/present "+sc)
+			})
 		}
 	}
-	browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-result]").hidden`)
-	verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-race-verdict]")))
-	if !strings.Contains(verdict, "Two clients hold the lock at once") {
-		t.Errorf("presenter verdict = %q", verdict)
+}
+
+// TestRaceScreenshots looks at the race at 390, 1280 and 1920 px, light and
+// dark, with and without JavaScript, halfway through and at the end, with
+// axe-core on each, and checks that nothing is wider than the screen.
+func TestRaceScreenshots(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	pages := []struct{ name, path string }{
+		{"gc-pause", "/race?scenario=gc-pause"},
+		{"release-del", "/race?scenario=release-del"},
+		{"redlock-clock-jump", "/race?scenario=redlock-clock-jump"},
+		{"failover", "/race?scenario=failover&fencing=true"},
+		{"watchdog", "/race?scenario=watchdog"},
+		{"lesson", "/topics/distributed-locks"},
 	}
-	browsertest.Screenshot(t, ctx, "race-present-1920-dark")
-	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "/race/present")
+	for _, js := range []bool{true, false} {
+		browsertest.Scripts(t, ctx, js)
+		for _, width := range []int64{390, 1280, 1920} {
+			for _, scheme := range []string{"light", "dark"} {
+				for _, pg := range pages {
+					if pg.name == "lesson" && width == 1920 {
+						continue
+					}
+					name := fmt.Sprintf("race-%s-%d-%s", pg.name, width, scheme)
+					if !js {
+						name += "-nojs"
+					}
+					t.Run(name, func(t *testing.T) {
+						browsertest.ColorScheme(t, ctx, scheme)
+						browsertest.Open(t, ctx, ts.URL+pg.path, width, 900)
+						if js {
+							browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+							evalJS[bool](t, ctx, `(() => { const s = document.querySelector("[data-act=scrub]"); s.value = 600; s.dispatchEvent(new Event("input")); return true; })()`)
+						}
+						if overflow := evalJS[int64](t, ctx, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
+							t.Errorf("%d px too wide", overflow)
+						}
+						browsertest.ElementScreenshot(t, ctx, "[data-race]", name)
+						if !js {
+							browsertest.Scripts(t, ctx, true)
+						}
+						browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), name)
+						if !js {
+							browsertest.Scripts(t, ctx, false)
+						}
+					})
+				}
+			}
+		}
+	}
 }

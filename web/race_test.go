@@ -72,28 +72,6 @@ func TestRaceAPI(t *testing.T) {
 	}
 }
 
-// TestRacePageWithoutJavaScript checks that /race shows the transcript and
-// the verdict in the HTML, and that the settings form changes the run.
-func TestRacePageWithoutJavaScript(t *testing.T) {
-	ts := newTestServer(t)
-	_, page := get(t, ts.URL, "/race?run=1&scenario=gc-pause&ttl_ms=10000&pause_ms=15000&fencing=true")
-	if !strings.Contains(page, "The storage rejects client 1") || !strings.Contains(page, `data-race-transcript`) {
-		t.Error("/race with fencing lacks the transcript or the verdict")
-	}
-	_, page = get(t, ts.URL, "/race?run=1&scenario=gc-pause&ttl_ms=10000&pause_ms=15000")
-	if !strings.Contains(page, "The storage accepts client 1") {
-		t.Error("/race with the fencing box unticked does not turn fencing off")
-	}
-	resp, page := get(t, ts.URL, "/race?scenario=gc-pause&ttl_ms=1")
-	if resp.StatusCode != 400 || !strings.Contains(page, "role=\"alert\"") {
-		t.Errorf("/race with a bad TTL = %d; want 400 with the error in the page", resp.StatusCode)
-	}
-	_, lesson := get(t, ts.URL, "/topics/distributed-locks")
-	if !strings.Contains(lesson, "See it happen: A pause longer than the TTL") {
-		t.Error("the lesson lacks the race widget")
-	}
-}
-
 // TestRaceAPIOutcomes: every outcome of a run is listed with the event
 // where it happened, and the verdict is the most serious of them.
 func TestRaceAPIOutcomes(t *testing.T) {

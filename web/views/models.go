@@ -6,6 +6,7 @@ package views
 import (
 	"html/template"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 )
@@ -179,10 +180,12 @@ type Carry struct {
 	Done           bool
 }
 
-// Race is the race widget: a scenario's settings, its events and verdict.
-// The page shows the events as a transcript; race.js draws and plays them.
+// Race is the race widget: a scenario's settings, its events and the
+// outcomes of the run. The page shows the events as a transcript and the
+// outcomes as a list; race.js draws and plays them.
 type Race struct {
 	Compact     bool
+	Heading     int // 1, 2 or 3: the level of the widget's title
 	Scenario    string
 	Title       string
 	Description string
@@ -193,14 +196,53 @@ type Race struct {
 	Fencing                 bool
 	Release                 string
 	ClockJump, RestartDelay int64
+	ReplicationLag          int64
+	Wait                    bool
+	Renew                   string
 	Seed                    uint64
 
-	Events  []RaceEvent
-	Verdict string
-	Summary string
-	// API is the JSON address of this exact run, for race.js.
-	API   string
-	Error string
+	// Faults are the faults the learner added, in their URL form.
+	Faults []RaceFault
+	// Targets are what a new fault can hit in this run.
+	Targets []RaceScenario
+
+	Events   []RaceEvent
+	Outcomes []RaceOutcome
+	Verdict  string
+	Summary  string
+	// API is the JSON address of this exact run, for race.js; PageURL
+	// and PresentURL show the same run on /race and /race/present.
+	API, PageURL, PresentURL string
+	Error                    string
+}
+
+// RaceFault is one fault the learner added: its URL form and a sentence.
+type RaceFault struct{ Spec, Text string }
+
+// RaceOutcome is one thing that happened in a run, and when.
+type RaceOutcome struct {
+	ID, Label, Text string
+	AtMS            int64
+}
+
+// SummarySaid reports whether one of the outcomes already says the
+// run's summary, which is then not said twice.
+func (r Race) SummarySaid() bool {
+	for _, o := range r.Outcomes {
+		if o.Text == r.Summary {
+			return true
+		}
+	}
+	return false
+}
+
+// OutcomeIDs is the outcomes' ids separated by spaces, for data-outcomes.
+func (r Race) OutcomeIDs() string {
+	ids := make([]string, len(r.Outcomes))
+	for i, o := range r.Outcomes {
+		ids[i] = o.ID
+	}
+	return strings.Join(ids, " ")
 }
 
 // RaceScenario is one entry of the scenario picker.
@@ -220,12 +262,14 @@ type RaceEvent struct {
 type RacePage struct {
 	Page
 	Race Race
+	// PresentCSS is the presenter view's own style sheet.
+	PresentCSS string
 }
 
-// Verdicts lists the possible verdicts with their labels, in the order
-// the "predict first" question offers them. It is the one list of the
-// labels: race.js reads them from the labels of the widget's prediction
-// choices.
+// Verdicts lists the possible outcomes of a race with their labels, in
+// the order the "predict first" question offers them. It is the one list
+// of the labels: race.js reads them from the labels of the widget's
+// prediction choices.
 func Verdicts() []VerdictOption {
 	return []VerdictOption{
 		{"safe", "Safe: one holder at a time"},
