@@ -56,7 +56,7 @@ func (s *Sandbox) expireAt(k string) int64 {
 		}
 		delete(s.far, k)
 	}
-	return s.nowMS() + (s.subMS()+ttl+500*time.Microsecond).Milliseconds()
+	return s.nowMS() + (s.subMS() + ttl + 500*time.Microsecond).Milliseconds()
 }
 
 // subMS is how far the sandbox clock is past its last whole millisecond.
