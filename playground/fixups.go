@@ -22,6 +22,23 @@ func (s *Sandbox) override(c *conn, name string, argv []string) (resp.Value, boo
 		return s.getex(c, argv), true
 	case "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT":
 		return s.expire(name, argv), true
+	case "INCR", "DECR", "INCRBY", "DECRBY":
+		return s.incr(c, name, argv), true
+	case "INCRBYFLOAT":
+		return s.incrbyfloat(c, argv), true
+	case "HINCRBY":
+		return s.hincrby(c, argv), true
+	case "HINCRBYFLOAT":
+		return s.hincrbyfloat(c, argv), true
+	case "ZADD", "ZINCRBY":
+		out, errv := s.scoreArgs(name, argv)
+		if errv != nil {
+			return *errv, true
+		}
+		return fixScores(name, argv, fixReply(name, s.dispatch(c, out...))), true
+	}
+	if errv := s.strictInts(name, argv); errv != nil {
+		return *errv, true
 	}
 	return resp.Value{}, false
 }

@@ -80,7 +80,7 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 		if name == "RENAME" || name == "RENAMENX" || name == "COPY" {
 			carry = s.carryFar(argv)
 		}
-		v = fixReply(name, s.dispatch(c, argv...))
+		v = fixScores(name, argv, fixReply(name, s.dispatch(c, argv...)))
 		s.afterDispatch(name, argv, v)
 		if carry != nil {
 			carry(v)
