@@ -236,6 +236,11 @@ func fixScores(name string, argv []string, v resp.Value) resp.Value {
 				return mapElems(v, 1, 2)
 			}
 		}
+	case "ZSCAN":
+		if v.Kind == resp.Array && len(v.Elems) == 2 {
+			v.Elems = append([]resp.Value(nil), v.Elems...)
+			v.Elems[1] = mapElems(v.Elems[1], 1, 2)
+		}
 	case "ZMPOP":
 		if v.Kind == resp.Array && len(v.Elems) == 2 && v.Elems[1].Kind == resp.Array {
 			v.Elems = append([]resp.Value(nil), v.Elems...)
@@ -274,33 +279,79 @@ func score(v resp.Value) resp.Value {
 	return v
 }
 
-// intArgs are the arguments that Redis reads with string2ll before it
-// looks at the key, for the commands where miniredis reads them with
-// strconv (which takes "+5" and "007"), and the error Redis gives for
-// them.
-var intArgs = map[string]struct {
-	pos []int
-	msg string
-}{
-	"LRANGE":           {[]int{2, 3}, errNotInteger},
-	"LTRIM":            {[]int{2, 3}, errNotInteger},
-	"GETRANGE":         {[]int{2, 3}, errNotInteger},
-	"SETRANGE":         {[]int{2}, errNotInteger},
-	"ZREMRANGEBYRANK":  {[]int{2, 3}, errNotInteger},
-	"SRANDMEMBER":      {[]int{2}, errNotInteger},
-	"HRANDFIELD":       {[]int{2}, errNotInteger},
-	"ZRANDMEMBER":      {[]int{2}, errNotInteger},
-	"LPOP":             {[]int{2}, "ERR value is out of range, must be positive"},
-	"RPOP":             {[]int{2}, "ERR value is out of range, must be positive"},
-	"SPOP":             {[]int{2}, "ERR value is out of range, must be positive"},
-	"ZREVRANGE":        {[]int{2, 3}, errNotInteger},
-	"SETBIT":           {[]int{2}, "ERR bit offset is not an integer or out of range"},
-	"GETBIT":           {[]int{2}, "ERR bit offset is not an integer or out of range"},
-	"LINDEX":           {[]int{2}, errNotInteger}, // after the key: see strictInts
-	"LSET":             {[]int{2}, errNotInteger}, // after the key
-	"ZRANGE":           {[]int{2, 3}, errNotInteger},
-	"ZRANGEBYSCORE":    {nil, errNotInteger}, // LIMIT only
-	"ZREVRANGEBYSCORE": {nil, errNotInteger},
+// intArgs are the arguments that Redis reads with string2ll, for the
+// commands where miniredis reads them with strconv (which takes "+5" and
+// "007"), and the error Redis gives for them: pos are positions, opts the
+// values of options, which come at or after from (a function of argv,
+// for the commands whose options follow a count of keys).
+type intRule struct {
+	pos  []int
+	msg  string
+	opts map[string]string
+	from func(argv []string) int
+}
+
+var intArgs = map[string]intRule{
+	"LRANGE":          {pos: []int{2, 3}, msg: errNotInteger},
+	"LTRIM":           {pos: []int{2, 3}, msg: errNotInteger},
+	"GETRANGE":        {pos: []int{2, 3}, msg: errNotInteger},
+	"SETRANGE":        {pos: []int{2}, msg: errNotInteger},
+	"ZREMRANGEBYRANK": {pos: []int{2, 3}, msg: errNotInteger},
+	"SRANDMEMBER":     {pos: []int{2}, msg: errNotInteger},
+	"HRANDFIELD":      {pos: []int{2}, msg: errNotInteger},
+	"ZRANDMEMBER":     {pos: []int{2}, msg: errNotInteger},
+	"LPOP":            {pos: []int{2}, msg: errNotPositive},
+	"RPOP":            {pos: []int{2}, msg: errNotPositive},
+	"SPOP":            {pos: []int{2}, msg: errNotPositive},
+	"ZREVRANGE":       {pos: []int{2, 3}, msg: errNotInteger},
+	"SETBIT":          {pos: []int{2}, msg: "ERR bit offset is not an integer or out of range"},
+	"GETBIT":          {pos: []int{2}, msg: "ERR bit offset is not an integer or out of range"},
+	// LINDEX and LSET read the index after the key: see strictInts.
+	"LINDEX":           {pos: []int{2}, msg: errNotInteger},
+	"LSET":             {pos: []int{2}, msg: errNotInteger},
+	"ZRANGE":           {pos: []int{2, 3}, msg: errNotInteger, opts: limitOpt, from: at(4)},
+	"ZRANGEBYSCORE":    {opts: limitOpt, from: at(4)},
+	"ZREVRANGEBYSCORE": {opts: limitOpt, from: at(4)},
+	"LPOS": {from: at(3), opts: map[string]string{
+		"RANK": errNotInteger, "COUNT": "ERR COUNT can't be negative", "MAXLEN": "ERR MAXLEN can't be negative"}},
+	"LMPOP":       {pos: []int{1}, msg: errNumKeys, opts: countOpt, from: afterKeys(1, 1)},
+	"ZMPOP":       {pos: []int{1}, msg: errNumKeys, opts: countOpt, from: afterKeys(1, 1)},
+	"SINTERCARD":  {pos: []int{1}, msg: errNumKeys, opts: map[string]string{"LIMIT": "ERR LIMIT can't be negative"}, from: afterKeys(1, 0)},
+	"SCAN":        {opts: scanOpt, from: at(2)},
+	"SSCAN":       {opts: scanOpt, from: at(3)},
+	"HSCAN":       {opts: scanOpt, from: at(3)},
+	"ZSCAN":       {opts: scanOpt, from: at(3)},
+	"ZUNION":      {pos: []int{1}, msg: errNotInteger},
+	"ZINTER":      {pos: []int{1}, msg: errNotInteger},
+	"ZUNIONSTORE": {pos: []int{2}, msg: errNotInteger},
+	"ZINTERSTORE": {pos: []int{2}, msg: errNotInteger},
+}
+
+var readsKeyFirst = map[string]string{"LINDEX": "list", "LSET": "list", "SSCAN": "set", "HSCAN": "hash", "ZSCAN": "zset"}
+
+const (
+	errNotPositive = "ERR value is out of range, must be positive"
+	errNumKeys     = "ERR numkeys should be greater than 0"
+)
+
+var (
+	limitOpt = map[string]string{"LIMIT": errNotInteger}
+	countOpt = map[string]string{"COUNT": "ERR count should be greater than 0"}
+	scanOpt  = map[string]string{"COUNT": errNotInteger}
+)
+
+func at(i int) func([]string) int { return func([]string) int { return i } }
+
+// afterKeys finds the options after a count of keys at position n and
+// skip more arguments.
+func afterKeys(n, skip int) func([]string) int {
+	return func(argv []string) int {
+		k, ok := parseInt(argv[n])
+		if !ok || k < 0 || k > int64(len(argv)) {
+			return len(argv)
+		}
+		return n + 1 + int(k) + skip
+	}
 }
 
 // strictInts returns the error Redis gives for an integer argument that
@@ -318,28 +369,49 @@ func (s *Sandbox) strictInts(name string, argv []string) *resp.Value {
 			}
 		}
 	}
-	for i := 4; i+2 < len(argv); i++ {
-		if strings.EqualFold(argv[i], "LIMIT") {
-			pos = append(pos[:len(pos):len(pos)], i+1, i+2)
-		}
-	}
-	if name == "LINDEX" || name == "LSET" {
+	// These read the key first: a missing key (or one of another type)
+	// answers without the argument being read.
+	if typ, ok := readsKeyFirst[name]; ok {
 		s.tick()
-		if s.m.Type(argv[1]) != "list" {
+		if s.m.Type(argv[1]) != typ {
 			return nil
 		}
 	}
 	for _, i := range pos {
-		if i >= len(argv) {
-			continue
-		}
-		if _, lax := atoi(argv[i]); !lax {
-			continue
-		}
-		if _, ok := parseInt(argv[i]); !ok {
+		if i < len(argv) && laxInt(argv[i]) {
 			v := resp.Err(rule.msg)
 			return &v
 		}
 	}
+	if rule.from == nil {
+		return nil
+	}
+	for i := rule.from(argv); i+1 < len(argv); i++ {
+		msg, ok := rule.opts[strings.ToUpper(argv[i])]
+		if !ok {
+			continue
+		}
+		n := 1
+		if strings.EqualFold(argv[i], "LIMIT") && rule.opts["LIMIT"] == errNotInteger {
+			n = 2 // LIMIT offset count
+		}
+		for j := i + 1; j <= i+n && j < len(argv); j++ {
+			if laxInt(argv[j]) {
+				v := resp.Err(msg)
+				return &v
+			}
+		}
+		i += n
+	}
 	return nil
+}
+
+// laxInt reports whether miniredis would read s as an integer and Redis
+// would not.
+func laxInt(s string) bool {
+	if _, lax := atoi(s); !lax {
+		return false
+	}
+	_, ok := parseInt(s)
+	return !ok
 }
