@@ -27,8 +27,9 @@ type vm struct {
 	run       *run // the script being run, nil between runs
 }
 
-// newVM builds a Lua state with the base, table, string and math libraries
-// and the redis table, and makes every global read-only as Redis 7 does:
+// newVM builds a Lua state with the base, table, string and math libraries,
+// the bit, cjson, cmsgpack and struct libraries Redis adds, and the redis
+// table, and makes every global read-only as Redis 7 does:
 // reading a missing global and writing any global are errors.
 func newVM(e *Engine) *vm {
 	L := lua.NewState(lua.Options{
@@ -69,9 +70,14 @@ func newVM(e *Engine) *vm {
 	v.installBase(e)
 	installLimitedLibs(L, v, e.opts.Limits)
 	g.RawSetString("redis", v.redisTable())
+	maxStr := e.opts.Limits.MaxStringBytes
+	g.RawSetString("bit", bitTable(L))
+	g.RawSetString("cjson", cjsonTable(L, maxStr))
+	g.RawSetString("cmsgpack", cmsgpackTable(L, maxStr))
+	g.RawSetString("struct", structTable(L, maxStr))
 
 	// Library tables become read-only stand-ins.
-	for _, name := range []string{"string", "table", "math", "redis"} {
+	for _, name := range []string{"string", "table", "math", "redis", "bit", "cjson", "cmsgpack", "struct"} {
 		real := g.RawGetString(name).(*lua.LTable)
 		proxy := v.readonly(real)
 		g.RawSetString(name, proxy)

@@ -3,6 +3,7 @@ package luaredis
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // formatNumber renders a Lua number as Lua 5.1 does ("%.14g"), which is
@@ -37,4 +38,99 @@ func toInteger(f float64) int64 {
 		return math.MinInt64
 	}
 	return int64(f)
+}
+
+// strtodPrefix reads the longest prefix of s that C's strtod reads (after
+// no leading space): a sign, then inf, infinity or nan in any case, a
+// hexadecimal number with an optional binary exponent, or a decimal one
+// with an optional exponent. It returns the value and the bytes read, 0
+// when strtod would read nothing.
+func strtodPrefix(s string) (float64, int) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	neg := i > 0 && s[0] == '-'
+	low := strings.ToLower(s[i:])
+	switch {
+	case strings.HasPrefix(low, "infinity"):
+		return math.Inf(sign(neg)), i + 8
+	case strings.HasPrefix(low, "inf"):
+		return math.Inf(sign(neg)), i + 3
+	case strings.HasPrefix(low, "nan"):
+		return math.NaN(), i + 3
+	}
+	hex := strings.HasPrefix(low, "0x") && len(low) > 2 && (isHex(low[2]) || low[2] == '.' && len(low) > 3 && isHex(low[3]))
+	digit, exp, start := isDec, byte('e'), i
+	if hex {
+		digit, exp, i = isHex, 'p', i+2
+	}
+	n := 0
+	for i < len(s) && digit(s[i]) {
+		i, n = i+1, n+1
+	}
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && digit(s[j]) {
+			j, n = j+1, n+1
+		}
+		if n > 0 {
+			i = j
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	end := i
+	if i < len(s) && s[i]|0x20 == exp {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(s) && isDec(s[j]) {
+			j++
+		}
+		if j > k {
+			end = j
+		}
+	}
+	text := s[:end]
+	if hex && !strings.ContainsAny(strings.ToLower(s[start:end]), "p") {
+		text += "p0"
+	}
+	f, _ := strconv.ParseFloat(text, 64) // out of range: ±Inf or 0, as strtod gives
+	return f, end
+}
+
+func sign(neg bool) int {
+	if neg {
+		return -1
+	}
+	return 1
+}
+
+func isDec(c byte) bool { return '0' <= c && c <= '9' }
+func isHex(c byte) bool { return isDec(c) || 'a' <= c|0x20 && c|0x20 <= 'f' }
+func isDigit(c byte) bool { return isDec(c) }
+
+// parseLuaNumber converts a string to a number as Lua 5.1's lua_tonumber
+// does: strtod's syntax (or a hexadecimal integer) with spaces around.
+func parseLuaNumber(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	if l := strings.ToLower(strings.TrimLeft(t, "+-")); strings.HasPrefix(l, "0x") {
+		n, err := strconv.ParseUint(l[2:], 16, 64)
+		if err != nil {
+			return 0, err
+		}
+		if strings.HasPrefix(t, "-") {
+			return -float64(n), nil
+		}
+		return float64(n), nil
+	}
+	f, n := strtodPrefix(t)
+	if n == 0 || n != len(t) {
+		return 0, strconv.ErrSyntax
+	}
+	return f, nil
 }
