@@ -110,8 +110,8 @@ func sign(neg bool) int {
 	return 1
 }
 
-func isDec(c byte) bool { return '0' <= c && c <= '9' }
-func isHex(c byte) bool { return isDec(c) || 'a' <= c|0x20 && c|0x20 <= 'f' }
+func isDec(c byte) bool   { return '0' <= c && c <= '9' }
+func isHex(c byte) bool   { return isDec(c) || 'a' <= c|0x20 && c|0x20 <= 'f' }
 func isDigit(c byte) bool { return isDec(c) }
 
 // parseLuaNumber converts a string to a number as Lua 5.1's lua_tonumber
