@@ -109,11 +109,6 @@ func checkSyntax51(src, name string) (err error) {
 			err = e
 		}
 	}()
-	if strings.HasPrefix(src, "#") { // a first line starting with # is skipped
-		for p.pos < len(src) && src[p.pos] != '\n' {
-			p.pos++
-		}
-	}
 	p.varargs = []bool{true}
 	p.loopDepth = []int{0}
 	p.next()

@@ -20,7 +20,6 @@ func TestSyntax51Accepts(t *testing.T) {
 		"",
 		"return",
 		"return;",
-		"#!shebang line\nreturn 1",
 		"local a, b = 1, 2; local c",
 		"local function f(...) return select('#', ...) end return f(1, 2)",
 		"function a.b.c:d(x, y, ...) return self, ... end",
@@ -121,6 +120,47 @@ func TestSyntax51Errors(t *testing.T) {
 		err := checkSyntax51(tt.src, chunkName)
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("checkSyntax51(%q) = %v; want %s", tt.src, err, tt.want)
+		}
+	}
+}
+
+// TestSyntax51Mutations edits valid scripts at random and checks that the
+// recognizer never fails but with a syntax error, and that what it
+// accepts, gopher-lua parses too (gopher-lua takes more: empty
+// statements, ",," in tables, a call's "(" on the next line, which Lua
+// 5.1 refuses as Redis does).
+func TestSyntax51Mutations(t *testing.T) {
+	seeds := []string{
+		"local t = {1, 'a', x = {y = [[z]]}} for k, v in pairs(t) do if k == 1 then break end end return #t",
+		"if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
+		"local function f(a, ...) return a .. select('#', ...) end -- c\nreturn f('x', 1, 2), -2^3, not nil",
+		"while true do repeat local x = (1 + 2) * 3 until x > 1 break end return {f = function() end}",
+	}
+	alphabet := []byte("()[]{}=.,;:'\"-+*/%^#<>~ \n\tabcdefinrtlx0159[]")
+	rnd := uint32(7)
+	next := func(n int) int { rnd = rnd*1664525 + 1013904223; return int(rnd>>8) % n }
+	for i := 0; i < 20000; i++ {
+		b := []byte(seeds[i%len(seeds)])
+		for range 1 + next(3) {
+			at := next(len(b))
+			switch next(3) {
+			case 0:
+				b = append(b[:at], b[at+1:]...)
+			case 1:
+				b = append(b[:at], append([]byte{alphabet[next(len(alphabet))]}, b[at:]...)...)
+			default:
+				b[at] = alphabet[next(len(alphabet))]
+			}
+		}
+		src := string(b)
+		err := checkSyntax51(src, chunkName)
+		if err != nil {
+			if _, ok := err.(*syntaxError); !ok {
+				t.Fatalf("checkSyntax51(%q) = %v; want a syntax error", src, err)
+			}
+		}
+		if _, perr := parse.Parse(strings.NewReader(src), chunkName); perr != nil && err == nil {
+			t.Errorf("checkSyntax51 accepts %q, gopher-lua says %v", src, perr)
 		}
 	}
 }
