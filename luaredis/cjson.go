@@ -26,10 +26,14 @@ import (
 
 const cjsonMaxDepth = 1000
 
+// jsonNull marks cjson.null, which tostring prints as C Lua does.
+type jsonNull struct{}
+
 // cjsonTable builds the cjson library.
 func cjsonTable(L *lua.LState, maxBytes int) *lua.LTable {
 	t := L.CreateTable(0, 16)
 	null := L.NewUserData() // lua-cjson's null is a NULL light userdata
+	null.Value = jsonNull{}
 	t.RawSetString("null", null)
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))

@@ -213,6 +213,12 @@ func (v *vm) installBase(e *Engine) {
 			L.Push(lua.LString(formatNumber(float64(n))))
 			return 1
 		}
+		if u, ok := L.Get(1).(*lua.LUserData); ok {
+			if _, null := u.Value.(jsonNull); null {
+				L.Push(lua.LString("userdata: (nil)")) // a NULL light userdata in C Lua
+				return 1
+			}
+		}
 		L.Insert(tostr, 1)
 		L.Call(L.GetTop()-1, 1)
 		return 1
