@@ -136,6 +136,17 @@ func (v *vm) installBase(e *Engine) {
 		if n, ok := obj.(lua.LNumber); ok {
 			obj = lua.LString(formatNumber(float64(n)))
 		}
+		// luaL_where gives no position for a Go (C) function, such as
+		// pcall calling error directly, ...
+		// ... nor past the script's main chunk, which Redis calls from C.
+		if level > 0 {
+			dbg, ok := L.GetStack(level)
+			if !ok {
+				level = 0
+			} else if _, err := L.GetInfo("S", dbg, lua.LNil); err == nil && dbg.What == "G" {
+				level = 0
+			}
+		}
 		L.Error(obj, level)
 		return 0
 	}))
@@ -203,6 +214,50 @@ func (v *vm) installBase(e *Engine) {
 			}
 		}
 		L.Push(mt)
+		return 1
+	}))
+
+	// tonumber: Lua 5.1's, which reads strings with strtod (exponents,
+	// hexadecimal, spaces around) and other bases with strtoul.
+	g.RawSetString("tonumber", L.NewFunction(func(L *lua.LState) int {
+		base := 10
+		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+			base = int(checkNumber(L, 2, "tonumber"))
+		}
+		if L.GetTop() == 0 {
+			argError(L, 1, "tonumber", "value expected")
+		}
+		if base == 10 {
+			switch x := L.Get(1).(type) {
+			case lua.LNumber:
+				L.Push(x)
+				return 1
+			case lua.LString:
+				if f, err := parseLuaNumber(string(x)); err == nil {
+					L.Push(lua.LNumber(f))
+					return 1
+				}
+			}
+			L.Push(lua.LNil)
+			return 1
+		}
+		var s string
+		switch x := L.Get(1).(type) {
+		case lua.LString:
+			s = string(x)
+		case lua.LNumber:
+			s = formatNumber(float64(x))
+		default:
+			argTypeError(L, 1, "tonumber", "string")
+		}
+		if base < 2 || base > 36 {
+			argError(L, 2, "tonumber", "base out of range")
+		}
+		if n, ok := strtoul(s, base); ok {
+			L.Push(lua.LNumber(n))
+			return 1
+		}
+		L.Push(lua.LNil)
 		return 1
 	}))
 

@@ -20,8 +20,10 @@ func formatArg(f float64) string {
 
 func formatG(f float64, prec int) string {
 	switch {
-	case math.IsNaN(f):
+	case math.IsNaN(f) && math.Signbit(f):
 		return "-nan" // what glibc prints for 0/0 on the machines Redis runs on
+	case math.IsNaN(f):
+		return "nan"
 	case math.IsInf(f, 1):
 		return "inf"
 	case math.IsInf(f, -1):
@@ -114,23 +116,57 @@ func isDec(c byte) bool   { return '0' <= c && c <= '9' }
 func isHex(c byte) bool   { return isDec(c) || 'a' <= c|0x20 && c|0x20 <= 'f' }
 func isDigit(c byte) bool { return isDec(c) }
 
-// parseLuaNumber converts a string to a number as Lua 5.1's lua_tonumber
-// does: strtod's syntax (or a hexadecimal integer) with spaces around.
+// parseLuaNumber converts a string to a number as Lua 5.1's luaO_str2d
+// does: strtod (which skips leading space and reads hexadecimal too),
+// then nothing but space.
 func parseLuaNumber(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	if l := strings.ToLower(strings.TrimLeft(t, "+-")); strings.HasPrefix(l, "0x") {
-		n, err := strconv.ParseUint(l[2:], 16, 64)
-		if err != nil {
-			return 0, err
-		}
-		if strings.HasPrefix(t, "-") {
-			return -float64(n), nil
-		}
-		return float64(n), nil
-	}
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	f, n := strtodPrefix(t)
-	if n == 0 || n != len(t) {
+	if n == 0 || strings.TrimRight(t[n:], " \t\n\v\f\r") != "" {
 		return 0, strconv.ErrSyntax
 	}
 	return f, nil
+}
+
+// strtoul reads s as C's strtoul in base does for Lua 5.1's tonumber:
+// leading space, a sign (a minus wraps round), a 0x prefix in base 16,
+// at least one digit, then nothing but space.
+func strtoul(s string, base int) (float64, bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg, t = t[0] == '-', t[1:]
+	}
+	if base == 16 && len(t) > 2 && t[0] == '0' && t[1]|0x20 == 'x' && digitValue(t[2]) < 16 {
+		t = t[2:]
+	}
+	var n uint64
+	i, over := 0, false
+	for ; i < len(t) && digitValue(t[i]) < base; i++ {
+		d := uint64(digitValue(t[i]))
+		if n > (math.MaxUint64-d)/uint64(base) {
+			over = true
+		}
+		n = n*uint64(base) + d
+	}
+	if i == 0 || strings.TrimRight(t[i:], " \t\n\v\f\r") != "" {
+		return 0, false
+	}
+	if over {
+		n = math.MaxUint64
+	} else if neg {
+		n = -n
+	}
+	return float64(n), true
+}
+
+// digitValue is the value of c as a digit in bases up to 36, or 99.
+func digitValue(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c|0x20 && c|0x20 <= 'z':
+		return int(c|0x20-'a') + 10
+	}
+	return 99
 }
