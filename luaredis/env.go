@@ -170,6 +170,7 @@ func (v *vm) installBase(e *Engine) {
 		if apiErr, ok := err.(*lua.ApiError); ok {
 			obj = apiErr.Object
 		}
+		obj = lua51Error(obj)
 		if t, ok := obj.(*lua.LTable); ok {
 			if s, ok := t.RawGetString("err").(lua.LString); ok {
 				obj = s
