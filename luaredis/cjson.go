@@ -26,11 +26,19 @@ import (
 
 const cjsonMaxDepth = 1000
 
+// libLimits are what the libraries' Go functions work within: the longest
+// string they may build, and work, which stops the script when the
+// watchdog says so.
+type libLimits struct {
+	maxBytes int
+	work     func(L *lua.LState)
+}
+
 // jsonNull marks cjson.null, which tostring prints as C Lua does.
 type jsonNull struct{}
 
 // cjsonTable builds the cjson library.
-func cjsonTable(L *lua.LState, maxBytes int) *lua.LTable {
+func cjsonTable(L *lua.LState, lim libLimits) *lua.LTable {
 	t := L.CreateTable(0, 16)
 	null := L.NewUserData() // lua-cjson's null is a NULL light userdata
 	null.Value = jsonNull{}
@@ -41,7 +49,8 @@ func cjsonTable(L *lua.LState, maxBytes int) *lua.LTable {
 		if L.GetTop() != 1 {
 			argError(L, 1, "encode", "expected 1 argument")
 		}
-		e := jsonEncoder{L: L, null: null, max: maxBytes}
+		lim.work(L)
+		e := jsonEncoder{L: L, null: null, max: lim.maxBytes}
 		e.value(L.Get(1), 0)
 		L.Push(lua.LString(e.b.String()))
 		return 1
@@ -59,6 +68,7 @@ func cjsonTable(L *lua.LState, maxBytes int) *lua.LTable {
 		default:
 			argTypeError(L, 1, "decode", "string")
 		}
+		lim.work(L)
 		d := jsonDecoder{L: L, s: s, null: null}
 		var tok jsonToken
 		d.next(&tok)
@@ -350,8 +360,8 @@ func jsonInvalidNumber(s string) bool {
 	if s != "" && s[0] <= '9' {
 		return false
 	}
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "inf") || strings.HasPrefix(l, "nan")
+	l := strings.ToLower(s[:min(len(s), 3)])
+	return l == "inf" || l == "nan"
 }
 
 func (d *jsonDecoder) number(tok *jsonToken) {

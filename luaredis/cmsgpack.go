@@ -22,7 +22,7 @@ const cmsgpackMaxNesting = 16
 // cmsgpackMaxDepth bounds unpacking, which C does on its stack.
 const cmsgpackMaxDepth = 1000
 
-func cmsgpackTable(L *lua.LState, maxBytes int) *lua.LTable {
+func cmsgpackTable(L *lua.LState, lim libLimits) *lua.LTable {
 	t := L.CreateTable(0, 8)
 	t.RawSetString("_NAME", lua.LString("lua-cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
@@ -32,7 +32,8 @@ func cmsgpackTable(L *lua.LState, maxBytes int) *lua.LTable {
 		if L.GetTop() == 0 {
 			argError(L, 0, "pack", "MessagePack pack needs input.")
 		}
-		p := msgPacker{L: L, max: maxBytes}
+		lim.work(L)
+		p := msgPacker{L: L, max: lim.maxBytes}
 		for i := 1; i <= L.GetTop(); i++ {
 			p.value(L.Get(i), 0)
 		}
@@ -63,6 +64,7 @@ func cmsgpackTable(L *lua.LState, maxBytes int) *lua.LTable {
 			if all {
 				limit = math.MaxInt
 			}
+			lim.work(L)
 			u := msgUnpacker{L: L, s: string(s), pos: offset}
 			var out []lua.LValue
 			for u.pos < len(u.s) && len(out) < limit {

@@ -70,11 +70,20 @@ func newVM(e *Engine) *vm {
 	v.installBase(e)
 	installLimitedLibs(L, v, e.opts.Limits)
 	g.RawSetString("redis", v.redisTable())
-	maxStr := e.opts.Limits.MaxStringBytes
+	// The libraries' Go functions do work the VM cannot see between two
+	// instructions: each looks at the watchdog before it starts, so that
+	// a loop of calls stops within one call of the limits.
+	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: func(L *lua.LState) {
+		if r := v.run; r != nil {
+			if r.watchdog.check(); r.watchdog.err != nil {
+				L.RaiseError("%v", r.watchdog.err)
+			}
+		}
+	}}
 	g.RawSetString("bit", bitTable(L))
-	g.RawSetString("cjson", cjsonTable(L, maxStr))
-	g.RawSetString("cmsgpack", cmsgpackTable(L, maxStr))
-	g.RawSetString("struct", structTable(L, maxStr))
+	g.RawSetString("cjson", cjsonTable(L, lim))
+	g.RawSetString("cmsgpack", cmsgpackTable(L, lim))
+	g.RawSetString("struct", structTable(L, lim))
 
 	// Library tables become read-only stand-ins.
 	for _, name := range []string{"string", "table", "math", "redis", "bit", "cjson", "cmsgpack", "struct"} {

@@ -51,3 +51,22 @@ func TestLibsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLibsWatchdog checks that a loop of library calls, each too short
+// for the VM to look at the clock in, stops at the script's deadline.
+func TestLibsWatchdog(t *testing.T) {
+	e := NewEngine(Options{Limits: Limits{Timeout: 200 * time.Millisecond}})
+	for _, src := range []string{
+		`local s = '[' .. string.rep('[1,"x"],', 20000) .. '[]]' while true do cjson.decode(s) end`,
+		`local t = {} for i = 1, 20000 do t[i] = {i} end while true do cmsgpack.pack(t) end`,
+	} {
+		start := time.Now()
+		v := eval(t, e, newMapCaller(), src)
+		if v.Kind != resp.Error {
+			t.Errorf("EVAL %q = %v; want it stopped", src, v)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("EVAL %q ran %v; want it stopped near its 200ms", src, d)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func strtodPrefix(s string) (float64, int) {
 		i++
 	}
 	neg := i > 0 && s[0] == '-'
-	low := strings.ToLower(s[i:])
+	low := strings.ToLower(s[i:min(len(s), i+8)]) // enough for "infinity" and "0x.": s may be long
 	switch {
 	case strings.HasPrefix(low, "infinity"):
 		return math.Inf(sign(neg)), i + 8

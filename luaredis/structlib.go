@@ -99,9 +99,11 @@ func (f *structFormat) pad(pos int, opt byte, size int) int {
 	return (size - pos&(size-1)) & (size - 1)
 }
 
-func structTable(L *lua.LState, maxBytes int) *lua.LTable {
+func structTable(L *lua.LState, lim libLimits) *lua.LTable {
+	maxBytes := lim.maxBytes
 	t := L.CreateTable(0, 3)
 	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int {
+		lim.work(L)
 		f := structFormat{L: L, fmt: L.CheckString(1), align: 1, name: "pack"}
 		var b bytes.Buffer
 		grow := func(n int) {
@@ -169,6 +171,7 @@ func structTable(L *lua.LState, maxBytes int) *lua.LTable {
 		return 1
 	}))
 	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
+		lim.work(L)
 		f := structFormat{L: L, fmt: L.CheckString(1), align: 1, name: "unpack"}
 		data := L.CheckString(2)
 		pos := L.OptInt(3, 1)
