@@ -26,7 +26,8 @@ func compile(src, name string, l Limits) (proto *lua.FunctionProto, err error) {
 			proto, err = nil, fmt.Errorf("%s:1: %v", name, r)
 		}
 	}()
-	if err := checkSyntax51(src, name); err != nil {
+	src, err = lua51Source(src, name)
+	if err != nil {
 		return nil, err
 	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)

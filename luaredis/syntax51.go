@@ -2,6 +2,7 @@ package luaredis
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -94,11 +95,22 @@ type syntax51 struct {
 	// lastAssignable tells whether the expression primaryExp read last
 	// can be assigned to.
 	lastAssignable bool
+	hex            []hexNumber
 }
 
 // checkSyntax51 returns Lua 5.1's error for src, or nil when Lua 5.1 would
 // compile it.
-func checkSyntax51(src, name string) (err error) {
+func checkSyntax51(src, name string) error {
+	_, err := lua51Source(src, name)
+	return err
+}
+
+// lua51Source checks src as checkSyntax51 does and returns it as
+// gopher-lua should read it: with each hexadecimal number written in
+// decimal, as Lua 5.1 reads those with strtod (0x1p4 is 16,
+// 0xffffffffffffffff is 2^64), which gopher-lua does not. The lines stay
+// where they were.
+func lua51Source(src, name string) (out string, err error) {
 	p := &syntax51{src: src, name: name, line: 1}
 	defer func() {
 		if r := recover(); r != nil {
@@ -106,7 +118,7 @@ func checkSyntax51(src, name string) (err error) {
 			if !ok {
 				panic(r)
 			}
-			err = e
+			out, err = "", e
 		}
 	}()
 	p.varargs = []bool{true}
@@ -114,7 +126,24 @@ func checkSyntax51(src, name string) (err error) {
 	p.next()
 	p.chunk()
 	p.check(tkEOS)
-	return nil
+	if len(p.hex) == 0 {
+		return src, nil
+	}
+	var b strings.Builder
+	last := 0
+	for _, h := range p.hex {
+		b.WriteString(src[last:h.start])
+		b.WriteString(h.text)
+		last = h.end
+	}
+	b.WriteString(src[last:])
+	return b.String(), nil
+}
+
+// hexNumber is a hexadecimal number of the source and its decimal form.
+type hexNumber struct {
+	start, end int
+	text       string
 }
 
 func (p *syntax51) fail(msg string) {
@@ -401,6 +430,14 @@ func (p *syntax51) numeral() luaToken {
 	text := p.src[start:p.pos]
 	if !luaStr2d(text) {
 		p.lexError("malformed number", tkNumber, text)
+	}
+	if strings.ContainsAny(text, "xX") {
+		f, _ := strtodPrefix(text)
+		dec := " (1/0) "
+		if !math.IsInf(f, 0) {
+			dec = " " + strconv.FormatFloat(f, 'g', 17, 64) + " " // spaces: 0x10..x stays two tokens
+		}
+		p.hex = append(p.hex, hexNumber{start, p.pos, dec})
 	}
 	return luaToken{t: tkNumber, text: text}
 }

@@ -85,6 +85,22 @@ func projectScripts(t *testing.T) []string {
 	return out
 }
 
+// TestLua51Source checks that hexadecimal numbers reach gopher-lua as
+// Lua 5.1 reads them, on the same lines.
+func TestLua51Source(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"return 0x1p4", "return  16 "},
+		{"return 0x10..'a'\n", "return  16 ..'a'\n"},
+		{"return 0xffffffffffffffff", "return  1.8446744073709552e+19 "},
+		{"return 10, 'x0x1'", "return 10, 'x0x1'"},
+	} {
+		got, err := lua51Source(tt.src, chunkName)
+		if err != nil || got != tt.want {
+			t.Errorf("lua51Source(%q) = %q, %v; want %q", tt.src, got, err, tt.want)
+		}
+	}
+}
+
 // TestSyntax51Errors checks the messages of the common mistakes against
 // what Redis 7.0 (Lua 5.1) prints; the parity test compares more of them
 // with a real server.
