@@ -308,7 +308,7 @@ func parityCases() []parityCase {
 		a("EXPIRE e2 10 NX XX"),
 		a("EXPIRE e2 10 GT LT"),
 		a("EXPIRE e2 10 nx nx"),
-		a("EXPIRE e2 10 gt gt"),
+		a("EXPIRE e2 11 gt gt"),
 		a("EXPIRE e2 10 LT"),
 		a("EXPIRE e2 5 GT"),
 		a("EXPIRE e2 20 GT"),
