@@ -18,15 +18,18 @@ const chunkName = "user_script"
 const concatFunc = "__playground_concat"
 
 // compile parses src and compiles it into a prototype within the limits
-// of l. A syntax error is reported as Lua 5.1 would place it
-// ("user_script:1: ..."), though the wording after the position is
-// gopher-lua's; a script past the limits gets a *tooLargeError.
+// of l. A syntax error is reported as Lua 5.1 reports it (see
+// syntax51.go); a script past the limits gets a *tooLargeError.
 func compile(src, name string, l Limits) (proto *lua.FunctionProto, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			proto, err = nil, fmt.Errorf("%s:1: %v", name, r)
 		}
 	}()
+	src, err = lua51Source(src, name)
+	if err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		var perr *parse.Error

@@ -7,8 +7,10 @@
 //
 // A script runs under a watchdog (see Limits): a deadline, a budget of
 // allocated bytes, and caps on the strings and tables the library functions
-// build, so that a script cannot hang or exhaust the process. Only the base,
+// build, so that a script cannot hang or exhaust the process. The base,
 // table, string and math libraries are opened, without the functions that
-// reach files, modules or the garbage collector, and the globals are
-// read-only, as in Redis 7.
+// reach files, modules or the garbage collector, with the libraries Redis
+// adds (bit, cjson, cmsgpack, struct), and the globals are read-only, as in
+// Redis 7. A script is checked against Lua 5.1's grammar before gopher-lua
+// compiles it, so that its syntax errors read as Redis's.
 package luaredis

@@ -323,7 +323,7 @@ func (e *Engine) stopped(err error, sha string) resp.Value {
 // __redis__err__handler it notes where the error was raised: the innermost
 // Lua function (Go functions, such as error or redis.call, are skipped).
 func (v *vm) onError(L *lua.LState) int {
-	obj := L.Get(1)
+	obj := lua51Error(L.Get(1))
 	if r := v.run; r != nil {
 		for level := 1; level < 64; level++ {
 			dbg, ok := L.GetStack(level)

@@ -144,8 +144,8 @@ func TestEvalErrors(t *testing.T) {
 		{"sha1hex arity", "return redis.sha1hex()", "ERR wrong number of arguments script: %s, on @user_script:1."},
 		{"unpack too many", "return unpack({}, 1, 1e6)", "ERR user_script:1: too many results to unpack script: %s, on @user_script:1."},
 		{"concatenate nil", "return nil .. 'x'", "ERR user_script:1: attempt to concatenate a nil value script: %s, on @user_script:1."},
-		{"compile error", "return 1 +", "ERR Error compiling script (new function): user_script:1: syntax error near '<eof>'"},
-		{"compile error line", "local a = 1\nlocal = 2", "ERR Error compiling script (new function): user_script:2: syntax error near '='"},
+		{"compile error", "return 1 +", "ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'"},
+		{"compile error line", "local a = 1\nlocal = 2", "ERR Error compiling script (new function): user_script:2: '<name>' expected near '='"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := NewEngine(Options{})
@@ -216,7 +216,7 @@ func TestScriptCommands(t *testing.T) {
 		{[]string{"SCRIPT", "FLUSH", "ASYNC"}, "+OK"},
 		{[]string{"EVALSHA", sha1hex("return 'three'"), "0"}, "-NOSCRIPT No matching script. Please use EVAL."},
 		{[]string{"SCRIPT", "KILL"}, "-NOTBUSY No scripts in execution right now."},
-		{[]string{"SCRIPT", "LOAD", "return +"}, "-ERR Error compiling script (new function): user_script:1: syntax error near '+'"},
+		{[]string{"SCRIPT", "LOAD", "return +"}, "-ERR Error compiling script (new function): user_script:1: unexpected symbol near '+'"},
 		{[]string{"EVAL", "return 1", "x"}, "-ERR value is not an integer or out of range"},
 		{[]string{"EVAL", "return 1", "01"}, "-ERR value is not an integer or out of range"},
 		{[]string{"EVAL", "return 1", "-1"}, "-ERR Number of keys can't be negative"},

@@ -27,8 +27,9 @@ type vm struct {
 	run       *run // the script being run, nil between runs
 }
 
-// newVM builds a Lua state with the base, table, string and math libraries
-// and the redis table, and makes every global read-only as Redis 7 does:
+// newVM builds a Lua state with the base, table, string and math libraries,
+// the bit, cjson, cmsgpack and struct libraries Redis adds, and the redis
+// table, and makes every global read-only as Redis 7 does:
 // reading a missing global and writing any global are errors.
 func newVM(e *Engine) *vm {
 	L := lua.NewState(lua.Options{
@@ -69,9 +70,23 @@ func newVM(e *Engine) *vm {
 	v.installBase(e)
 	installLimitedLibs(L, v, e.opts.Limits)
 	g.RawSetString("redis", v.redisTable())
+	// The libraries' Go functions do work the VM cannot see between two
+	// instructions: each looks at the watchdog before it starts, so that
+	// a loop of calls stops within one call of the limits.
+	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: func(L *lua.LState) {
+		if r := v.run; r != nil {
+			if r.watchdog.check(); r.watchdog.err != nil {
+				L.RaiseError("%v", r.watchdog.err)
+			}
+		}
+	}}
+	g.RawSetString("bit", bitTable(L))
+	g.RawSetString("cjson", cjsonTable(L, lim))
+	g.RawSetString("cmsgpack", cmsgpackTable(L, lim))
+	g.RawSetString("struct", structTable(L, lim))
 
 	// Library tables become read-only stand-ins.
-	for _, name := range []string{"string", "table", "math", "redis"} {
+	for _, name := range []string{"string", "table", "math", "redis", "bit", "cjson", "cmsgpack", "struct"} {
 		real := g.RawGetString(name).(*lua.LTable)
 		proxy := v.readonly(real)
 		g.RawSetString(name, proxy)
@@ -130,6 +145,17 @@ func (v *vm) installBase(e *Engine) {
 		if n, ok := obj.(lua.LNumber); ok {
 			obj = lua.LString(formatNumber(float64(n)))
 		}
+		// luaL_where gives no position for a Go (C) function, such as
+		// pcall calling error directly, ...
+		// ... nor past the script's main chunk, which Redis calls from C.
+		if level > 0 {
+			dbg, ok := L.GetStack(level)
+			if !ok {
+				level = 0
+			} else if _, err := L.GetInfo("S", dbg, lua.LNil); err == nil && dbg.What == "G" {
+				level = 0
+			}
+		}
 		L.Error(obj, level)
 		return 0
 	}))
@@ -153,6 +179,7 @@ func (v *vm) installBase(e *Engine) {
 		if apiErr, ok := err.(*lua.ApiError); ok {
 			obj = apiErr.Object
 		}
+		obj = lua51Error(obj)
 		if t, ok := obj.(*lua.LTable); ok {
 			if s, ok := t.RawGetString("err").(lua.LString); ok {
 				obj = s
@@ -200,12 +227,62 @@ func (v *vm) installBase(e *Engine) {
 		return 1
 	}))
 
+	// tonumber: Lua 5.1's, which reads strings with strtod (exponents,
+	// hexadecimal, spaces around) and other bases with strtoul.
+	g.RawSetString("tonumber", L.NewFunction(func(L *lua.LState) int {
+		base := 10
+		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+			base = int(checkNumber(L, 2, "tonumber"))
+		}
+		if L.GetTop() == 0 {
+			argError(L, 1, "tonumber", "value expected")
+		}
+		if base == 10 {
+			switch x := L.Get(1).(type) {
+			case lua.LNumber:
+				L.Push(x)
+				return 1
+			case lua.LString:
+				if f, err := parseLuaNumber(string(x)); err == nil {
+					L.Push(lua.LNumber(f))
+					return 1
+				}
+			}
+			L.Push(lua.LNil)
+			return 1
+		}
+		var s string
+		switch x := L.Get(1).(type) {
+		case lua.LString:
+			s = string(x)
+		case lua.LNumber:
+			s = formatNumber(float64(x))
+		default:
+			argTypeError(L, 1, "tonumber", "string")
+		}
+		if base < 2 || base > 36 {
+			argError(L, 2, "tonumber", "base out of range")
+		}
+		if n, ok := strtoul(s, base); ok {
+			L.Push(lua.LNumber(n))
+			return 1
+		}
+		L.Push(lua.LNil)
+		return 1
+	}))
+
 	// tostring: numbers as Lua 5.1 prints them ("%.14g").
 	tostr := g.RawGetString("tostring").(*lua.LFunction)
 	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.Get(1).(lua.LNumber); ok {
 			L.Push(lua.LString(formatNumber(float64(n))))
 			return 1
+		}
+		if u, ok := L.Get(1).(*lua.LUserData); ok {
+			if _, null := u.Value.(jsonNull); null {
+				L.Push(lua.LString("userdata: (nil)")) // a NULL light userdata in C Lua
+				return 1
+			}
 		}
 		L.Insert(tostr, 1)
 		L.Call(L.GetTop()-1, 1)

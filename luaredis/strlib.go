@@ -2,6 +2,7 @@ package luaredis
 
 import (
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -65,6 +66,68 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 		}
 	})
 
+	// string.format as Lua 5.1's: %q quotes as addquoted does (\n as a
+	// backslash and a newline, \0 as \000), and a conversion to a number
+	// refuses a string that is not one, which gopher-lua prints as 0.
+	limited := str.RawGetString("format").(*lua.LFunction)
+	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
+		f := L.CheckString(1)
+		var out strings.Builder
+		arg := 1
+		for i := 0; i < len(f); i++ {
+			out.WriteByte(f[i])
+			if f[i] != '%' {
+				continue
+			}
+			if i+1 < len(f) && f[i+1] == '%' {
+				out.WriteByte('%')
+				i++
+				continue
+			}
+			arg++
+			j := i + 1
+			for j < len(f) && strings.IndexByte("-+ #0", f[j]) >= 0 {
+				j++
+			}
+			for j < len(f) && (isDec(f[j]) || f[j] == '.') {
+				j++
+			}
+			if j >= len(f) {
+				L.RaiseError("%s", "invalid option '%' to 'format'")
+			}
+			conv := f[j]
+			if strings.IndexByte("cdiouxXeEfgGqs", conv) < 0 {
+				L.RaiseError("invalid option '%%%s' to 'format'", f[j:j+1])
+			}
+			if arg > L.GetTop() {
+				argError(L, arg, "format", "no value")
+			}
+			switch {
+			case conv == 'q':
+				s, ok := L.Get(arg).(lua.LString)
+				if !ok {
+					if n, isNum := L.Get(arg).(lua.LNumber); isNum {
+						s = lua.LString(formatNumber(float64(n)))
+					} else {
+						argTypeError(L, arg, "format", "string")
+					}
+				}
+				L.Replace(arg, lua.LString(quoteLua51(string(s))))
+				out.WriteByte('s')
+			case conv != 's':
+				L.Replace(arg, lua.LNumber(checkNumber(L, arg, "format")))
+				out.WriteString(f[i+1 : j+1])
+			default:
+				out.WriteString(f[i+1 : j+1])
+			}
+			i = j
+		}
+		L.Replace(1, lua.LString(out.String()))
+		L.Insert(limited, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
+
 	patternCheck := func(L *lua.LState) {
 		s := L.CheckString(1)
 		p := L.CheckString(2)
@@ -110,6 +173,27 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 			}
 		}
 	})
+}
+
+// quoteLua51 is Lua 5.1's addquoted, what string.format's %q writes.
+func quoteLua51(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\', '\n':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\r':
+			b.WriteString(`\r`)
+		case 0:
+			b.WriteString(`\000`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func digits(f string, i *int) int {

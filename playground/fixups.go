@@ -8,28 +8,37 @@ import (
 
 // override answers the commands where miniredis's reply differs from Redis
 // 7 in a way a learner would notice, instead of sending them to miniredis.
-func (s *Sandbox) override(name string, argv []string) (resp.Value, bool) {
+func (s *Sandbox) override(c *conn, name string, argv []string) (resp.Value, bool) {
 	switch name {
-	case "TTL", "EXPIRETIME", "PEXPIRETIME":
-		// Redis rounds to the nearest second (millisecond); miniredis
-		// truncates, so a fresh EX 100 would show 99.
-		k := argv[1]
-		s.tick()
-		if !s.m.Exists(k) {
-			return resp.Int(-2), true
+	case "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME":
+		// Redis rounds to the nearest second; miniredis truncates, so a
+		// fresh EX 100 would show 99. And far expiries are the sandbox's.
+		return s.ttlReply(name, argv[1]), true
+	case "SET":
+		return s.set(c, argv), true
+	case "SETEX", "PSETEX":
+		return s.setex(c, name, argv), true
+	case "GETEX":
+		return s.getex(c, argv), true
+	case "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT":
+		return s.expire(name, argv), true
+	case "INCR", "DECR", "INCRBY", "DECRBY":
+		return s.incr(c, name, argv), true
+	case "INCRBYFLOAT":
+		return s.incrbyfloat(c, argv), true
+	case "HINCRBY":
+		return s.hincrby(c, argv), true
+	case "HINCRBYFLOAT":
+		return s.hincrbyfloat(c, argv), true
+	case "ZADD", "ZINCRBY":
+		out, errv := s.scoreArgs(name, argv)
+		if errv != nil {
+			return *errv, true
 		}
-		ttl := s.m.TTL(k)
-		if ttl <= 0 {
-			return resp.Int(-1), true
-		}
-		ms := (ttl.Nanoseconds() + 500_000) / 1_000_000
-		if name != "TTL" {
-			ms = (s.clock().UnixNano() + ttl.Nanoseconds() + 500_000) / 1_000_000
-		}
-		if name == "PEXPIRETIME" {
-			return resp.Int(ms), true
-		}
-		return resp.Int((ms + 500) / 1000), true
+		return fixScores(name, argv, fixReply(name, s.dispatch(c, out...))), true
+	}
+	if errv := s.strictInts(name, argv); errv != nil {
+		return *errv, true
 	}
 	return resp.Value{}, false
 }
@@ -39,6 +48,8 @@ func (s *Sandbox) override(name string, argv []string) (resp.Value, bool) {
 // miniredis, which later commands trip over; Redis deletes the destination.
 func (s *Sandbox) afterDispatch(name string, argv []string, v resp.Value) {
 	switch name {
+	case "FLUSHDB", "FLUSHALL":
+		clear(s.far)
 	case "SUNIONSTORE", "SINTERSTORE", "SDIFFSTORE", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE":
 		if v.Kind == resp.Integer && v.Int == 0 {
 			s.m.Del(argv[1])

@@ -45,8 +45,8 @@ func (s *Sandbox) Keys() ([]KeyInfo, error) {
 	out := make([]KeyInfo, 0, len(keys))
 	for _, k := range keys {
 		ki := KeyInfo{Key: shorten(k, keyWidth), Type: s.m.Type(k), PTTLMS: -1}
-		if ttl := s.m.TTL(k); ttl > 0 {
-			ki.PTTLMS = ttl.Milliseconds()
+		if when := s.expireAt(k); when >= 0 {
+			ki.PTTLMS = max(when-s.nowMS(), 0)
 		}
 		v, ok := s.previews[k]
 		if !ok {

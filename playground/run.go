@@ -74,10 +74,17 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 		return resp.Err(ref.Msg), ref
 	}
 	name := strings.ToUpper(argv[0])
-	v, ok := s.override(name, argv)
+	v, ok := s.override(c, name, argv)
 	if !ok {
-		v = fixReply(name, s.dispatch(c, argv...))
+		var carry func(resp.Value)
+		if name == "RENAME" || name == "RENAMENX" || name == "COPY" {
+			carry = s.carryFar(argv)
+		}
+		v = fixScores(name, argv, fixReply(name, s.dispatch(c, argv...)))
 		s.afterDispatch(name, argv, v)
+		if carry != nil {
+			carry(v)
+		}
 	}
 	s.account(cmd, argv)
 	s.noteChange(name, cmd, argv)

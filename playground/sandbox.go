@@ -111,6 +111,10 @@ type Sandbox struct {
 	track tracker
 	// ticked is the clock miniredis was last moved to.
 	ticked time.Time
+	// far holds the expiries too far ahead for miniredis, and farBase is
+	// when their stand-ins were last renewed; see expire.go.
+	far     map[string]farExpiry
+	farBase time.Time
 	// writes counts what may have changed the state; see Writes.
 	writes uint64
 	// previews are the key inspector's values of the keys not written
@@ -211,8 +215,12 @@ func (s *Sandbox) clock() time.Time { return s.now().Add(s.offset) }
 // tick moves miniredis to the sandbox clock, which expires keys whose TTL
 // has run out.
 func (s *Sandbox) tick() {
-	s.ticked = s.clock()
-	s.m.SetTime(s.ticked)
+	now := s.clock()
+	if len(s.far) > 0 && now.Sub(s.farBase) > farTTL/2 {
+		s.renewFar(now)
+	}
+	s.ticked = now
+	s.m.SetTime(now)
 }
 
 // Now returns the sandbox clock.
@@ -293,6 +301,7 @@ func (s *Sandbox) startServer() error {
 	pipe.Close()
 	s.m, s.srv = m, m.Server()
 	s.conns[0], s.conns[1], s.inner = newConn(), newConn(), newConn()
+	s.far = map[string]farExpiry{}
 	s.tick()
 	m.ClockTTL(true)
 	s.srv.SetPreHook(s.hook)

@@ -2,6 +2,7 @@ package playground
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 )
@@ -53,8 +54,8 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 // next millisecond, so that a key about to expire is not kept forever.
 func (s *Sandbox) dump(k string) (KeyDump, error) {
 	d := KeyDump{Key: k, Type: s.m.Type(k), PTTLMS: -1}
-	if ttl := s.m.TTL(k); ttl > 0 {
-		d.PTTLMS = int64((ttl + time.Millisecond - 1) / time.Millisecond)
+	if when := s.expireAt(k); when >= 0 {
+		d.PTTLMS = max(when-s.nowMS(), 1)
 	}
 	var err error
 	switch d.Type {
@@ -120,7 +121,7 @@ func (s *Sandbox) restore(snap Snapshot) error {
 			return fmt.Errorf("restore key %q: %w", d.Key, err)
 		}
 		if d.PTTLMS > 0 {
-			s.m.SetTTL(d.Key, time.Duration(d.PTTLMS)*time.Millisecond)
+			s.setExpireAt(d.Key, s.nowMS()+min(d.PTTLMS, math.MaxInt64-s.nowMS()))
 		}
 	}
 	// Scripts are compiled again, each within the caps on what a script
