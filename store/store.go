@@ -69,9 +69,9 @@ func checkLearner(id string) error {
 func startedFlag(topic string) string         { return topic + "/started" }
 func rightFlag(topic, question string) string { return topic + "/right/" + question }
 
-// Learner returns a learner's progress on every topic. An unknown learner
+// Progress returns a learner's progress on every topic. An unknown learner
 // has no progress.
-func (s *Store) Learner(ctx context.Context, id string) (Progress, error) {
+func (s *Store) Progress(ctx context.Context, id string) (Progress, error) {
 	if err := checkLearner(id); err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Store) Learner(ctx context.Context, id string) (Progress, error) {
 
 // Topic returns a learner's progress on one topic.
 func (s *Store) Topic(ctx context.Context, id, topic string) (TopicProgress, error) {
-	l, err := s.Learner(ctx, id)
+	l, err := s.Progress(ctx, id)
 	if err != nil {
 		return TopicProgress{}, err
 	}

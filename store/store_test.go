@@ -56,7 +56,7 @@ func TestStoreBehaviour(t *testing.T) {
 	for name, open := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t)
-			if l, err := s.Learner(ctx, alice); err != nil || len(l) != 0 {
+			if l, err := s.Progress(ctx, alice); err != nil || len(l) != 0 {
 				t.Fatalf("new learner = %v, %v; want empty", l, err)
 			}
 			tp, err := s.RecordAnswer(ctx, alice, "locks", "q1", false)
@@ -74,7 +74,7 @@ func TestStoreBehaviour(t *testing.T) {
 			if err := s.MarkStarted(ctx, bob, "other"); err != nil {
 				t.Fatal(err)
 			}
-			if l, _ := s.Learner(ctx, bob); !l["other"].Started || l["locks"].Started {
+			if l, _ := s.Progress(ctx, bob); !l["other"].Started || l["locks"].Started {
 				t.Errorf("bob = %+v; want only topic other started", l)
 			}
 			// Merge keeps everything of both.
@@ -84,7 +84,7 @@ func TestStoreBehaviour(t *testing.T) {
 			if err := s.Merge(ctx, alice, bob); err != nil {
 				t.Fatal(err)
 			}
-			l, _ := s.Learner(ctx, bob)
+			l, _ := s.Progress(ctx, bob)
 			if want := []string{"q1", "q2", "q3"}; !reflect.DeepEqual(l["locks"].Right, want) || !l["other"].Started {
 				t.Errorf("after merge bob = %+v; want locks right %q and other started", l, want)
 			}
@@ -97,8 +97,8 @@ func TestStoreBehaviour(t *testing.T) {
 			if string(s1) != "first" || string(s2) != "first" {
 				t.Errorf("secrets = %q, %q; want first both times", s1, s2)
 			}
-			if _, err := s.Learner(ctx, "x"); !errors.Is(err, ErrBadLearner) {
-				t.Errorf("Learner(short id) = %v; want ErrBadLearner", err)
+			if _, err := s.Progress(ctx, "x"); !errors.Is(err, ErrBadLearner) {
+				t.Errorf("Progress(short id) = %v; want ErrBadLearner", err)
 			}
 		})
 	}

@@ -22,7 +22,7 @@ func TestRedisProgressExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Learner(ctx, bob); err != nil {
+	if _, err := s.Progress(ctx, bob); err != nil {
 		t.Fatal(err)
 	}
 	if keys := m.Keys(); len(keys) != 0 {
@@ -32,11 +32,11 @@ func TestRedisProgressExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.FastForward(testTTL - time.Hour)
-	if _, err := s.Learner(ctx, alice); err != nil { // a read renews the TTL
+	if _, err := s.Progress(ctx, alice); err != nil { // a read renews the TTL
 		t.Fatal(err)
 	}
 	m.FastForward(testTTL - time.Hour)
-	if l, _ := s.Learner(ctx, alice); len(l["locks"].Right) != 1 {
+	if l, _ := s.Progress(ctx, alice); len(l["locks"].Right) != 1 {
 		t.Fatalf("after two idle spells shorter than the TTL = %+v; want the answer kept", l)
 	}
 	m.FastForward(testTTL + time.Second)
@@ -65,7 +65,7 @@ func TestBoltProgressExpires(t *testing.T) {
 		})
 		return learners, seen
 	}
-	if _, err := s.Learner(ctx, bob); err != nil {
+	if _, err := s.Progress(ctx, bob); err != nil {
 		t.Fatal(err)
 	}
 	if l, sn := records(); l != 0 || sn != 0 {
@@ -77,17 +77,17 @@ func TestBoltProgressExpires(t *testing.T) {
 		}
 	}
 	now = now.Add(testTTL / 2)
-	if _, err := s.Learner(ctx, alice); err != nil { // alice comes back
+	if _, err := s.Progress(ctx, alice); err != nil { // alice comes back
 		t.Fatal(err)
 	}
 	now = now.Add(testTTL/2 + time.Hour)
 	if n := s.Sweep(now); n != 1 {
 		t.Errorf("sweep dropped %d learners; want 1 (bob)", n)
 	}
-	if l, _ := s.Learner(ctx, alice); len(l["locks"].Right) != 1 {
+	if l, _ := s.Progress(ctx, alice); len(l["locks"].Right) != 1 {
 		t.Errorf("alice after the sweep = %+v; want her answer kept", l)
 	}
-	if l, _ := s.Learner(ctx, bob); len(l) != 0 {
+	if l, _ := s.Progress(ctx, bob); len(l) != 0 {
 		t.Errorf("bob after the sweep = %+v; want nothing", l)
 	}
 	if l, sn := records(); l != 1 || sn != 1 {

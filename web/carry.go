@@ -51,7 +51,7 @@ func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
 	if id == "" {
 		return carry.Code{}, carry.ErrNothingToCarry
 	}
-	l, err := s.progress.Learner(ctx, id)
+	l, err := s.progress.Progress(ctx, id)
 	if err != nil {
 		return carry.Code{}, err
 	}
@@ -141,7 +141,7 @@ func (s *Server) handleCarryAPI(c echo.Context) error {
 		return err
 	}
 	out := carryProgressJSON{Progress: map[string]quiz.Progress{}}
-	l, err := s.progress.Learner(c.Request().Context(), s.learnerID(c))
+	l, err := s.progress.Progress(c.Request().Context(), s.learnerID(c))
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (s *Server) carryPage(c echo.Context) (views.Carry, error) {
 		return m, nil
 	}
 	ctx := c.Request().Context()
-	l, err := s.progress.Learner(ctx, id)
+	l, err := s.progress.Progress(ctx, id)
 	if err != nil {
 		return m, err
 	}

@@ -77,7 +77,7 @@ func (s *Server) learnerProgress(c echo.Context) store.Progress {
 	if id == "" {
 		return nil
 	}
-	l, err := s.progress.Learner(c.Request().Context(), id)
+	l, err := s.progress.Progress(c.Request().Context(), id)
 	if err != nil {
 		s.log.Warn("read progress", "error", err)
 		return nil

@@ -60,8 +60,6 @@ type scenarioJSON struct {
 	Targets  []string    `json:"targets"` // what a fault= may name in this scenario
 }
 
-// verdictName is the API's name for a verdict, the race package's own.
-func verdictName(v race.Verdict) string { return string(v) }
 
 func (s *Server) handleRaceScenarios(c echo.Context) error {
 	out := []scenarioJSON{}
@@ -82,7 +80,7 @@ func (s *Server) handleRaceAPI(c echo.Context) error {
 func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
 	out := raceJSON{
 		ID: tl.Scenario, Title: info.Title, Params: tl.Params, Applies: info.Applies,
-		Verdict: verdictName(tl.Verdict), Summary: tl.Summary, Events: []raceEventJSON{},
+		Verdict: string(tl.Verdict), Summary: tl.Summary, Events: []raceEventJSON{},
 		Outcomes: []raceOutcomeJSON{},
 	}
 	for _, f := range tl.Outcomes {
@@ -232,7 +230,7 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 	run := raceRunQuery(info.ID, p)
 	v := views.Race{
 		Compact: heading == 3, Heading: heading, Scenario: info.ID, Title: info.Title, Description: info.Description,
-		Verdict: verdictName(tl.Verdict), Summary: tl.Summary,
+		Verdict: string(tl.Verdict), Summary: tl.Summary,
 		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
 		Fencing: p.Fencing, Release: string(p.Release),
 		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
@@ -392,7 +390,7 @@ func (s *Server) handleRaceDone(c echo.Context) error {
 	happened := outcomeNames(tl.OutcomeSet())
 	ev := workshop.RaceEvent(req.Scenario, prediction, happened)
 	s.workshopEvent(c, ev)
-	out := raceDoneJSON{Verdict: verdictName(tl.Verdict), Outcomes: happened, PredictionRight: ev.PredictionRight, Judged: []raceJudgementJSON{}}
+	out := raceDoneJSON{Verdict: string(tl.Verdict), Outcomes: happened, PredictionRight: ev.PredictionRight, Judged: []raceJudgementJSON{}}
 	if len(prediction) > 0 {
 		for _, j := range workshop.JudgeRace(outcomeNames(race.Outcomes()), prediction, happened) {
 			out.Judged = append(out.Judged, raceJudgementJSON{Judgement: j, Right: j.Right()})

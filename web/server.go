@@ -37,7 +37,7 @@ type QuizSource interface {
 
 // ProgressStore remembers what each learner has done.
 type ProgressStore interface {
-	Learner(ctx context.Context, id string) (store.Progress, error)
+	Progress(ctx context.Context, id string) (store.Progress, error)
 	Topic(ctx context.Context, id, topic string) (store.TopicProgress, error)
 	RecordAnswer(ctx context.Context, id, topic, question string, right bool) (store.TopicProgress, error)
 	MarkStarted(ctx context.Context, id, topic string) error

@@ -50,7 +50,7 @@ func (s *Server) handleAdminHome(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := views.AdminHome{Page: s.page("Workshops", "", "admin")}
+	m := views.AdminHome{Page: s.page("Workshops", "", "admin"), TitleMax: workshop.MaxTitleRunes}
 	for _, w := range list {
 		m.Workshops = append(m.Workshops, workshopRow(w))
 	}
@@ -232,7 +232,7 @@ func (s *Server) handleJoinForm(c echo.Context) error {
 	if code == "" {
 		code = workshop.NormalizeCode(c.QueryParam("code"))
 	}
-	m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code}
+	m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code, CodeMax: workshop.MaxCodeLen, NicknameMax: workshop.MaxNickRunes}
 	// A link to a workshop that does not exist is a page that does not
 	// exist: 404, with the form to type the right code.
 	status := http.StatusOK
@@ -259,7 +259,7 @@ func (s *Server) handleJoin(c echo.Context) error {
 	id := s.ensureLearner(c)
 	err := s.workshops.Join(c.Request().Context(), code, id, nickname, time.Now())
 	if err != nil {
-		m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code, Nickname: nickname}
+		m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code, Nickname: nickname, CodeMax: workshop.MaxCodeLen, NicknameMax: workshop.MaxNickRunes}
 		switch {
 		case errors.Is(err, workshop.ErrNotFound):
 			m.Error = "There is no workshop with the code " + code + ". Check it with your instructor."

@@ -9,12 +9,13 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on what callers may store.
+// Limits on what callers may store. The exported ones are also the
+// forms' maxlength, so a browser stops at the same point the check does.
 const (
-	maxTitleRunes = 100
-	maxNickRunes  = 40
+	MaxTitleRunes = 100
+	MaxNickRunes  = 40
 	minCodeLen    = 4
-	maxCodeLen    = 12
+	MaxCodeLen    = 12
 	maxIDLen      = 64
 	newCodeLen    = 6
 )
@@ -41,7 +42,7 @@ func NormalizeCode(s string) string {
 
 // checkCode accepts ^[A-Z0-9]{4,12}$.
 func checkCode(code string) error {
-	ok := len(code) >= minCodeLen && len(code) <= maxCodeLen
+	ok := len(code) >= minCodeLen && len(code) <= MaxCodeLen
 	for i := 0; ok && i < len(code); i++ {
 		c := code[i]
 		ok = 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'

@@ -163,7 +163,7 @@ func (s *Service) Create(ctx context.Context, w Workshop) error {
 	if err := checkCode(w.Code); err != nil {
 		return fmt.Errorf("workshop: create: %w", err)
 	}
-	title, err := cleanText("title", w.Title, maxTitleRunes)
+	title, err := cleanText("title", w.Title, MaxTitleRunes)
 	if err != nil {
 		return fmt.Errorf("workshop: create %s: %w", w.Code, err)
 	}
@@ -231,7 +231,7 @@ func (s *Service) Join(ctx context.Context, code, learner, nickname string, at t
 	if err := checkLookupCode(code); err != nil {
 		return fmt.Errorf("workshop: join: %w", err)
 	}
-	nick, err := cleanText("nickname", nickname, maxNickRunes)
+	nick, err := cleanText("nickname", nickname, MaxNickRunes)
 	if err != nil {
 		return fmt.Errorf("workshop: join %s: %w", code, err)
 	}

@@ -84,7 +84,7 @@ func TestBadInput(t *testing.T) {
 		{"create long code", func(s *Service) error { return s.Create(ctx, Workshop{Code: "ABCDEFGHIJKLM", StartedAt: t0}) }},
 		{"create code with dash", func(s *Service) error { return s.Create(ctx, Workshop{Code: "AB-CD", StartedAt: t0}) }},
 		{"create long title", func(s *Service) error {
-			return s.Create(ctx, Workshop{Code: "NEW1", Title: long(maxTitleRunes + 1), StartedAt: t0})
+			return s.Create(ctx, Workshop{Code: "NEW1", Title: long(MaxTitleRunes + 1), StartedAt: t0})
 		}},
 		{"create title with control", func(s *Service) error {
 			return s.Create(ctx, Workshop{Code: "NEW1", Title: "a\x00b", StartedAt: t0})
@@ -96,12 +96,12 @@ func TestBadInput(t *testing.T) {
 		{"create ended", func(s *Service) error {
 			return s.Create(ctx, Workshop{Code: "NEW1", StartedAt: t0, EndedAt: t0.Add(time.Hour)})
 		}},
-		{"start long title", func(s *Service) error { _, err := s.Start(ctx, long(maxTitleRunes+1), t0); return err }},
+		{"start long title", func(s *Service) error { _, err := s.Start(ctx, long(MaxTitleRunes+1), t0); return err }},
 		{"get bad code", func(s *Service) error { _, err := s.Get(ctx, "good"); return err }},
 		{"end bad code", func(s *Service) error { return s.End(ctx, "GO OD", t0) }},
 		{"end without time", func(s *Service) error { return s.End(ctx, "GOOD", time.Time{}) }},
 		{"join bad code", func(s *Service) error { return s.Join(ctx, "", alice, "", t0) }},
-		{"join long nickname", func(s *Service) error { return s.Join(ctx, "GOOD", alice, long(maxNickRunes+1), t0) }},
+		{"join long nickname", func(s *Service) error { return s.Join(ctx, "GOOD", alice, long(MaxNickRunes+1), t0) }},
 		{"join nickname with newline", func(s *Service) error { return s.Join(ctx, "GOOD", alice, "a\nb", t0) }},
 		{"join without time", func(s *Service) error { return s.Join(ctx, "GOOD", alice, "", time.Time{}) }},
 		{"event bad code", func(s *Service) error { return s.Record(ctx, "GOOD!", alice, ev(EventCommand, "", "", "", "")) }},
@@ -142,7 +142,7 @@ func TestGoodInputAtTheEdges(t *testing.T) {
 	ctx := context.Background()
 	f := &fakeBackend{}
 	s := New(f, Options{})
-	title := strings.Repeat("é", maxTitleRunes)
+	title := strings.Repeat("é", MaxTitleRunes)
 	if err := s.Create(ctx, Workshop{Code: "ABCD", Title: " " + title + "\t", StartedAt: t0}); err != nil {
 		t.Fatalf("Create(longest title) = %v", err)
 	}
@@ -152,7 +152,7 @@ func TestGoodInputAtTheEdges(t *testing.T) {
 	if got := f.created[0].Title; got != title {
 		t.Errorf("title stored = %q; want it trimmed", got)
 	}
-	if err := s.Join(ctx, "ABCD", alice, strings.Repeat("é", maxNickRunes), t0); err != nil {
+	if err := s.Join(ctx, "ABCD", alice, strings.Repeat("é", MaxNickRunes), t0); err != nil {
 		t.Errorf("Join(longest nickname) = %v", err)
 	}
 	id := strings.Repeat("q", maxIDLen)

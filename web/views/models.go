@@ -341,6 +341,7 @@ type AdminLogin struct {
 type AdminHome struct {
 	Page
 	Workshops []WorkshopRow
+	TitleMax  int // the longest title the workshop rules take, in characters
 }
 
 // WorkshopRow is one workshop in the list.
@@ -382,4 +383,7 @@ type ChoiceStat struct {
 type Join struct {
 	Page
 	Code, Title, Nickname, Error string
+	// CodeMax and NicknameMax are the longest code and nickname the
+	// workshop rules take, in characters.
+	CodeMax, NicknameMax int
 }
