@@ -60,7 +60,6 @@ type scenarioJSON struct {
 	Targets  []string    `json:"targets"` // what a fault= may name in this scenario
 }
 
-
 func (s *Server) handleRaceScenarios(c echo.Context) error {
 	out := []scenarioJSON{}
 	for _, in := range race.List() {
