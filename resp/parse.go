@@ -75,6 +75,12 @@ func parse(b []byte, depth int) (Value, []byte, error) {
 			kind = Set
 		case '%':
 			kind = Map
+			// Each element takes at least 4 bytes ("+\r\n" and a byte), so a
+			// count beyond the data is refused before it is doubled (and
+			// before it can overflow).
+			if n > len(rest) {
+				return Value{}, nil, fmt.Errorf("%w: aggregate longer than its data", ErrProtocol)
+			}
 			n *= 2
 		}
 		if n > len(rest) {

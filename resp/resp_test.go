@@ -29,7 +29,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, %q, %v; want %s", tt.in, v, rest, err, tt.want)
 		}
 	}
-	for _, in := range []string{"", "+OK", "$5\r\nab\r\n", ":x\r\n", "*2\r\n:1\r\n", "?\r\n", "*99999999\r\n", "$-2\r\n"} {
+	for _, in := range []string{"", "+OK", "$5\r\nab\r\n", ":x\r\n", "*2\r\n:1\r\n", "?\r\n", "*99999999\r\n", "$-2\r\n", "%7000000000000000000\r\n", "%4611686018427387904\r\n", "~9223372036854775807\r\n"} {
 		if _, _, err := Parse([]byte(in)); !errors.Is(err, ErrProtocol) {
 			t.Errorf("Parse(%q) error = %v; want ErrProtocol", in, err)
 		}
