@@ -7,17 +7,17 @@
 wrk.method = "POST"
 wrk.body = '{"line": "SET lock:invoice:7 3f9a1c PX 30000", "client": "A"}'
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["X-CSRF-Token"] = "bench-token"
+wrk.headers["X-CSRF-Token"] = "BenchTokenAbcdefghijklmnopqrstuv"
 
 local learners = tonumber(os.getenv("LEARNERS") or "1")
-wrk.headers["Cookie"] = "locklab_learner=" .. (os.getenv("LEARNER") or "benchlearner0123456789") .. "; _csrf=bench-token"
+wrk.headers["Cookie"] = "locklab_learner=" .. (os.getenv("LEARNER") or "benchlearner0123456789") .. "; _csrf=BenchTokenAbcdefghijklmnopqrstuv"
 
 if learners > 1 then
   local n = 0
   request = function()
     n = (n + 1) % learners
     -- 22 characters from [A-Za-z0-9_-], as the server's ids are.
-    wrk.headers["Cookie"] = string.format("locklab_learner=benchlearner%010d; _csrf=bench-token", n)
+    wrk.headers["Cookie"] = string.format("locklab_learner=benchlearner%010d; _csrf=BenchTokenAbcdefghijklmnopqrstuv", n)
     return wrk.format()
   end
 end

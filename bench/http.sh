@@ -30,7 +30,24 @@ data=$(mktemp -d)
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$data" "$(dirname "$bin")"' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-rps() { awk '/Requests\/sec/ {print $2}'; }
+# rps prints the requests per second of a wrk run, and fails the measure
+# when some answers were errors.
+rps() {
+  local out
+  out=$(cat)
+  if grep -q "Non-2xx" <<<"$out"; then
+    echo "some answers were not 2xx: $(grep Non-2xx <<<"$out")" >&2
+    exit 1
+  fi
+  awk '/Requests\/sec/ {print $2}' <<<"$out"
+}
+# The measured request must really run: a refused one (403, 429) would be
+# measured as fast.
+tok=BenchTokenAbcdefghijklmnopqrstuv
+out=$(curl -fs -H 'Content-Type: application/json' -H "X-CSRF-Token: $tok" \
+  -H "Cookie: locklab_learner=benchlearner0123456789; _csrf=$tok" \
+  -d '{"line": "SET lock:invoice:7 3f9a1c PX 30000", "client": "A"}' "http://127.0.0.1:$port/api/playground/exec") || true
+case $out in *'"output":"OK"'*) ;; *) echo "exec does not answer OK: $out" >&2; exit 1 ;; esac
 # A short warm-up of both, so that the first round does not pay for it.
 wrk -t2 -c"$conns" -d2s "http://127.0.0.1:$port/healthz" >/dev/null
 LEARNERS=$learners wrk -t2 -c"$conns" -d2s -s bench/exec.lua "http://127.0.0.1:$port/api/playground/exec" >/dev/null
