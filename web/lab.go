@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/limit"
+	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/web/views"
 )
 
@@ -60,6 +62,10 @@ type labReportJSON struct {
 	ChallengeProperty string `json:"challenge_property,omitempty"`
 	// JustSolved: this check solved the challenge and it was saved.
 	JustSolved bool `json:"just_solved,omitempty"`
+	// Works says whether every client took the lock in the schedule
+	// without faults; WorksText says why not.
+	Works     bool   `json:"works"`
+	WorksText string `json:"works_text,omitempty"`
 	// Link is the page that reproduces this check.
 	Link string `json:"link"`
 }
@@ -77,13 +83,17 @@ type labPropertyJSON struct {
 // labCounterexampleJSON is a schedule that broke a property: its events
 // have the race API's shape, so that the race's renderer draws them.
 type labCounterexampleJSON struct {
-	Seed     uint64            `json:"seed"`
-	Events   []raceEventJSON   `json:"events"`
-	Outcomes []labOutcomeJSON  `json:"outcomes"`
-	Nodes    int               `json:"nodes"`
-	TTLMS    int64             `json:"ttl_ms"`
-	Fencing  bool              `json:"fencing"`
-	Link     string            `json:"link"`
+	Seed     uint64           `json:"seed"`
+	Events   []raceEventJSON  `json:"events"`
+	Outcomes []labOutcomeJSON `json:"outcomes"`
+	Nodes    int              `json:"nodes"`
+	TTLMS    int64            `json:"ttl_ms"`
+	Fencing  bool             `json:"fencing"`
+	// Faults are the schedule's faults, Summary what broke, each in one
+	// sentence.
+	Faults  []string `json:"faults"`
+	Summary string   `json:"summary"`
+	Link    string   `json:"link"`
 }
 
 type labOutcomeJSON struct {
@@ -120,9 +130,9 @@ func (s *Server) handleLabCheck(c echo.Context) error {
 func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, error) {
 	var ch *lab.Challenge
 	if req.Challenge != "" {
-		found, ok := lab.Challenge(req.Challenge)
-		if !ok {
-			return labReportJSON{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("there is no lab challenge %q", req.Challenge))
+		found, err := lab.ChallengeByID(req.Challenge)
+		if err != nil {
+			return labReportJSON{}, err
 		}
 		ch = &found
 	}
@@ -152,9 +162,9 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 	out := reportToJSON(req, rep)
 	if ch != nil {
 		out.Challenge, out.ChallengeProperty = ch.ID, string(ch.Property)
-		passed := rep.Passed
+		passed := rep.Passed != nil && *rep.Passed
 		out.Passed = &passed
-		if passed && req.Seed == nil {
+		if passed {
 			out.JustSolved, err = s.recordSolved(c, learner, ch.ID)
 			if err != nil {
 				return labReportJSON{}, err
@@ -249,30 +259,42 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// propertyInfo describes a property; an unknown one is its own title.
+func propertyInfo(p lab.Property) lab.PropertyInfo {
+	for _, in := range lab.Properties() {
+		if in.ID == p {
+			return in
+		}
+	}
+	return lab.PropertyInfo{ID: p, Title: string(p)}
+}
+
 func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
-	out := labReportJSON{Schedules: rep.Schedules, Properties: []labPropertyJSON{}, Link: labLink(req.Recipe, req.Challenge, nil)}
+	out := labReportJSON{
+		Schedules: rep.Schedules, Properties: []labPropertyJSON{}, Works: rep.Works, WorksText: rep.WorksText,
+		Link: labLink(req.Recipe, req.Challenge, req.Seed),
+	}
 	for _, p := range rep.Properties {
+		info := propertyInfo(p.ID)
 		pj := labPropertyJSON{
-			ID: string(p.ID), Title: p.Title, Description: p.Description, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
+			ID: string(p.ID), Title: info.Title, Description: info.Text, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
 		}
 		if cx := p.Counterexample; cx != nil {
-			seed := cx.Seed
 			cj := &labCounterexampleJSON{
-				Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []labOutcomeJSON{},
-				TTLMS: cx.TTL.Milliseconds(), Fencing: req.Recipe.Fencing, Nodes: 1,
-				Link: labLink(req.Recipe, req.Challenge, &seed) + "#cx-" + string(p.ID) + "-title",
+				Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []labOutcomeJSON{}, Faults: nonNil(cx.Faults), Summary: cx.Summary,
+				TTLMS: rep.TTLMS, Fencing: req.Recipe.Fencing, Nodes: max(cx.Nodes, 1),
+				Link: out.Link + "#cx-" + string(p.ID) + "-title",
 			}
 			for _, e := range cx.Events {
-				cj.Nodes = max(cj.Nodes, len(e.Nodes))
 				cj.Events = append(cj.Events, raceEventJSON{
-					TMS: e.AtMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Subject: e.Subject,
+					TMS: e.TMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Subject: e.Subject,
 					Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken, Holding: e.Holding,
 				})
 			}
 			for _, o := range cx.Outcomes {
 				cj.Outcomes = append(cj.Outcomes, labOutcomeJSON{
 					raceOutcomeJSON: raceOutcomeJSON{Outcome: string(o.Outcome), Event: o.Event, TMS: o.AtMS, Text: o.Text},
-					Label:           views.VerdictLabel(string(o.Outcome)),
+					Label:           labOutcomeLabel(o.Outcome),
 				})
 			}
 			pj.Counterexample = cj
@@ -280,6 +302,17 @@ func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 		out.Properties = append(out.Properties, pj)
 	}
 	return out
+}
+
+// labOutcomeLabel names an outcome as the race does, and the lab's own.
+func labOutcomeLabel(o race.Outcome) string {
+	switch o {
+	case lab.OutcomeForeignLockExtended:
+		return "A client extends another client's lock"
+	case lab.OutcomeLockNotFreed:
+		return "A crashed holder's lock is never freed"
+	}
+	return views.VerdictLabel(string(o))
 }
 
 // labLink is the page that reproduces a check: the recipe, the challenge
@@ -343,14 +376,14 @@ func (s *Server) handleLabPage(c echo.Context) error {
 	}
 	run := q.Get("check") != ""
 	if !run && req.Challenge != "" {
-		ch, ok := lab.Challenge(req.Challenge)
-		if !ok {
-			return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("there is no lab challenge %q", req.Challenge))
+		ch, err := lab.ChallengeByID(req.Challenge)
+		if err != nil {
+			return err
 		}
 		req.Recipe = recipeToJSON(ch.Recipe)
 	}
 	if !run && req.Challenge == "" && len(req.Recipe.Acquire) == 0 {
-		req.Recipe = recipeToJSON(lab.Starter())
+		req.Recipe = recipeToJSON(lab.Textbook())
 	}
 	return s.renderLab(c, req, run)
 }
@@ -398,7 +431,7 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error 
 				return err
 			}
 			m.Error = capitalize(m.Error) + "."
-			m.ErrorField = labErrorField(m.Error)
+			m.ErrorField = labErrorField(err)
 		}
 	}
 	solved := s.solvedSet(c)
@@ -419,12 +452,17 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error 
 	return render(c, code, views.LabFullPage(m))
 }
 
-// labErrorField is the recipe part a refusal names, such as "acquire" in
-// "Acquire line 2: ...".
-func labErrorField(msg string) string {
-	low := strings.ToLower(msg)
+// labErrorField is the recipe part a refusal names: the part of the line
+// to blame, or the part a message such as "recipe: acquire needs at least
+// one line" starts with.
+func labErrorField(err error) string {
+	var le *lab.LineError
+	if errors.As(err, &le) {
+		return le.Part
+	}
+	msg := strings.TrimPrefix(err.Error(), "recipe: ")
 	for _, f := range []string{"acquire", "release", "extend"} {
-		if strings.HasPrefix(low, f) {
+		if strings.HasPrefix(msg, f) {
 			return f
 		}
 	}
@@ -434,20 +472,23 @@ func labErrorField(msg string) string {
 func labChallengeView(ch lab.Challenge, solved bool) views.LabChallenge {
 	return views.LabChallenge{
 		ID: ch.ID, Title: ch.Title, Goal: ch.Goal, Property: string(ch.Property),
-		PropertyTitle: lab.PropertyTitle(ch.Property), Hint: ch.Hint, Solved: solved,
+		PropertyTitle: propertyInfo(ch.Property).Title, Hint: ch.Hint, Solved: solved,
 		Href: "/lab?challenge=" + url.QueryEscape(ch.ID),
 	}
 }
 
 func reportView(rep labReportJSON) *views.LabReport {
-	v := &views.LabReport{Schedules: rep.Schedules, Passed: rep.Passed != nil && *rep.Passed, JustSolved: rep.JustSolved, Link: rep.Link}
+	v := &views.LabReport{
+		Schedules: rep.Schedules, Passed: rep.Passed != nil && *rep.Passed, JustSolved: rep.JustSolved, Link: rep.Link,
+		Works: rep.Works, WorksText: rep.WorksText,
+	}
 	for _, p := range rep.Properties {
 		pv := views.LabProperty{
 			ID: p.ID, Title: p.Title, Description: p.Description, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
 			Focus: p.ID == rep.ChallengeProperty,
 		}
 		if cx := p.Counterexample; cx != nil {
-			cv := &views.LabCounterexample{Seed: cx.Seed, Link: cx.Link}
+			cv := &views.LabCounterexample{Seed: cx.Seed, Link: cx.Link, Faults: cx.Faults, Summary: cx.Summary}
 			for _, e := range cx.Events {
 				cv.Events = append(cv.Events, views.RaceEvent{TMS: e.TMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text})
 			}
