@@ -117,6 +117,12 @@
       }
       sec.appendChild(v);
     }
+    if (!data.works) {
+      var w = h("p", "notice lab-works");
+      w.setAttribute("data-lab-works", "false");
+      w.append(h("strong", "", "This recipe does not work yet:"), " " + (data.works_text || ""));
+      sec.appendChild(w);
+    }
     var sum = h("p", "lab-summary", data.schedules + " schedules explored. ");
     var a = h("a", "", "Link to this check");
     a.href = data.link || "/lab";
@@ -150,6 +156,14 @@
     sec.setAttribute("aria-labelledby", "cx-" + p.id + "-title");
     var h4 = h("h4", "", "Shortest counterexample: schedule " + cx.seed);
     h4.id = "cx-" + p.id + "-title";
+    var extra = [];
+    if (cx.summary) extra.push(h("p", "lab-cx-summary", cx.summary));
+    if (cx.faults && cx.faults.length) {
+      extra.push(h("p", "lab-cx-faults-title", "Faults in this schedule:"));
+      var fl = h("ul", "lab-cx-faults");
+      cx.faults.forEach(function (f) { fl.appendChild(h("li", "", f)); });
+      extra.push(fl);
+    }
     var stage = h("div", "race-stage");
     stage.setAttribute("data-race-stage", "");
     var player = h("div", "race-player");
@@ -200,7 +214,7 @@
     a.href = cx.link || "#";
     a.setAttribute("data-lab-cx-link", "");
     links.appendChild(a);
-    sec.append(h4, stage, player, narration, verdict, det, links);
+    sec.append.apply(sec, [h4].concat(extra, [stage, player, narration, verdict, det, links]));
     return sec;
   }
 
