@@ -12,13 +12,13 @@
   var errorEl = root.querySelector("[data-lab-error]");
   var status = root.querySelector("[data-lab-status]");
   var checkBtn = form.querySelector("[data-lab-check]");
-  var editor = root.querySelector(".lab-editor");
+  var slot = root.querySelector("[data-lab-report-slot]");
   var PLAY_SECONDS = 14;
   var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var race = window.LockLabRace;
 
   // The report the server rendered, if any, gets its players.
-  var embedded = root.querySelector("[data-lab-report-json]");
+  var embedded = document.getElementById("lab-report-json");
   if (embedded) {
     try { players(root.querySelector("[data-lab-report]"), JSON.parse(embedded.textContent)); } catch (e) { /* the transcript stays */ }
   }
@@ -51,7 +51,7 @@
       status.textContent = "";
       var old = root.querySelector("[data-lab-report]");
       var sec = report(data);
-      if (old) old.replaceWith(sec); else editor.appendChild(sec);
+      if (old) old.replaceWith(sec); else slot.appendChild(sec);
       players(sec, data);
       if (data.link && window.history && history.replaceState) history.replaceState(null, "", data.link);
       if (data.passed) markSolved(body.challenge);
@@ -281,7 +281,7 @@
       });
       var e = i >= 0 ? run.events[i] : null;
       if (e) {
-        var text = seconds(e.t_ms) + ": " + e.actor + " " + e.text;
+        var text = seconds(e.t_ms) + ": " + e.text;
         outcomes.forEach(function (o) { if (o.event === i) text += " Outcome: " + label(o) + "."; });
         say(text);
       }

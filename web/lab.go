@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -418,11 +417,7 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error 
 		switch {
 		case err == nil:
 			m.Report = reportView(rep)
-			b, jerr := json.Marshal(rep)
-			if jerr != nil {
-				return jerr
-			}
-			m.ReportJSON = string(b)
+			m.ReportData = rep
 		default:
 			// A recipe that cannot run, or a check refused by the
 			// limits, is said above the form; the rest is the error page.
