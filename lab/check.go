@@ -139,7 +139,8 @@ type PropertyResult struct {
 	// schedule could judge the property.
 	Note string `json:"note,omitempty"`
 	// Counterexample is the shortest schedule that broke the property
-	// (fewest faults, then earliest), nil when it held.
+	// (fewest faults, then fewest clients, then earliest), nil when it
+	// held.
 	Counterexample *Counterexample `json:"counterexample"`
 }
 
