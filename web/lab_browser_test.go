@@ -77,7 +77,7 @@ func TestLabInBrowser(t *testing.T) {
 				if !strings.HasPrefix(narration, "The end. What happened:") {
 					t.Errorf("narration at the end = %q", narration)
 				}
-				shown, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll('`+cx+` svg .marker')].filter(m => m.style.display !== "none").length`))
+				shown, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll('`+cx+` svg.race-timeline .marker')].filter(m => m.style.display !== "none").length`))
 				if shown != steps {
 					t.Errorf("%d markers shown at the end; want %d, one per event", shown, steps)
 				}
@@ -91,7 +91,7 @@ func TestLabInBrowser(t *testing.T) {
 				width  int64
 				scheme string
 			}{{390, "light"}, {390, "dark"}, {1280, "light"}, {1280, "dark"}} {
-				shot(t, ctx, fmt.Sprintf("lab-broken-%s-%d-%s", name, vp.width, vp.scheme), vp.width, vp.scheme)
+				shot(t, ctx, fmt.Sprintf("lab-broken-%s-%d-%s", name, vp.width, vp.scheme), vp.width, vp.scheme, js)
 			}
 			browsertest.ColorScheme(t, ctx, "light")
 
@@ -109,7 +109,7 @@ func TestLabInBrowser(t *testing.T) {
 				width  int64
 				scheme string
 			}{{390, "light"}, {1280, "dark"}} {
-				shot(t, ctx, fmt.Sprintf("lab-solved-%s-%d-%s", name, vp.width, vp.scheme), vp.width, vp.scheme)
+				shot(t, ctx, fmt.Sprintf("lab-solved-%s-%d-%s", name, vp.width, vp.scheme), vp.width, vp.scheme, js)
 			}
 			// Saved with the progress: a fresh page still shows it solved.
 			browsertest.Open(t, ctx, ts.URL+"/lab", 1280, 900)
@@ -122,7 +122,7 @@ func TestLabInBrowser(t *testing.T) {
 
 // shot takes a screenshot of the page as it is at a width and colour
 // scheme, checks nothing is wider than the viewport, and runs axe-core.
-func shot(t *testing.T, ctx context.Context, name string, width int64, scheme string) {
+func shot(t *testing.T, ctx context.Context, name string, width int64, scheme string, js bool) {
 	t.Helper()
 	browsertest.ColorScheme(t, ctx, scheme)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
@@ -133,5 +133,10 @@ func shot(t *testing.T, ctx context.Context, name string, width int64, scheme st
 		t.Errorf("%s: page is %d px wider than the viewport (err %v)", name, overflow, err)
 	}
 	browsertest.Screenshot(t, ctx, name)
+	// Axe runs as a script: let it, on a page that loaded without any.
+	if !js {
+		browsertest.Scripts(t, ctx, true)
+		defer browsertest.Scripts(t, ctx, false)
+	}
 	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), name)
 }

@@ -211,7 +211,7 @@ func TestLabPageWithoutJavaScript(t *testing.T) {
 			t.Errorf("GET /lab = %d; want %q in the page", code, want)
 		}
 	}
-	if strings.Contains(page, "data-lab-report") {
+	if strings.Contains(page, `id="report"`) {
 		t.Error("GET /lab shows a report before any check")
 	}
 
