@@ -279,7 +279,7 @@ func propertyInfo(p lab.Property) lab.PropertyInfo {
 func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 	out := labReportJSON{
 		Schedules: rep.Schedules, Properties: []labPropertyJSON{}, Works: rep.Works, WorksText: rep.WorksText,
-		Link: labLink(req.Recipe, req.Challenge, req.Seed),
+		Link: labLink(req.Recipe, req.Challenge, &rep.Seed),
 	}
 	for _, p := range rep.Properties {
 		info := propertyInfo(p.ID)
@@ -323,7 +323,8 @@ func labOutcomeLabel(o race.Outcome) string {
 }
 
 // labLink is the page that reproduces a check: the recipe, the challenge
-// and, for one schedule, its seed, in the address.
+// and the seed that chose the schedules, in the address. A check is
+// deterministic, so the link shows the same counterexamples again.
 func labLink(r labRecipeJSON, challenge string, seed *uint64) string {
 	q := url.Values{}
 	if challenge != "" {

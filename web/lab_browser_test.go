@@ -77,6 +77,7 @@ func TestLabInBrowser(t *testing.T) {
 				if !strings.HasPrefix(narration, "The end. What happened:") {
 					t.Errorf("narration at the end = %q", narration)
 				}
+				browsertest.ElementScreenshot(t, ctx, cx, "lab-cx-played-1280")
 				shown, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll('`+cx+` svg.race-timeline .marker')].filter(m => m.style.display !== "none").length`))
 				if shown != steps {
 					t.Errorf("%d markers shown at the end; want %d, one per event", shown, steps)

@@ -206,7 +206,7 @@ func TestLabCheckUnderScriptLimits(t *testing.T) {
 func TestLabPageWithoutJavaScript(t *testing.T) {
 	l := newLearner(t, newTestServer(t).URL)
 	code, page := l.do("GET", "/lab", "", "")
-	for _, want := range []string{`<form class="lab-form" method="post" action="/lab"`, `name="acquire"`, `name="release"`, `name="extend"`, `name="fencing"`, "Check it", `href="/lab?challenge=plain-del"`, "SET {key} {token} NX PX {ttl}"} {
+	for _, want := range []string{`<form class="lab-form" method="post" action="/lab#report"`, `name="acquire"`, `name="release"`, `name="extend"`, `name="fencing"`, "Check it", `href="/lab?challenge=plain-del"`, "SET {key} {token} NX PX {ttl}"} {
 		if code != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("GET /lab = %d; want %q in the page", code, want)
 		}
