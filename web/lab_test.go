@@ -283,3 +283,27 @@ func TestLabBombRecipeIsRefused(t *testing.T) {
 		t.Errorf("bomb recipe took %v to refuse", took)
 	}
 }
+
+// TestLabSolvedTravelsWithProgressCodes: a learner who has only used the
+// lab has progress to carry, and the other device gets the solved
+// challenge.
+func TestLabSolvedTravelsWithProgressCodes(t *testing.T) {
+	base := newTestServer(t).URL
+	laptop, phone := newLearner(t, base), newLearner(t, base)
+	ch, _ := lab.ChallengeByID("no-ttl")
+	if code, rep, raw := laptop.labCheck(labBody(t, ch.Fix, ch.ID)); code != http.StatusOK || !rep.JustSolved {
+		t.Fatalf("solve %s = %d %s", ch.ID, code, raw)
+	}
+	code, c, body := laptop.newCode()
+	if code != http.StatusOK {
+		t.Fatalf("POST /api/progress/code after solving a lab challenge = %d %s; want a code", code, body)
+	}
+	if code, body := phone.adopt(c.Code); code != http.StatusOK {
+		t.Fatalf("carry = %d %s", code, body)
+	}
+	for _, got := range phone.labChallenges() {
+		if got.Solved != (got.ID == ch.ID) {
+			t.Errorf("on the other device, %s solved = %v", got.ID, got.Solved)
+		}
+	}
+}
