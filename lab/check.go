@@ -66,11 +66,15 @@ type Budget struct {
 	// Steps bounds the recipe lines run in all schedules together;
 	// default 100,000.
 	Steps int
-	// CPU bounds the time the check runs (it runs on one goroutine, so
-	// this is the CPU it may take); default 2 s.
+	// CPU bounds the CPU time of the check; default 2 s, where a full
+	// check takes about a tenth of that. A check runs on one goroutine
+	// locked to its OS thread, and on Linux that thread's own CPU time is
+	// counted, so a busy machine does not spend a learner's budget; else
+	// the time since it started.
 	CPU time.Duration
-	// LineTimeout bounds one line, scripts included; default 50 ms, far
-	// below the playground's 1 s, as a lock's line runs in microseconds.
+	// LineTimeout bounds one line's scripts; default 500 ms, half the
+	// playground's 1 s, as a lock's line runs in microseconds. A line
+	// stopped at this deadline ends the check with ErrBudget.
 	LineTimeout time.Duration
 }
 
@@ -80,7 +84,7 @@ const MaxSchedules = 1000
 
 // DefaultBudget is the budget of a check when none is given.
 func DefaultBudget() Budget {
-	return Budget{Schedules: 256, Steps: 100_000, CPU: 2 * time.Second, LineTimeout: 50 * time.Millisecond}
+	return Budget{Schedules: 256, Steps: 100_000, CPU: 2 * time.Second, LineTimeout: 500 * time.Millisecond}
 }
 
 func (b Budget) withDefaults() Budget {
@@ -103,11 +107,14 @@ func (b Budget) withDefaults() Budget {
 
 // Report is the result of a check.
 type Report struct {
-	Schedules  int              `json:"schedules"` // schedules explored
-	Seed       uint64           `json:"seed"`      // the seed that chose them
-	TTLMS      int64            `json:"ttl_ms"`    // the TTL every client used
-	MarginMS   int64            `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
-	Steps      int              `json:"steps"`     // recipe lines run
+	Schedules int    `json:"schedules"` // schedules explored
+	Seed      uint64 `json:"seed"`      // the seed that chose them
+	TTLMS     int64  `json:"ttl_ms"`    // the TTL every client used
+	MarginMS  int64  `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
+	Steps     int    `json:"steps"`     // recipe lines run
+	// CPUMS is the CPU time the check took. It varies from run to run;
+	// everything else in a Report is the same for the same request.
+	CPUMS      int64            `json:"cpu_ms"`
 	Properties []PropertyResult `json:"properties"`
 	// Works says whether, in the schedule without faults, every client
 	// took the lock: a recipe that never takes it breaks nothing and

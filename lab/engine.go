@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/locklab/locklab/luaredis"
@@ -173,10 +174,27 @@ func scheduleSeed(base uint64, n int) uint64 { return base*MaxSchedules + uint64
 
 // spend is what a check has used of its budget.
 type spend struct {
-	b     Budget
-	start time.Time
-	steps int
-	cache *luaredis.Cache
+	b        Budget
+	start    time.Time
+	startCPU time.Duration
+	steps    int
+	cache    *luaredis.Cache
+}
+
+// newSpend starts counting a check's budget. The caller runs the check
+// locked to its OS thread (see threadCPU) until it is done.
+func newSpend(b Budget) *spend {
+	cpu, _ := threadCPU()
+	return &spend{b: b, start: time.Now(), startCPU: cpu, cache: luaredis.NewCache(1 << 20)}
+}
+
+// used is the CPU time the check has taken: the thread's, or the time
+// since it started where that cannot be measured.
+func (sp *spend) used() time.Duration {
+	if cpu, ok := threadCPU(); ok {
+		return cpu - sp.startCPU
+	}
+	return time.Since(sp.start)
 }
 
 func (sp *spend) line(ctx context.Context) error {
@@ -184,7 +202,7 @@ func (sp *spend) line(ctx context.Context) error {
 	if sp.steps > sp.b.Steps {
 		return fmt.Errorf("check: the recipe ran more than %d lines in all: %w", sp.b.Steps, ErrBudget)
 	}
-	if time.Since(sp.start) > sp.b.CPU {
+	if sp.used() > sp.b.CPU {
 		return fmt.Errorf("check: the check used up its %v before it was done; make the recipe's lines cheaper: %w", sp.b.CPU, ErrBudget)
 	}
 	if err := ctx.Err(); err != nil {
@@ -208,7 +226,9 @@ type result struct {
 
 // explore runs the schedules of a check and sums them up.
 func explore(ctx context.Context, r Recipe, ch *Challenge, seed uint64, b Budget) (Report, error) {
-	sp := &spend{b: b, start: time.Now(), cache: luaredis.NewCache(1 << 20)}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	sp := newSpend(b)
 	sys := systematic(r)
 	rep := Report{Schedules: b.Schedules, Seed: seed, TTLMS: ttl.Milliseconds(), MarginMS: margin.Milliseconds(), Works: true}
 	type best struct {
@@ -241,6 +261,7 @@ func explore(ctx context.Context, r Recipe, ch *Challenge, seed uint64, b Budget
 		}
 	}
 	rep.Steps = sp.steps
+	rep.CPUMS = sp.used().Milliseconds()
 	for _, p := range Properties() {
 		pr := PropertyResult{ID: p.ID, Holds: bests[p.ID] == nil, Explored: explored[p.ID]}
 		if bb := bests[p.ID]; bb != nil {
@@ -283,8 +304,9 @@ func note(p Property, pr PropertyResult, rep Report, fencing bool) string {
 
 // replay runs one schedule and returns it as a counterexample.
 func replay(ctx context.Context, r Recipe, base uint64, n int, b Budget) (Counterexample, error) {
-	sp := &spend{b: b, start: time.Now(), cache: luaredis.NewCache(1 << 20)}
-	res, err := runSchedule(ctx, r, base, n, systematic(r), sp)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	res, err := runSchedule(ctx, r, base, n, systematic(r), newSpend(b))
 	if err != nil {
 		return Counterexample{}, err
 	}
