@@ -359,7 +359,12 @@ func (s *sim) attempt(c *client) {
 	if !ok {
 		return
 	}
-	s.effect(c, step{"acquire", 0}, before, line, reply)
+	if kind, text := s.effect(c, step{"acquire", 0}, before, line, reply); s.last.foreign {
+		// An acquire line that deletes or renews another's lock (a
+		// DEL before SET) is a foreign release too.
+		s.emit(Event{Event: race.Event{Actor: c.name, Kind: kind, Text: text, Subject: s.last.victim}, Line: line, Reply: reply})
+		s.afterEffect(c, kind)
+	}
 	if !taken(reply) {
 		c.lastReply = reply
 		wait := retryMin + time.Duration(s.rng.Int64N(int64((retryMax-retryMin)/time.Millisecond)))*time.Millisecond
