@@ -151,18 +151,25 @@ type PropertyResult struct {
 	Counterexample *Counterexample `json:"counterexample"`
 }
 
-// Counterexample is one schedule that broke a property, ready to play in
-// the race animation: Events have the fields of race.Event (at_ms, actor,
-// kind, text, nodes, holding, ...), Lanes the actors in the order they are
-// drawn, and Outcomes everything that went wrong, each tied to its event.
+// Counterexample is one schedule that broke a property, in the shape of
+// the race page's run (GET /api/race/{id}), so that the race animation
+// plays it as it is: Events have the fields of race.Event with the time
+// as t_ms too, Outcomes those of race.Found with t_ms, and Params, Nodes,
+// Verdict and Summary what the animation reads besides. Lanes are the
+// actors in the order they are drawn.
 type Counterexample struct {
 	// Seed names the schedule: Replay with the same recipe and seed
 	// plays it again. It is the check's seed times MaxSchedules plus the
 	// schedule's number.
-	Seed     uint64       `json:"seed"`
-	Faults   []string     `json:"faults"` // the schedule's faults, one sentence each
-	Events   []Event      `json:"events"`
-	Outcomes []race.Found `json:"outcomes"`
+	Seed   uint64   `json:"seed"`
+	Faults []string `json:"faults"` // the schedule's faults, one sentence each
+	Events []Event  `json:"events"`
+	// Outcomes are everything that went wrong, most serious first, each
+	// tied to the event where it first happened; exactly [safe] if
+	// nothing did.
+	Outcomes []Found      `json:"outcomes"`
+	Params   RunParams    `json:"params"`
+	Verdict  race.Outcome `json:"verdict"` // Outcomes[0]'s
 	// Summary says what broke, in one sentence.
 	Summary string `json:"summary"`
 	// Lanes are the actors, in drawing order: "client 1" ... "redis",
@@ -181,6 +188,19 @@ type Event struct {
 	TMS   int64  `json:"t_ms"`
 	Line  string `json:"line,omitempty"`
 	Reply string `json:"reply,omitempty"`
+}
+
+// Found is an outcome of a schedule (a race.Found) with its time again as
+// t_ms, as the race animation reads it.
+type Found struct {
+	race.Found
+	TMS int64 `json:"t_ms"`
+}
+
+// RunParams are the settings of a schedule the race animation reads.
+type RunParams struct {
+	TTLMS   int64 `json:"ttl_ms"`
+	Fencing bool  `json:"fencing"`
 }
 
 // The lab's own event kinds, besides race's.

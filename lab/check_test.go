@@ -88,10 +88,16 @@ func TestCounterexampleShape(t *testing.T) {
 		if err := json.Unmarshal(p.Counterexample, &ce); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"seed", "events", "outcomes", "lanes", "nodes", "faults", "summary"} {
+		for _, k := range []string{"seed", "events", "outcomes", "lanes", "nodes", "faults", "summary", "verdict", "params"} {
 			if _, ok := ce[k]; !ok {
 				t.Errorf("counterexample lacks %q", k)
 			}
+		}
+		if o := ce["outcomes"].([]any)[0].(map[string]any); o["t_ms"] == nil || o["event"] == nil || o["outcome"] == nil {
+			t.Errorf("outcome lacks t_ms, event or outcome: %v", o)
+		}
+		if ps := ce["params"].(map[string]any); ps["ttl_ms"] != float64(2000) {
+			t.Errorf("params = %v; want ttl_ms 2000", ps)
 		}
 		ev := ce["events"].([]any)[0].(map[string]any)
 		for _, k := range []string{"t_ms", "at_ms", "actor", "kind", "text", "nodes", "line", "reply"} {

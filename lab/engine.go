@@ -222,6 +222,7 @@ type result struct {
 	lanes      []string
 	faultText  []string
 	works      string // "" if every client took the lock
+	fencing    bool
 }
 
 // explore runs the schedules of a check and sums them up.
@@ -322,14 +323,25 @@ func replay(ctx context.Context, r Recipe, base uint64, n int, b Budget) (Counte
 // counterexample returns the schedule as a Counterexample that broke at
 // event i (-1: none broke).
 func (res *result) counterexample(i int) *Counterexample {
-	ce := &Counterexample{Seed: res.seed, Faults: res.faultText, Events: res.events, Outcomes: res.found, Lanes: res.lanes, Nodes: 1, Violation: i}
+	ce := &Counterexample{Seed: res.seed, Faults: res.faultText, Events: res.events, Lanes: res.lanes, Nodes: 1, Violation: i,
+		Params: RunParams{TTLMS: ttl.Milliseconds(), Fencing: res.fencing}}
 	if ce.Faults == nil {
 		ce.Faults = []string{}
 	}
-	if len(ce.Outcomes) == 0 {
-		ce.Outcomes = []race.Found{{Outcome: race.OutcomeSafe, Event: max(len(res.events)-1, 0), Text: "Nothing went wrong."}}
+	found := res.found
+	if len(found) == 0 {
+		last := max(len(res.events)-1, 0)
+		f := race.Found{Outcome: race.OutcomeSafe, Event: last, Text: "Nothing went wrong."}
+		if len(res.events) > 0 {
+			f.AtMS = res.events[last].AtMS
+		}
+		found = []race.Found{f}
 	}
-	ce.Summary = ce.Outcomes[0].Text
+	for _, f := range found {
+		ce.Outcomes = append(ce.Outcomes, Found{Found: f, TMS: f.AtMS})
+	}
+	ce.Verdict = found[0].Outcome
+	ce.Summary = found[0].Text
 	for _, f := range res.found {
 		if f.Event == i {
 			ce.Summary = f.Text
@@ -378,7 +390,7 @@ func runSchedule(ctx context.Context, r Recipe, base uint64, n int, sys []plan, 
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	res := &result{seed: seed, plan: p, events: s.events, found: sortFound(s.found), violations: s.violations, judged: s.judged}
+	res := &result{seed: seed, plan: p, events: s.events, found: sortFound(s.found), violations: s.violations, judged: s.judged, fencing: r.Fencing}
 	for _, c := range s.clients {
 		res.lanes = append(res.lanes, c.name)
 		if c.acquired == 0 && res.works == "" {
