@@ -181,6 +181,7 @@ func BenchmarkCheck(b *testing.B) {
 	}{{"textbook", Textbook()}, {"fenced", Fenced()}, {"no-ttl", Challenges()[3].Recipe}} {
 		b.Run(bc.name, func(b *testing.B) {
 			steps, cpu := 0, int64(0)
+			start := processCPU()
 			for b.Loop() {
 				rep, err := Check(context.Background(), Request{Recipe: bc.r}, Budget{})
 				if err != nil {
@@ -189,8 +190,61 @@ func BenchmarkCheck(b *testing.B) {
 				steps, cpu = rep.Steps, cpu+rep.CPUMS
 			}
 			b.ReportMetric(float64(steps), "lines/check")
-			// The check thread's own CPU time, as the budget counts it.
+			// The check thread's own CPU time, as the budget counts it,
+			// and the whole process's, garbage collection included.
 			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ms/check")
+			b.ReportMetric(float64((processCPU()-start).Milliseconds())/float64(b.N), "process-cpu-ms/check")
 		})
 	}
+}
+
+// largest is the largest recipe Validate accepts: MaxLines lines in every
+// part, each a script of about MaxLineBytes.
+func largest(t testing.TB) Recipe {
+	pad := func(script string) string {
+		line := `EVAL "` + script + ` --" 1 {key} {token} {ttl}`
+		return strings.Replace(line, " --", " --"+strings.Repeat("x", MaxLineBytes-len(line)-40), 1)
+	}
+	r := Recipe{Fencing: true}
+	for i := range MaxLines {
+		if i == 0 {
+			r.Acquire = append(r.Acquire, pad(`if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 else return 0 end`))
+		} else {
+			r.Acquire = append(r.Acquire, pad(`return redis.call('INCR', KEYS[1] .. ':fence')`))
+		}
+		r.Extend = append(r.Extend, pad(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`))
+		r.Release = append(r.Release, pad(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`))
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatalf("largest recipe: %v", err)
+	}
+	return r
+}
+
+// TestLargestRecipe checks that the largest recipe fits in the default
+// budget, with room to spare.
+func TestLargestRecipe(t *testing.T) {
+	rep := checkT(t, Request{Recipe: largest(t)})
+	if !rep.Works {
+		t.Errorf("largest recipe does not work: %s", rep.WorksText)
+	}
+	if rep.Steps > DefaultBudget().Steps/4 {
+		t.Errorf("largest recipe ran %d lines; the budget allows %d", rep.Steps, DefaultBudget().Steps)
+	}
+	t.Logf("largest recipe: %d schedules, %d lines, %d ms CPU", rep.Schedules, rep.Steps, rep.CPUMS)
+}
+
+func BenchmarkCheckLargest(b *testing.B) {
+	r := largest(b)
+	cpu := int64(0)
+	start := processCPU()
+	for b.Loop() {
+		rep, err := Check(context.Background(), Request{Recipe: r}, Budget{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu += rep.CPUMS
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ms/check")
+	b.ReportMetric(float64((processCPU()-start).Milliseconds())/float64(b.N), "process-cpu-ms/check")
 }
