@@ -440,14 +440,16 @@ func (s *sim) next(c *client, j int, cont bool) {
 		c.done = true
 		return
 	}
+	// Virtual time stays in whole milliseconds, as PTTL reads it.
+	half := (c.work / 2).Truncate(time.Millisecond)
 	gap := rtt
 	switch nxt := c.steps[k].part; {
 	case cur == "acquire" && nxt == "extend":
-		gap = c.work / 2
+		gap = half
 	case cur == "acquire" && nxt == "write":
 		gap = c.work
 	case cur == "extend" && nxt == "write":
-		gap = c.work - c.work/2
+		gap = c.work - half
 	}
 	s.at(c, s.now+gap, func() { s.step(c, k) })
 }
