@@ -79,6 +79,9 @@ func TestChallenges(t *testing.T) {
 			}
 			wantHolds(t, broken, map[Property]bool{c.Property: false})
 			fixed := checkT(t, Request{Recipe: c.Fix, Challenge: c.ID})
+			// A fix is a whole lock: it breaks nothing but what only
+			// fencing prevents.
+			wantHolds(t, fixed, map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true, PropNoStaleWrite: c.Fix.Fencing})
 			if fixed.Passed == nil || !*fixed.Passed {
 				pr, _ := fixed.Property(c.Property)
 				t.Errorf("fix: Passed = %v; want true (works %v %s; %s)", fixed.Passed, fixed.Works, fixed.WorksText, ceText(pr.Counterexample))

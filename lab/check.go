@@ -66,11 +66,15 @@ type Budget struct {
 	// Steps bounds the recipe lines run in all schedules together;
 	// default 100,000.
 	Steps int
-	// CPU bounds the time the check runs (it runs on one goroutine, so
-	// this is the CPU it may take); default 2 s.
+	// CPU bounds the CPU time of the check; default 2 s, where a full
+	// check takes about a tenth of that. A check runs on one goroutine
+	// locked to its OS thread, and on Linux that thread's own CPU time is
+	// counted, so a busy machine does not spend a learner's budget; else
+	// the time since it started.
 	CPU time.Duration
-	// LineTimeout bounds one line, scripts included; default 50 ms, far
-	// below the playground's 1 s, as a lock's line runs in microseconds.
+	// LineTimeout bounds one line's scripts; default 500 ms, half the
+	// playground's 1 s, as a lock's line runs in microseconds. A line
+	// stopped at this deadline ends the check with ErrBudget.
 	LineTimeout time.Duration
 }
 
@@ -80,7 +84,7 @@ const MaxSchedules = 1000
 
 // DefaultBudget is the budget of a check when none is given.
 func DefaultBudget() Budget {
-	return Budget{Schedules: 256, Steps: 100_000, CPU: 2 * time.Second, LineTimeout: 50 * time.Millisecond}
+	return Budget{Schedules: 256, Steps: 100_000, CPU: 2 * time.Second, LineTimeout: 500 * time.Millisecond}
 }
 
 func (b Budget) withDefaults() Budget {
@@ -103,11 +107,14 @@ func (b Budget) withDefaults() Budget {
 
 // Report is the result of a check.
 type Report struct {
-	Schedules  int              `json:"schedules"` // schedules explored
-	Seed       uint64           `json:"seed"`      // the seed that chose them
-	TTLMS      int64            `json:"ttl_ms"`    // the TTL every client used
-	MarginMS   int64            `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
-	Steps      int              `json:"steps"`     // recipe lines run
+	Schedules int    `json:"schedules"` // schedules explored
+	Seed      uint64 `json:"seed"`      // the seed that chose them
+	TTLMS     int64  `json:"ttl_ms"`    // the TTL every client used
+	MarginMS  int64  `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
+	Steps     int    `json:"steps"`     // recipe lines run
+	// CPUMS is the CPU time the check took. It varies from run to run;
+	// everything else in a Report is the same for the same request.
+	CPUMS      int64            `json:"cpu_ms"`
 	Properties []PropertyResult `json:"properties"`
 	// Works says whether, in the schedule without faults, every client
 	// took the lock: a recipe that never takes it breaks nothing and
@@ -144,18 +151,25 @@ type PropertyResult struct {
 	Counterexample *Counterexample `json:"counterexample"`
 }
 
-// Counterexample is one schedule that broke a property, ready to play in
-// the race animation: Events have the fields of race.Event (at_ms, actor,
-// kind, text, nodes, holding, ...), Lanes the actors in the order they are
-// drawn, and Outcomes everything that went wrong, each tied to its event.
+// Counterexample is one schedule that broke a property, in the shape of
+// the race page's run (GET /api/race/{id}), so that the race animation
+// plays it as it is: Events have the fields of race.Event with the time
+// as t_ms too, Outcomes those of race.Found with t_ms, and Params, Nodes,
+// Verdict and Summary what the animation reads besides. Lanes are the
+// actors in the order they are drawn.
 type Counterexample struct {
 	// Seed names the schedule: Replay with the same recipe and seed
 	// plays it again. It is the check's seed times MaxSchedules plus the
 	// schedule's number.
-	Seed     uint64       `json:"seed"`
-	Faults   []string     `json:"faults"` // the schedule's faults, one sentence each
-	Events   []Event      `json:"events"`
-	Outcomes []race.Found `json:"outcomes"`
+	Seed   uint64   `json:"seed"`
+	Faults []string `json:"faults"` // the schedule's faults, one sentence each
+	Events []Event  `json:"events"`
+	// Outcomes are everything that went wrong, most serious first, each
+	// tied to the event where it first happened; exactly [safe] if
+	// nothing did.
+	Outcomes []Found      `json:"outcomes"`
+	Params   RunParams    `json:"params"`
+	Verdict  race.Outcome `json:"verdict"` // Outcomes[0]'s
 	// Summary says what broke, in one sentence.
 	Summary string `json:"summary"`
 	// Lanes are the actors, in drawing order: "client 1" ... "redis",
@@ -174,6 +188,19 @@ type Event struct {
 	TMS   int64  `json:"t_ms"`
 	Line  string `json:"line,omitempty"`
 	Reply string `json:"reply,omitempty"`
+}
+
+// Found is an outcome of a schedule (a race.Found) with its time again as
+// t_ms, as the race animation reads it.
+type Found struct {
+	race.Found
+	TMS int64 `json:"t_ms"`
+}
+
+// RunParams are the settings of a schedule the race animation reads.
+type RunParams struct {
+	TTLMS   int64 `json:"ttl_ms"`
+	Fencing bool  `json:"fencing"`
 }
 
 // The lab's own event kinds, besides race's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/locklab/locklab/luaredis"
@@ -173,10 +174,27 @@ func scheduleSeed(base uint64, n int) uint64 { return base*MaxSchedules + uint64
 
 // spend is what a check has used of its budget.
 type spend struct {
-	b     Budget
-	start time.Time
-	steps int
-	cache *luaredis.Cache
+	b        Budget
+	start    time.Time
+	startCPU time.Duration
+	steps    int
+	cache    *luaredis.Cache
+}
+
+// newSpend starts counting a check's budget. The caller runs the check
+// locked to its OS thread (see threadCPU) until it is done.
+func newSpend(b Budget) *spend {
+	cpu, _ := threadCPU()
+	return &spend{b: b, start: time.Now(), startCPU: cpu, cache: luaredis.NewCache(1 << 20)}
+}
+
+// used is the CPU time the check has taken: the thread's, or the time
+// since it started where that cannot be measured.
+func (sp *spend) used() time.Duration {
+	if cpu, ok := threadCPU(); ok {
+		return cpu - sp.startCPU
+	}
+	return time.Since(sp.start)
 }
 
 func (sp *spend) line(ctx context.Context) error {
@@ -184,7 +202,7 @@ func (sp *spend) line(ctx context.Context) error {
 	if sp.steps > sp.b.Steps {
 		return fmt.Errorf("check: the recipe ran more than %d lines in all: %w", sp.b.Steps, ErrBudget)
 	}
-	if time.Since(sp.start) > sp.b.CPU {
+	if sp.used() > sp.b.CPU {
 		return fmt.Errorf("check: the check used up its %v before it was done; make the recipe's lines cheaper: %w", sp.b.CPU, ErrBudget)
 	}
 	if err := ctx.Err(); err != nil {
@@ -204,11 +222,14 @@ type result struct {
 	lanes      []string
 	faultText  []string
 	works      string // "" if every client took the lock
+	fencing    bool
 }
 
 // explore runs the schedules of a check and sums them up.
 func explore(ctx context.Context, r Recipe, ch *Challenge, seed uint64, b Budget) (Report, error) {
-	sp := &spend{b: b, start: time.Now(), cache: luaredis.NewCache(1 << 20)}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	sp := newSpend(b)
 	sys := systematic(r)
 	rep := Report{Schedules: b.Schedules, Seed: seed, TTLMS: ttl.Milliseconds(), MarginMS: margin.Milliseconds(), Works: true}
 	type best struct {
@@ -241,6 +262,7 @@ func explore(ctx context.Context, r Recipe, ch *Challenge, seed uint64, b Budget
 		}
 	}
 	rep.Steps = sp.steps
+	rep.CPUMS = sp.used().Milliseconds()
 	for _, p := range Properties() {
 		pr := PropertyResult{ID: p.ID, Holds: bests[p.ID] == nil, Explored: explored[p.ID]}
 		if bb := bests[p.ID]; bb != nil {
@@ -283,8 +305,9 @@ func note(p Property, pr PropertyResult, rep Report, fencing bool) string {
 
 // replay runs one schedule and returns it as a counterexample.
 func replay(ctx context.Context, r Recipe, base uint64, n int, b Budget) (Counterexample, error) {
-	sp := &spend{b: b, start: time.Now(), cache: luaredis.NewCache(1 << 20)}
-	res, err := runSchedule(ctx, r, base, n, systematic(r), sp)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	res, err := runSchedule(ctx, r, base, n, systematic(r), newSpend(b))
 	if err != nil {
 		return Counterexample{}, err
 	}
@@ -300,14 +323,25 @@ func replay(ctx context.Context, r Recipe, base uint64, n int, b Budget) (Counte
 // counterexample returns the schedule as a Counterexample that broke at
 // event i (-1: none broke).
 func (res *result) counterexample(i int) *Counterexample {
-	ce := &Counterexample{Seed: res.seed, Faults: res.faultText, Events: res.events, Outcomes: res.found, Lanes: res.lanes, Nodes: 1, Violation: i}
+	ce := &Counterexample{Seed: res.seed, Faults: res.faultText, Events: res.events, Lanes: res.lanes, Nodes: 1, Violation: i,
+		Params: RunParams{TTLMS: ttl.Milliseconds(), Fencing: res.fencing}}
 	if ce.Faults == nil {
 		ce.Faults = []string{}
 	}
-	if len(ce.Outcomes) == 0 {
-		ce.Outcomes = []race.Found{{Outcome: race.OutcomeSafe, Event: max(len(res.events)-1, 0), Text: "Nothing went wrong."}}
+	found := res.found
+	if len(found) == 0 {
+		last := max(len(res.events)-1, 0)
+		f := race.Found{Outcome: race.OutcomeSafe, Event: last, Text: "Nothing went wrong."}
+		if len(res.events) > 0 {
+			f.AtMS = res.events[last].AtMS
+		}
+		found = []race.Found{f}
 	}
-	ce.Summary = ce.Outcomes[0].Text
+	for _, f := range found {
+		ce.Outcomes = append(ce.Outcomes, Found{Found: f, TMS: f.AtMS})
+	}
+	ce.Verdict = found[0].Outcome
+	ce.Summary = found[0].Text
 	for _, f := range res.found {
 		if f.Event == i {
 			ce.Summary = f.Text
@@ -356,7 +390,7 @@ func runSchedule(ctx context.Context, r Recipe, base uint64, n int, sys []plan, 
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	res := &result{seed: seed, plan: p, events: s.events, found: sortFound(s.found), violations: s.violations, judged: s.judged}
+	res := &result{seed: seed, plan: p, events: s.events, found: sortFound(s.found), violations: s.violations, judged: s.judged, fencing: r.Fencing}
 	for _, c := range s.clients {
 		res.lanes = append(res.lanes, c.name)
 		if c.acquired == 0 && res.works == "" {

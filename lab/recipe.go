@@ -174,7 +174,12 @@ func fill(line string, v vars) string {
 	if !strings.Contains(line, "{") {
 		return line
 	}
-	return strings.NewReplacer("{key}", v.key, "{token}", v.token, "{ttl}", v.ttl, "{ttl_s}", v.ttlS).Replace(line)
+	// The values hold no braces, so the order of the replacements does
+	// not matter; a Replacer would cost more to build than it saves.
+	for _, r := range [...][2]string{{"{key}", v.key}, {"{token}", v.token}, {"{ttl}", v.ttl}, {"{ttl_s}", v.ttlS}} {
+		line = strings.ReplaceAll(line, r[0], r[1])
+	}
+	return line
 }
 
 func shorten(s string, n int) string {

@@ -210,9 +210,13 @@ func (s *sim) exec(c *client, st step, line string) (string, bool) {
 		return "(error) Could not connect to Redis: Connection refused", true
 	}
 	res, _ := s.box.Exec(s.ctx, playground.ClientA, line)
-	if res.RunTime >= s.sp.b.LineTimeout {
-		s.err = fmt.Errorf("check: %s line %d ran for %v, past the lab's %v for one line (a lock's line takes microseconds): %w",
-			st.part, st.index+1, res.RunTime.Round(time.Millisecond), s.sp.b.LineTimeout, ErrBudget)
+	if why, stopped := strings.CutPrefix(res.Output, "(error) ERR the playground stopped the script"); stopped {
+		// A script stopped at a limit (time, memory) is a bomb, not a
+		// lock: a lock's line takes microseconds.
+		why, _, _ = strings.Cut(why, " (script ")
+		why, _, _ = strings.Cut(why, " script: ")
+		s.err = fmt.Errorf("check: %s line %d went past the playground's limits for one line (the playground stopped the script%s): %w",
+			st.part, st.index+1, why, ErrBudget)
 		return "", false
 	}
 	s.observe()
@@ -355,7 +359,12 @@ func (s *sim) attempt(c *client) {
 	if !ok {
 		return
 	}
-	s.effect(c, step{"acquire", 0}, before, line, reply)
+	if kind, text := s.effect(c, step{"acquire", 0}, before, line, reply); s.last.foreign {
+		// An acquire line that deletes or renews another's lock (a
+		// DEL before SET) is a foreign release too.
+		s.emit(Event{Event: race.Event{Actor: c.name, Kind: kind, Text: text, Subject: s.last.victim}, Line: line, Reply: reply})
+		s.afterEffect(c, kind)
+	}
 	if !taken(reply) {
 		c.lastReply = reply
 		wait := retryMin + time.Duration(s.rng.Int64N(int64((retryMax-retryMin)/time.Millisecond)))*time.Millisecond
@@ -373,14 +382,14 @@ func (s *sim) attempt(c *client) {
 		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay,
 			Text: fmt.Sprintf("Redis answers %s to %s, but the reply is late: %s waits %s for it, unaware.", reply, c.name, c.name, msText(f.d))},
 			Line: line, Reply: reply})
-		s.at(c, s.now+f.d, func() { s.took(c, line, reply) })
+		s.at(c, s.now+f.d, func() { s.took(c, line, reply, true) })
 		return
 	}
-	s.took(c, line, reply)
+	s.took(c, line, reply, false)
 }
 
 // took is c learning that it holds the lock.
-func (s *sim) took(c *client, line, reply string) {
+func (s *sim) took(c *client, line, reply string, late bool) {
 	c.acquired++
 	c.holding, c.fence = true, 0
 	if len(s.r.Acquire) == 1 {
@@ -389,6 +398,9 @@ func (s *sim) took(c *client, line, reply string) {
 	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", capital(c.name), reply, c.name)
 	if s.r.Fencing && len(s.r.Acquire) == 1 {
 		text = fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock, with fencing token %d.", capital(c.name), reply, c.name, c.fence)
+	}
+	if late {
+		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, capital(c.name))
 	}
 	s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireOK, Fence: c.fence, Text: text}, Line: line, Reply: reply})
 	s.checkHolders(c)
@@ -428,14 +440,16 @@ func (s *sim) next(c *client, j int, cont bool) {
 		c.done = true
 		return
 	}
+	// Virtual time stays in whole milliseconds, as PTTL reads it.
+	half := (c.work / 2).Truncate(time.Millisecond)
 	gap := rtt
 	switch nxt := c.steps[k].part; {
 	case cur == "acquire" && nxt == "extend":
-		gap = c.work / 2
+		gap = half
 	case cur == "acquire" && nxt == "write":
 		gap = c.work
 	case cur == "extend" && nxt == "write":
-		gap = c.work - c.work/2
+		gap = c.work - half
 	}
 	s.at(c, s.now+gap, func() { s.step(c, k) })
 }
