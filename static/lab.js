@@ -66,7 +66,7 @@
   function showError(msg) {
     errorEl.textContent = msg ? msg.charAt(0).toUpperCase() + msg.slice(1) : "";
     errorEl.hidden = !msg;
-    var m = /^(acquire|release|extend)\b/.exec(msg || "");
+    var m = /^(?:recipe: )?(acquire|release|extend)\b/.exec(msg || "");
     ["acquire", "release", "extend"].forEach(function (name) {
       var ta = form.elements[name];
       var bad = !!m && m[1] === name;

@@ -50,6 +50,17 @@ func TestLabInBrowser(t *testing.T) {
 					t.Fatalf("press Check it: %v", err)
 				}
 			}
+			// A line that cannot run is refused, naming it, and the field
+			// is marked.
+			acquire, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#lab-acquire")))
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), "SET {key} {tokn} NX PX {ttl}")); err != nil {
+				t.Fatal(err)
+			}
+			check()
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-error]").textContent.startsWith("Acquire line 1") && document.querySelector("#lab-acquire").getAttribute("aria-invalid") === "true"`)
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), acquire)); err != nil {
+				t.Fatal(err)
+			}
 			check()
 			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-passed]").getAttribute("data-lab-passed") === "false"`)
 			cx := `[data-lab-cx="no-foreign-release"]`

@@ -230,7 +230,7 @@ func TestLabPageWithoutJavaScript(t *testing.T) {
 	}
 	const formType = "application/x-www-form-urlencoded"
 	code, page = l.do("POST", "/lab", formType, form(lab.Recipe{Acquire: []string{"SET {key} {token} NX PX {ttl}"}, Release: []string{"DEL {key}", "SHUTDOWN"}}, ""))
-	if code != http.StatusBadRequest || !strings.Contains(page, "Release line 2") || !strings.Contains(page, `id="lab-release" name="release"`) || !strings.Contains(page, `aria-invalid`) {
+	if code != http.StatusBadRequest || !strings.Contains(page, "Release line 2") || !strings.Contains(page, `id="lab-release" name="release"`) || !strings.Contains(page, `aria-invalid="true"`) {
 		t.Errorf("POST /lab with a refused line = %d; want 400 naming release line 2, the field marked invalid", code)
 	}
 
