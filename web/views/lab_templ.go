@@ -1361,7 +1361,7 @@ func labChallenges(m LabPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 116, "</ol><p><a href=\"/lab\">Start from a blank recipe</a></p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 116, "</ol><p><a href=\"/lab\">Start again from the lesson's lock</a> (SET NX PX with a token, compare-and-delete release)</p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
