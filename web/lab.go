@@ -153,7 +153,7 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 		lreq.Seed = *req.Seed
 	}
 	start := time.Now()
-	rep, err := lab.Check(c.Request().Context(), lreq, labBudget)
+	rep, err := lab.Check(c.Request().Context(), lreq, lab.Budget{})
 	charge(time.Since(start))
 	if err != nil {
 		return labReportJSON{}, err
@@ -213,14 +213,6 @@ func (s *Server) solvedSet(c echo.Context) map[string]bool {
 	}
 	return out
 }
-
-// labBudget is the budget of one check: the lab's defaults, but a line
-// may take longer than the default's 50 ms before the check is refused.
-// A lock's line runs in microseconds; on a busy server (two cores shared
-// by everything) one can wait its turn for a few hundred, and a learner's
-// sound recipe must not be refused for it. The whole check's CPU budget
-// still bounds a hostile recipe.
-var labBudget = lab.Budget{LineTimeout: 500 * time.Millisecond}
 
 // limitCheck puts a check under the script limits: it counts as a script
 // that may run long (one at a time per learner, while the script time
@@ -289,7 +281,7 @@ func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 		if cx := p.Counterexample; cx != nil {
 			cj := &labCounterexampleJSON{
 				Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []labOutcomeJSON{}, Faults: nonNil(cx.Faults), Summary: cx.Summary,
-				TTLMS: rep.TTLMS, Fencing: req.Recipe.Fencing, Nodes: max(cx.Nodes, 1),
+				TTLMS: cx.Params.TTLMS, Fencing: cx.Params.Fencing, Nodes: max(cx.Nodes, 1),
 				Link: out.Link + "#cx-" + string(p.ID) + "-title",
 			}
 			for _, e := range cx.Events {
