@@ -163,7 +163,9 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 		out.Challenge, out.ChallengeProperty = ch.ID, string(ch.Property)
 		passed := rep.Passed != nil && *rep.Passed
 		out.Passed = &passed
-		if passed {
+		// Only a POST saves: a link opened (GET) shows the result and
+		// changes nothing.
+		if passed && c.Request().Method == http.MethodPost {
 			out.JustSolved, err = s.recordSolved(c, learner, ch.ID)
 			if err != nil {
 				return labReportJSON{}, err
@@ -438,6 +440,7 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error 
 			m.Challenge = &cv
 			if m.Report != nil {
 				m.Report.Challenge = &cv
+				m.Report.Unsaved = m.Report.Passed && !v.Solved
 			}
 		}
 		if v.Solved {

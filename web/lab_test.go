@@ -307,3 +307,20 @@ func TestLabSolvedTravelsWithProgressCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestLabLinkSavesNothing: opening a check's link (GET) shows its result
+// but does not mark the challenge solved; the form's POST does.
+func TestLabLinkSavesNothing(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	ch, _ := lab.ChallengeByID("plain-del")
+	link := labLink(recipeToJSON(ch.Fix), ch.ID, nil)
+	code, page := l.do("GET", link, "", "")
+	if code != http.StatusOK || !strings.Contains(page, `data-lab-passed="true"`) || !strings.Contains(page, "Press Check it to save it") {
+		t.Errorf("GET %s = %d; want passed, not saved", link, code)
+	}
+	for _, c := range l.labChallenges() {
+		if c.Solved {
+			t.Errorf("GET of a link marked %s solved", c.ID)
+		}
+	}
+}
