@@ -388,14 +388,14 @@ func runSchedule(ctx context.Context, r Recipe, base uint64, n int, sys []plan, 
 		s.clients = append(s.clients, c)
 		c.steps = s.jobOf()
 		start := time.Duration(i) * (10*time.Millisecond + time.Duration(rng.IntN(50))*time.Millisecond)
-		s.at(c, start, func() { s.attempt(c) })
+		s.at(start, func() { s.attempt(c) })
 	}
 	for _, f := range s.faults {
 		switch f.kind {
 		case faultJump:
-			s.at(nil, f.at, func() { s.jump(f.d) })
+			s.at(f.at, func() { s.jump(f.d) })
 		case faultRestart:
-			s.at(nil, f.at, func() { s.crashNode(f.d) })
+			s.at(f.at, func() { s.crashNode(f.d) })
 		}
 	}
 	if err := s.run(); err != nil {
