@@ -396,8 +396,11 @@ func (s *sim) took(c *client, line, reply string, late bool) {
 		c.fence, _ = intReply(reply)
 	}
 	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", capital(c.name), reply, c.name)
-	if s.r.Fencing && len(s.r.Acquire) == 1 {
+	switch {
+	case s.r.Fencing && len(s.r.Acquire) == 1 && c.fence > 0:
 		text = fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock, with fencing token %d.", capital(c.name), reply, c.name, c.fence)
+	case s.r.Fencing && len(s.r.Acquire) == 1:
+		text = fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock, but with no fencing token, as the reply is not a positive integer.", capital(c.name), reply, c.name)
 	}
 	if late {
 		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, capital(c.name))
