@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -247,4 +248,46 @@ func BenchmarkCheckLargest(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ms/check")
 	b.ReportMetric(float64((processCPU()-start).Milliseconds())/float64(b.N), "process-cpu-ms/check")
+}
+
+// TestEveryFaultIsExplored replays the schedules of a check and looks for
+// each kind of fault in their events: pauses longer and shorter than the
+// TTL, late replies, client crashes, clock jumps and restarts, with two
+// clients and with three.
+func TestEveryFaultIsExplored(t *testing.T) {
+	r := Recipe{Acquire: []string{lineSetNXPX}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}}
+	kinds := map[string]int{}
+	clients := map[int]int{}
+	for n := range DefaultBudget().Schedules {
+		ce, err := Replay(context.Background(), r, scheduleSeed(1, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[len(ce.Lanes)-2]++
+		for _, e := range ce.Events {
+			k := string(e.Kind)
+			if e.Kind == "pause-start" {
+				k += map[bool]string{true: " longer than the TTL", false: " shorter than the TTL"}[strings.Contains(e.Text, "stops for") && pauseOver(e.Text)]
+			}
+			kinds[k]++
+		}
+	}
+	t.Logf("event kinds: %v; clients: %v", kinds, clients)
+	for _, k := range []string{"pause-start longer than the TTL", "pause-start shorter than the TTL", "delay", "client-crash", "clock-jump", "crash", "restart", "expire", "extend-ok", "write-accepted", "release-ok"} {
+		if kinds[k] == 0 {
+			t.Errorf("no schedule has a %s event; kinds: %v", k, kinds)
+		}
+	}
+	if clients[2] == 0 || clients[3] == 0 {
+		t.Errorf("schedules by clients: %v; want both two and three", clients)
+	}
+}
+
+// pauseOver reads a pause-start's length and reports whether it is longer
+// than the TTL.
+func pauseOver(text string) bool {
+	var ms int
+	_, after, _ := strings.Cut(text, "stops for ")
+	fmt.Sscanf(after, "%d ms", &ms)
+	return time.Duration(ms)*time.Millisecond > ttl
 }

@@ -25,10 +25,10 @@ func ExampleCheck() {
 	fmt.Println(ce.Summary)
 	// Output:
 	// 256 schedules
-	// one-holder true 62
+	// one-holder true 130
 	// no-foreign-release true 256
 	// no-stale-write false 256
-	// frees-after-crash true 54
+	// frees-after-crash true 52
 	// The reply to client 1's acquire line 1 is 2200 ms late.
 	// The storage accepted a write from client 1 after one from client 2, who got the lock after it.
 }

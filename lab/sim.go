@@ -141,7 +141,7 @@ func (s *sim) startNode() error {
 func limitsFor(b Budget) luaredis.Limits { return luaredis.Limits{Timeout: b.LineTimeout} }
 
 // at schedules f at virtual time t (or now, if t has passed).
-func (s *sim) at(_ *client, t time.Duration, f func()) {
+func (s *sim) at(t time.Duration, f func()) {
 	s.seq++
 	s.queue = append(s.queue, action{at: max(t, s.now), seq: s.seq, do: f})
 }
@@ -371,7 +371,7 @@ func (s *sim) attempt(c *client) {
 		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireFail,
 			Text: fmt.Sprintf("%s asks for the lock and Redis answers %s: not taken. It tries again in %s.", capital(c.name), reply, msText(wait))},
 			Line: line, Reply: reply})
-		s.at(c, s.now+rtt+wait, func() { s.attempt(c) })
+		s.at(s.now+rtt+wait, func() { s.attempt(c) })
 		return
 	}
 	// The grant's place in line is when Redis gave it, not when the
@@ -382,7 +382,7 @@ func (s *sim) attempt(c *client) {
 		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay,
 			Text: fmt.Sprintf("Redis answers %s to %s, but the reply is late: %s waits %s for it, unaware.", reply, c.name, c.name, msText(f.d))},
 			Line: line, Reply: reply})
-		s.at(c, s.now+f.d, func() { s.took(c, line, reply, true) })
+		s.at(s.now+f.d, func() { s.took(c, line, reply, true) })
 		return
 	}
 	s.took(c, line, reply, false)
@@ -396,8 +396,11 @@ func (s *sim) took(c *client, line, reply string, late bool) {
 		c.fence, _ = intReply(reply)
 	}
 	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", capital(c.name), reply, c.name)
-	if s.r.Fencing && len(s.r.Acquire) == 1 {
+	switch {
+	case s.r.Fencing && len(s.r.Acquire) == 1 && c.fence > 0:
 		text = fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock, with fencing token %d.", capital(c.name), reply, c.name, c.fence)
+	case s.r.Fencing && len(s.r.Acquire) == 1:
+		text = fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock, but with no fencing token, as the reply is not a positive integer.", capital(c.name), reply, c.name)
 	}
 	if late {
 		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, capital(c.name))
@@ -451,7 +454,7 @@ func (s *sim) next(c *client, j int, cont bool) {
 	case cur == "extend" && nxt == "write":
 		gap = c.work - half
 	}
-	s.at(c, s.now+gap, func() { s.step(c, k) })
+	s.at(s.now+gap, func() { s.step(c, k) })
 }
 
 // step runs c's step j, after the pause a fault puts before it.
@@ -463,7 +466,7 @@ func (s *sim) step(c *client, j int) {
 	if f := s.fault(faultPause, c, j); f != nil {
 		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseStart,
 			Text: fmt.Sprintf("%s stops for %s just before %s (a GC pause, a swapped-out VM); it does not know.", capital(c.name), msText(f.d), stepName(st))}})
-		s.at(c, s.now+f.d, func() {
+		s.at(s.now+f.d, func() {
 			s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseEnd,
 				Text: fmt.Sprintf("%s runs again, %s later, and carries on as if no time had passed.", capital(c.name), msText(f.d))}})
 			s.step(c, j)
@@ -509,7 +512,7 @@ func (s *sim) step(c *client, j int) {
 		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay,
 			Text: fmt.Sprintf("Redis runs %s's %s and answers %s, but the reply is late: %s waits %s for it, unaware.", c.name, stepName(st), reply, c.name, msText(f.d))},
 			Line: line, Reply: reply})
-		s.at(c, s.now+f.d, decide)
+		s.at(s.now+f.d, decide)
 		return
 	}
 	decide()
@@ -518,8 +521,7 @@ func (s *sim) step(c *client, j int) {
 // lastEffect is what the line just run did to the lock key, for the event
 // that reports it.
 type lastEffect struct {
-	kind    race.Kind
-	victim  string
+	victim  string // the client whose lock it deleted or extended
 	foreign bool
 }
 
@@ -540,7 +542,7 @@ func (s *sim) effect(c *client, st step, before keyState, line, reply string) (r
 	case before.present && !after.present:
 		s.setOwner(nil)
 		if victim != "" {
-			s.last = lastEffect{kind: race.KindDeleteOther, victim: victim, foreign: true}
+			s.last = lastEffect{victim: victim, foreign: true}
 			return race.KindDeleteOther, fmt.Sprintf("%s runs %s and deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", capital(c.name), stepName(st), victim, victim)
 		}
 		if st.part == "release" {
@@ -553,7 +555,7 @@ func (s *sim) effect(c *client, st step, before keyState, line, reply string) (r
 		s.setOwner(c)
 	case before.present && after.present && before.ttl && (!after.ttl || after.expNode > before.expNode+time.Millisecond):
 		if victim != "" {
-			s.last = lastEffect{kind: KindExtendOther, victim: victim, foreign: true}
+			s.last = lastEffect{victim: victim, foreign: true}
 			return KindExtendOther, fmt.Sprintf("%s runs %s and resets the key's TTL, but the key held %s's lock, not its own: it keeps %s's lock alive while believing it is its own.", capital(c.name), stepName(st), victim, victim)
 		}
 		if st.part == "extend" {
@@ -648,7 +650,7 @@ func (s *sim) crashClient(c *client) {
 	s.judged[PropFreesAfterCrash] = true
 	o := &obligation{c: c, deadline: s.now + ttl}
 	s.pending = append(s.pending, o)
-	s.at(nil, o.deadline, func() {
+	s.at(o.deadline, func() {
 		if o.done {
 			return
 		}
@@ -678,7 +680,7 @@ func (s *sim) crashNode(down time.Duration) {
 	s.keyGone()
 	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindCrash,
 		Text: fmt.Sprintf("Redis crashes. It has no persistence, so every key is lost; it stays down %s.", msText(down))}})
-	s.at(nil, s.now+down, func() {
+	s.at(s.now+down, func() {
 		if err := s.startNode(); err != nil {
 			s.err = err
 			return
