@@ -9,6 +9,7 @@ import (
 
 	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
@@ -100,6 +101,12 @@ var errorTable = []errorRule{
 	// failure of a simulation is ours (the default).
 	{target: race.ErrUnknownScenario, code: http.StatusNotFound},
 	{target: race.ErrBadParams, code: http.StatusBadRequest},
+	// The lock lab: a recipe that cannot run names its line; a check that
+	// spends its budget is the recipe's doing too.
+	{target: lab.ErrBadRecipe, code: http.StatusBadRequest},
+	{target: lab.ErrBudget, code: http.StatusBadRequest},
+	{target: lab.ErrBadSeed, code: http.StatusBadRequest},
+	{target: lab.ErrUnknownChallenge, code: http.StatusNotFound},
 	// Carry codes.
 	{target: carry.ErrMalformed, code: http.StatusBadRequest, msg: "a code is 8 letters and digits, like K7QM-4TXP; check what you typed"},
 	{target: carry.ErrUnknown, code: http.StatusNotFound, msg: "there is no such code; check it, or get a new one on the other device"},

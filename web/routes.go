@@ -39,6 +39,10 @@ func (s *Server) routes() {
 		e.POST("/api/playground/advance", s.handleAdvanceAPI)
 		e.GET("/api/playground/keys", s.handleKeysAPI)
 	}
+	e.GET("/lab", s.handleLabPage)
+	e.POST("/lab", s.handleLabForm)
+	e.GET("/api/lab/challenges", s.handleLabChallenges)
+	e.POST("/api/lab/check", s.handleLabCheck)
 	e.GET("/progress", s.handleCarryPage)
 	e.POST("/progress/code", s.handleCodeForm)
 	e.POST("/progress/carry", s.handleCarryForm)

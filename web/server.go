@@ -42,6 +42,9 @@ type ProgressStore interface {
 	RecordAnswer(ctx context.Context, id, topic, question string, right bool) (store.TopicProgress, error)
 	MarkStarted(ctx context.Context, id, topic string) error
 	Merge(ctx context.Context, from, into string) error
+	// RecordSolved and Solved keep the lock lab's solved challenges.
+	RecordSolved(ctx context.Context, id, challenge string) error
+	Solved(ctx context.Context, id string) ([]string, error)
 }
 
 // Config is what the server needs from its caller.

@@ -1,0 +1,94 @@
+package lab
+
+import (
+	"context"
+	"testing"
+)
+
+// checkT runs a full check with the default budget.
+func checkT(t *testing.T, req Request) Report {
+	t.Helper()
+	rep, err := Check(context.Background(), req, Budget{})
+	if err != nil {
+		t.Fatalf("Check(%+v) = %v", req, err)
+	}
+	if rep.Schedules < 200 {
+		t.Fatalf("Check explored %d schedules; want at least 200", rep.Schedules)
+	}
+	return rep
+}
+
+// wantHolds fails unless each property holds (true) or fails with a
+// counterexample (false) as want says.
+func wantHolds(t *testing.T, rep Report, want map[Property]bool) {
+	t.Helper()
+	for p, holds := range want {
+		pr, ok := rep.Property(p)
+		switch {
+		case !ok:
+			t.Errorf("no result for %s", p)
+		case pr.Holds != holds:
+			t.Errorf("%s holds = %v; want %v (%s)", p, pr.Holds, holds, ceText(pr.Counterexample))
+		case pr.Explored == 0:
+			t.Errorf("%s explored no schedule", p)
+		case !holds && (pr.Counterexample == nil || len(pr.Counterexample.Events) == 0):
+			t.Errorf("%s fails without a counterexample", p)
+		case holds && pr.Counterexample != nil:
+			t.Errorf("%s holds with a counterexample", p)
+		}
+	}
+}
+
+func ceText(ce *Counterexample) string {
+	if ce == nil {
+		return "no counterexample"
+	}
+	return ce.Summary
+}
+
+func TestTextbook(t *testing.T) {
+	rep := checkT(t, Request{Recipe: Textbook()})
+	if !rep.Works {
+		t.Fatalf("Works = false: %s", rep.WorksText)
+	}
+	wantHolds(t, rep, map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true, PropNoStaleWrite: false})
+}
+
+func TestFencingInOneScript(t *testing.T) {
+	wantHolds(t, checkT(t, Request{Recipe: Fenced()}),
+		map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true, PropNoStaleWrite: true})
+	twoLines := Recipe{Acquire: []string{lineSetNXPX, "INCR {key}:fence"}, Release: []string{lineCompareDelete}, Fencing: true}
+	wantHolds(t, checkT(t, Request{Recipe: twoLines}),
+		map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true, PropNoStaleWrite: false})
+}
+
+func TestChallenges(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Challenges() {
+		t.Run(c.ID, func(t *testing.T) {
+			if seen[c.ID] {
+				t.Fatalf("duplicate id %s", c.ID)
+			}
+			seen[c.ID] = true
+			if c.Title == "" || c.Goal == "" || c.Hint == "" {
+				t.Errorf("challenge %s lacks a title, goal or hint", c.ID)
+			}
+			broken := checkT(t, Request{Recipe: c.Recipe, Challenge: c.ID})
+			if broken.Passed == nil || *broken.Passed {
+				t.Errorf("broken recipe: Passed = %v; want false", broken.Passed)
+			}
+			wantHolds(t, broken, map[Property]bool{c.Property: false})
+			fixed := checkT(t, Request{Recipe: c.Fix, Challenge: c.ID})
+			// A fix is a whole lock: it breaks nothing but what only
+			// fencing prevents.
+			wantHolds(t, fixed, map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true, PropNoStaleWrite: c.Fix.Fencing})
+			if fixed.Passed == nil || !*fixed.Passed {
+				pr, _ := fixed.Property(c.Property)
+				t.Errorf("fix: Passed = %v; want true (works %v %s; %s)", fixed.Passed, fixed.Works, fixed.WorksText, ceText(pr.Counterexample))
+			}
+		})
+	}
+	if len(seen) != 8 {
+		t.Errorf("%d challenges; want the issue's 8", len(seen))
+	}
+}

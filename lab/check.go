@@ -1,0 +1,273 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/race"
+)
+
+// Property is something a lock must guarantee, judged after every
+// schedule.
+type Property string
+
+// The properties, in the order a Report lists them.
+const (
+	// PropOneHolder: never two clients that believe they hold the lock at
+	// the same moment, within the timing assumptions a TTL lock rests on:
+	// no pause or delayed reply within MarginMS of the TTL, and honest
+	// clocks. Only schedules that keep them are judged.
+	PropOneHolder Property = "one-holder"
+	// PropNoForeignRelease: a client never deletes or extends a lock that
+	// is no longer its own.
+	PropNoForeignRelease Property = "no-foreign-release"
+	// PropNoStaleWrite: once the storage has accepted a write from a newer
+	// holder of the lock, it never accepts one from an older holder, even
+	// after long pauses. Without fencing the storage cannot tell.
+	PropNoStaleWrite Property = "no-stale-write"
+	// PropFreesAfterCrash: when a holder crashes, the lock is free again
+	// within the TTL. Schedules with a crash of a holder are judged.
+	PropFreesAfterCrash Property = "frees-after-crash"
+)
+
+// Properties returns every property with its description, in report order.
+func Properties() []PropertyInfo {
+	return []PropertyInfo{
+		{PropOneHolder, "One holder", "Never two holders at once, within the timing assumptions of a TTL lock: no pause or late reply comes near the TTL, and clocks are honest."},
+		{PropNoForeignRelease, "No foreign release", "A client never deletes or extends a lock that is no longer its own."},
+		{PropNoStaleWrite, "No stale write", "Once the storage has taken a write from a newer holder, it never takes one from an older holder, even after long pauses (this needs fencing)."},
+		{PropFreesAfterCrash, "Frees after a crash", "When a holder crashes and never releases, the lock is free again within the TTL."},
+	}
+}
+
+// PropertyInfo describes a Property for people.
+type PropertyInfo struct {
+	ID    Property `json:"id"`
+	Title string   `json:"title"`
+	Text  string   `json:"text"`
+}
+
+// Request is one check: a recipe, optionally the challenge it answers,
+// and the seed that chooses the schedules (0 means 1).
+type Request struct {
+	Recipe    Recipe `json:"recipe"`
+	Challenge string `json:"challenge,omitempty"`
+	Seed      uint64 `json:"seed,omitempty"`
+}
+
+// Budget bounds one check. A zero field takes its default
+// (DefaultBudget); Check answers ErrBudget when the lines or the time
+// run out before the schedules are done.
+type Budget struct {
+	// Schedules is how many schedules to explore; default 256, at most
+	// MaxSchedules.
+	Schedules int
+	// Steps bounds the recipe lines run in all schedules together;
+	// default 100,000.
+	Steps int
+	// CPU bounds the CPU time of the check; default 2 s, where a full
+	// check takes about a tenth of that. A check runs on one goroutine
+	// locked to its OS thread, and on Linux that thread's own CPU time is
+	// counted, so a busy machine does not spend a learner's budget; else
+	// the time since it started.
+	CPU time.Duration
+	// LineTimeout bounds one line's scripts; default 500 ms, half the
+	// playground's 1 s, as a lock's line runs in microseconds. A line
+	// stopped at this deadline ends the check with ErrBudget.
+	LineTimeout time.Duration
+}
+
+// MaxSchedules is the most schedules one check may explore; it is also
+// the spacing of schedule seeds (see Counterexample.Seed).
+const MaxSchedules = 1000
+
+// DefaultBudget is the budget of a check when none is given.
+func DefaultBudget() Budget {
+	return Budget{Schedules: 256, Steps: 100_000, CPU: 2 * time.Second, LineTimeout: 500 * time.Millisecond}
+}
+
+func (b Budget) withDefaults() Budget {
+	d := DefaultBudget()
+	if b.Schedules <= 0 {
+		b.Schedules = d.Schedules
+	}
+	b.Schedules = min(b.Schedules, MaxSchedules)
+	if b.Steps <= 0 {
+		b.Steps = d.Steps
+	}
+	if b.CPU <= 0 {
+		b.CPU = d.CPU
+	}
+	if b.LineTimeout <= 0 {
+		b.LineTimeout = d.LineTimeout
+	}
+	return b
+}
+
+// Report is the result of a check.
+type Report struct {
+	Schedules int    `json:"schedules"` // schedules explored
+	Seed      uint64 `json:"seed"`      // the seed that chose them
+	TTLMS     int64  `json:"ttl_ms"`    // the TTL every client used
+	MarginMS  int64  `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
+	Steps     int    `json:"steps"`     // recipe lines run
+	// CPUMS is the CPU time the check took. It varies from run to run;
+	// everything else in a Report is the same for the same request.
+	CPUMS      int64            `json:"cpu_ms"`
+	Properties []PropertyResult `json:"properties"`
+	// Works says whether, in the schedule without faults, every client
+	// took the lock: a recipe that never takes it breaks nothing and
+	// passes no challenge. WorksText says why not.
+	Works     bool   `json:"works"`
+	WorksText string `json:"works_text,omitempty"`
+	// Challenge and Passed are set when the request named a challenge:
+	// Passed when the recipe works and holds the challenge's property.
+	Challenge string `json:"challenge,omitempty"`
+	Passed    *bool  `json:"passed,omitempty"`
+}
+
+// Property returns the result for p, or false if the report has none.
+func (r Report) Property(p Property) (PropertyResult, bool) {
+	for _, pr := range r.Properties {
+		if pr.ID == p {
+			return pr, true
+		}
+	}
+	return PropertyResult{}, false
+}
+
+// PropertyResult is what a check found for one property.
+type PropertyResult struct {
+	ID       Property `json:"id"`
+	Holds    bool     `json:"holds"`
+	Explored int      `json:"explored"` // schedules in which the property was judged
+	// Note qualifies the result: the margin of one-holder, or why no
+	// schedule could judge the property.
+	Note string `json:"note,omitempty"`
+	// Counterexample is the shortest schedule that broke the property
+	// (fewest faults, then fewest clients, then earliest), nil when it
+	// held.
+	Counterexample *Counterexample `json:"counterexample"`
+}
+
+// Counterexample is one schedule that broke a property, in the shape of
+// the race page's run (GET /api/race/{id}), so that the race animation
+// plays it as it is: Events have the fields of race.Event with the time
+// as t_ms too, Outcomes those of race.Found with t_ms, and Params, Nodes,
+// Verdict and Summary what the animation reads besides. Lanes are the
+// actors in the order they are drawn.
+type Counterexample struct {
+	// Seed names the schedule: Replay with the same recipe and seed
+	// plays it again. It is the check's seed times MaxSchedules plus the
+	// schedule's number.
+	Seed   uint64   `json:"seed"`
+	Faults []string `json:"faults"` // the schedule's faults, one sentence each
+	Events []Event  `json:"events"`
+	// Outcomes are everything that went wrong, most serious first, each
+	// tied to the event where it first happened; exactly [safe] if
+	// nothing did.
+	Outcomes []Found      `json:"outcomes"`
+	Params   RunParams    `json:"params"`
+	Verdict  race.Outcome `json:"verdict"` // Outcomes[0]'s
+	// Summary says what broke, in one sentence.
+	Summary string `json:"summary"`
+	// Lanes are the actors, in drawing order: "client 1" ... "redis",
+	// "storage". Nodes is the number of Redis nodes (always 1).
+	Lanes []string `json:"lanes"`
+	Nodes int      `json:"nodes"`
+	// Violation is the index in Events where the property broke.
+	Violation int `json:"violation"`
+}
+
+// Event is one step of a schedule: a race.Event (same JSON fields, so the
+// race animation plays it), with the time again as t_ms and, for a
+// recipe line, the line as run and the reply redis-cli would print.
+type Event struct {
+	race.Event
+	TMS   int64  `json:"t_ms"`
+	Line  string `json:"line,omitempty"`
+	Reply string `json:"reply,omitempty"`
+}
+
+// Found is an outcome of a schedule (a race.Found) with its time again as
+// t_ms, as the race animation reads it.
+type Found struct {
+	race.Found
+	TMS int64 `json:"t_ms"`
+}
+
+// RunParams are the settings of a schedule the race animation reads.
+type RunParams struct {
+	TTLMS   int64 `json:"ttl_ms"`
+	Fencing bool  `json:"fencing"`
+}
+
+// The lab's own event kinds, besides race's.
+const (
+	// KindCommand: a recipe line that is neither the lock's first acquire,
+	// release nor extend line ran.
+	KindCommand race.Kind = "command"
+	// KindExtendOther: a renewal extended another client's lock.
+	KindExtendOther race.Kind = "extend-other"
+	// KindClientCrash: a client crashed; it never runs another line.
+	KindClientCrash race.Kind = "client-crash"
+	// KindStillLocked: a TTL after a holder crashed, its lock is still
+	// taken.
+	KindStillLocked race.Kind = "still-locked"
+)
+
+// The lab's own outcomes, besides race's.
+const (
+	// OutcomeForeignLockExtended: a client renewed a lock that was no
+	// longer its own.
+	OutcomeForeignLockExtended race.Outcome = "foreign-lock-extended"
+	// OutcomeLockNotFreed: a crashed holder's lock was still taken a TTL
+	// after the crash.
+	OutcomeLockNotFreed race.Outcome = "lock-not-freed"
+)
+
+// Check validates the request's recipe and explores budget.Schedules
+// schedules, judging every property in each. It returns a *LineError
+// (ErrBadRecipe) for a recipe that cannot run, ErrUnknownChallenge, and
+// ErrBudget when the budget ran out; ctx stops it early. The same request
+// and budget always give the same Report.
+func Check(ctx context.Context, req Request, budget Budget) (Report, error) {
+	if err := req.Recipe.Validate(); err != nil {
+		return Report{}, err
+	}
+	var ch *Challenge
+	if req.Challenge != "" {
+		c, err := ChallengeByID(req.Challenge)
+		if err != nil {
+			return Report{}, err
+		}
+		ch = &c
+	}
+	seed := req.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	if seed > maxSeed {
+		return Report{}, fmt.Errorf("check: seed %d is above %d: %w", seed, uint64(maxSeed), ErrBadSeed)
+	}
+	return explore(ctx, req.Recipe, ch, seed, budget.withDefaults())
+}
+
+// maxSeed keeps seed*MaxSchedules+n within a uint64 and exact in JSON
+// numbers read as doubles.
+const maxSeed = 1 << 40
+
+// Replay plays the one schedule that seed names (a Counterexample.Seed)
+// with recipe, and returns it as a counterexample, whether or not a
+// property broke in it.
+func Replay(ctx context.Context, recipe Recipe, seed uint64) (Counterexample, error) {
+	if err := recipe.Validate(); err != nil {
+		return Counterexample{}, err
+	}
+	base, n := seed/MaxSchedules, int(seed%MaxSchedules)
+	if base == 0 || base > maxSeed {
+		return Counterexample{}, fmt.Errorf("replay seed %d: not a schedule's seed: %w", seed, ErrBadSeed)
+	}
+	return replay(ctx, recipe, base, n, DefaultBudget())
+}

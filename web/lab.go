@@ -1,0 +1,502 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/locklab/locklab/lab"
+	"github.com/locklab/locklab/limit"
+	"github.com/locklab/locklab/race"
+	"github.com/locklab/locklab/web/views"
+)
+
+// The lock lab: GET /api/lab/challenges, POST /api/lab/check, and the
+// page /lab, whose form posts to itself when JavaScript is off. The rules
+// (recipes, schedules, properties, challenges) are package lab's; this
+// file maps HTTP to them, keeps solved challenges with the learner's
+// progress and puts checks under the script limits.
+
+// labRecipeJSON is a recipe as the API takes and gives it.
+type labRecipeJSON struct {
+	Acquire []string `json:"acquire"`
+	Release []string `json:"release"`
+	Extend  []string `json:"extend"`
+	Fencing bool     `json:"fencing"`
+}
+
+// labChallengeJSON is one entry of GET /api/lab/challenges: the broken
+// recipe, the property it breaks and the hint.
+type labChallengeJSON struct {
+	ID       string        `json:"id"`
+	Title    string        `json:"title"`
+	Goal     string        `json:"goal"`
+	Property string        `json:"property"`
+	Hint     string        `json:"hint"`
+	Recipe   labRecipeJSON `json:"recipe"`
+	Solved   bool          `json:"solved"`
+}
+
+// labCheckRequest is the body of POST /api/lab/check.
+type labCheckRequest struct {
+	Recipe    labRecipeJSON `json:"recipe"`
+	Challenge string        `json:"challenge,omitempty"`
+	Seed      *uint64       `json:"seed,omitempty"`
+}
+
+// labReportJSON answers POST /api/lab/check. Passed is there only with a
+// challenge; the fields after it are for the page (lab.js).
+type labReportJSON struct {
+	Schedules  int               `json:"schedules"`
+	Properties []labPropertyJSON `json:"properties"`
+	Passed     *bool             `json:"passed,omitempty"`
+	// Challenge and ChallengeProperty name the challenge checked.
+	Challenge         string `json:"challenge,omitempty"`
+	ChallengeProperty string `json:"challenge_property,omitempty"`
+	// JustSolved: this check solved the challenge and it was saved.
+	JustSolved bool `json:"just_solved,omitempty"`
+	// Works says whether every client took the lock in the schedule
+	// without faults; WorksText says why not.
+	Works     bool   `json:"works"`
+	WorksText string `json:"works_text,omitempty"`
+	// Link is the page that reproduces this check.
+	Link string `json:"link"`
+}
+
+type labPropertyJSON struct {
+	ID             string                 `json:"id"`
+	Title          string                 `json:"title"`
+	Description    string                 `json:"description"`
+	Holds          bool                   `json:"holds"`
+	Explored       int                    `json:"explored"`
+	Note           string                 `json:"note,omitempty"`
+	Counterexample *labCounterexampleJSON `json:"counterexample"`
+}
+
+// labCounterexampleJSON is a schedule that broke a property: its events
+// have the race API's shape, so that the race's renderer draws them.
+type labCounterexampleJSON struct {
+	Seed     uint64           `json:"seed"`
+	Events   []raceEventJSON  `json:"events"`
+	Outcomes []labOutcomeJSON `json:"outcomes"`
+	Nodes    int              `json:"nodes"`
+	TTLMS    int64            `json:"ttl_ms"`
+	Fencing  bool             `json:"fencing"`
+	// Faults are the schedule's faults, Summary what broke, each in one
+	// sentence.
+	Faults  []string `json:"faults"`
+	Summary string   `json:"summary"`
+	Link    string   `json:"link"`
+}
+
+type labOutcomeJSON struct {
+	raceOutcomeJSON
+	Label string `json:"label"`
+}
+
+func (s *Server) handleLabChallenges(c echo.Context) error {
+	solved := s.solvedSet(c)
+	out := []labChallengeJSON{}
+	for _, ch := range lab.Challenges() {
+		out = append(out, labChallengeJSON{
+			ID: ch.ID, Title: ch.Title, Goal: ch.Goal, Property: string(ch.Property), Hint: ch.Hint,
+			Recipe: recipeToJSON(ch.Recipe), Solved: solved[ch.ID],
+		})
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) handleLabCheck(c echo.Context) error {
+	var req labCheckRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	out, err := s.labCheck(c, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// labCheck runs a check under the script limits, records a solved
+// challenge and builds the API's answer.
+func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, error) {
+	var ch *lab.Challenge
+	if req.Challenge != "" {
+		found, err := lab.ChallengeByID(req.Challenge)
+		if err != nil {
+			return labReportJSON{}, err
+		}
+		ch = &found
+	}
+	recipe := recipeFromJSON(req.Recipe)
+	// A recipe that cannot run costs no budget: its 400 names the line.
+	if err := recipe.Validate(); err != nil {
+		return labReportJSON{}, err
+	}
+	learner := s.learnerID(c)
+	if c.Request().Method == http.MethodPost {
+		learner = s.ensureLearner(c)
+	}
+	charge, err := s.limitCheck(c, learner)
+	if err != nil {
+		return labReportJSON{}, err
+	}
+	lreq := lab.Request{Recipe: recipe, Challenge: req.Challenge}
+	if req.Seed != nil {
+		lreq.Seed = *req.Seed
+	}
+	start := time.Now()
+	rep, err := lab.Check(c.Request().Context(), lreq, lab.Budget{})
+	charge(time.Since(start))
+	if err != nil {
+		return labReportJSON{}, err
+	}
+	out := reportToJSON(req, rep)
+	if ch != nil {
+		out.Challenge, out.ChallengeProperty = ch.ID, string(ch.Property)
+		passed := rep.Passed != nil && *rep.Passed
+		out.Passed = &passed
+		// Only a POST saves: a link opened (GET) shows the result and
+		// changes nothing.
+		if passed && c.Request().Method == http.MethodPost {
+			out.JustSolved, err = s.recordSolved(c, learner, ch.ID)
+			if err != nil {
+				return labReportJSON{}, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// recordSolved saves a solved challenge with the learner's progress and
+// reports whether it is new.
+func (s *Server) recordSolved(c echo.Context, learner, challenge string) (bool, error) {
+	if learner == "" {
+		return false, nil
+	}
+	ctx := c.Request().Context()
+	had, err := s.progress.Solved(ctx, learner)
+	if err != nil {
+		return false, err
+	}
+	for _, id := range had {
+		if id == challenge {
+			return false, nil
+		}
+	}
+	if err := s.progress.RecordSolved(ctx, learner, challenge); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// solvedSet is the challenges the learner has solved; a store that cannot
+// be read shows none, and the error goes to the log.
+func (s *Server) solvedSet(c echo.Context) map[string]bool {
+	out := map[string]bool{}
+	id := s.learnerID(c)
+	if id == "" {
+		return out
+	}
+	ids, err := s.progress.Solved(c.Request().Context(), id)
+	if err != nil {
+		s.log.Warn("read solved challenges", "error", err)
+		return out
+	}
+	for _, x := range ids {
+		out[x] = true
+	}
+	return out
+}
+
+// limitCheck puts a check under the script limits: it counts as a script
+// that may run long (one at a time per learner, while the script time
+// budget holds a deadline's worth), and pays the time it took.
+func (s *Server) limitCheck(c echo.Context, learner string) (func(time.Duration), error) {
+	key := learner
+	if key == "" {
+		// A reproduced link, opened by a visitor who has no id yet.
+		key = "anon:" + clientAddress(c)
+	}
+	charge, d, err := s.limits.Script(c.Request().Context(), &s.running, key, clientAddress(c), limit.Line{RunsScript: true, RunsLong: true})
+	if err != nil {
+		s.log.Warn("script limits", "error", err)
+	}
+	pay := func(used time.Duration) {
+		if err := charge(used); err != nil {
+			s.log.Warn("script budget", "error", err)
+		}
+	}
+	switch {
+	case d.Allowed():
+		return pay, nil
+	case d.Limit == "script_time" || d.Limit == "script_time_per_address":
+		return pay, s.refused(c, d, fmt.Sprintf(
+			"your checks have used their share of the sandbox's time; try again in %d s", retrySeconds(d.Wait)))
+	default:
+		return pay, s.tooMany(c, d)
+	}
+}
+
+func recipeFromJSON(r labRecipeJSON) lab.Recipe {
+	return lab.Recipe{Acquire: r.Acquire, Release: r.Release, Extend: r.Extend, Fencing: r.Fencing}
+}
+
+func recipeToJSON(r lab.Recipe) labRecipeJSON {
+	return labRecipeJSON{Acquire: nonNil(r.Acquire), Release: nonNil(r.Release), Extend: nonNil(r.Extend), Fencing: r.Fencing}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// propertyInfo describes a property; an unknown one is its own title.
+func propertyInfo(p lab.Property) lab.PropertyInfo {
+	for _, in := range lab.Properties() {
+		if in.ID == p {
+			return in
+		}
+	}
+	return lab.PropertyInfo{ID: p, Title: string(p)}
+}
+
+func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
+	out := labReportJSON{
+		Schedules: rep.Schedules, Properties: []labPropertyJSON{}, Works: rep.Works, WorksText: rep.WorksText,
+		Link: labLink(req.Recipe, req.Challenge, &rep.Seed),
+	}
+	for _, p := range rep.Properties {
+		info := propertyInfo(p.ID)
+		pj := labPropertyJSON{
+			ID: string(p.ID), Title: info.Title, Description: info.Text, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
+		}
+		if cx := p.Counterexample; cx != nil {
+			cj := &labCounterexampleJSON{
+				Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []labOutcomeJSON{}, Faults: nonNil(cx.Faults), Summary: cx.Summary,
+				TTLMS: cx.Params.TTLMS, Fencing: cx.Params.Fencing, Nodes: max(cx.Nodes, 1),
+				Link: out.Link + "#cx-" + string(p.ID) + "-title",
+			}
+			for _, e := range cx.Events {
+				cj.Events = append(cj.Events, raceEventJSON{
+					TMS: e.TMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Subject: e.Subject,
+					Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken, Holding: e.Holding,
+				})
+			}
+			for _, o := range cx.Outcomes {
+				cj.Outcomes = append(cj.Outcomes, labOutcomeJSON{
+					raceOutcomeJSON: raceOutcomeJSON{Outcome: string(o.Outcome), Event: o.Event, TMS: o.AtMS, Text: o.Text},
+					Label:           labOutcomeLabel(o.Outcome),
+				})
+			}
+			pj.Counterexample = cj
+		}
+		out.Properties = append(out.Properties, pj)
+	}
+	return out
+}
+
+// labOutcomeLabel names an outcome as the race does, and the lab's own.
+func labOutcomeLabel(o race.Outcome) string {
+	switch o {
+	case lab.OutcomeForeignLockExtended:
+		return "A client extends another client's lock"
+	case lab.OutcomeLockNotFreed:
+		return "A crashed holder's lock is never freed"
+	}
+	return views.VerdictLabel(string(o))
+}
+
+// labLink is the page that reproduces a check: the recipe, the challenge
+// and the seed that chose the schedules, in the address. A check is
+// deterministic, so the link shows the same counterexamples again.
+func labLink(r labRecipeJSON, challenge string, seed *uint64) string {
+	q := url.Values{}
+	if challenge != "" {
+		q.Set("challenge", challenge)
+	}
+	q.Set("acquire", strings.Join(r.Acquire, "\n"))
+	q.Set("release", strings.Join(r.Release, "\n"))
+	if len(r.Extend) > 0 {
+		q.Set("extend", strings.Join(r.Extend, "\n"))
+	}
+	q.Set("fencing", strconv.FormatBool(r.Fencing))
+	if seed != nil {
+		q.Set("seed", strconv.FormatUint(*seed, 10))
+	}
+	q.Set("check", "1")
+	return "/lab?" + q.Encode()
+}
+
+// splitLines is a textarea's lines, trimmed, without the empty ones.
+func splitLines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// labFormRequest reads a check from the page's form (POST) or its address
+// (GET, a reproduced link).
+func labFormRequest(get func(string) string) (labCheckRequest, error) {
+	req := labCheckRequest{
+		Recipe: labRecipeJSON{
+			Acquire: splitLines(get("acquire")), Release: splitLines(get("release")), Extend: splitLines(get("extend")),
+			Fencing: get("fencing") == "true",
+		},
+		Challenge: get("challenge"),
+	}
+	if v := get("seed"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return req, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("seed = %q: not a whole number", v))
+		}
+		req.Seed = &n
+	}
+	return req, nil
+}
+
+// handleLabPage is /lab: a blank recipe, a challenge's broken recipe
+// (?challenge=id), or a reproduced check (?check=1 with the recipe).
+func (s *Server) handleLabPage(c echo.Context) error {
+	q := c.QueryParams()
+	req, err := labFormRequest(q.Get)
+	if err != nil {
+		return err
+	}
+	run := q.Get("check") != ""
+	if !run && req.Challenge != "" {
+		ch, err := lab.ChallengeByID(req.Challenge)
+		if err != nil {
+			return err
+		}
+		req.Recipe = recipeToJSON(ch.Recipe)
+	}
+	if !run && req.Challenge == "" && len(req.Recipe.Acquire) == 0 {
+		req.Recipe = recipeToJSON(lab.Textbook())
+	}
+	return s.renderLab(c, req, run)
+}
+
+// handleLabForm is the page's form posted without JavaScript: the page
+// again, with the report under the form (a direct render, as the quiz's
+// form does: a check is not a change to redo on reload).
+func (s *Server) handleLabForm(c echo.Context) error {
+	req, err := labFormRequest(c.FormValue)
+	if err != nil {
+		return err
+	}
+	return s.renderLab(c, req, true)
+}
+
+// renderLab renders /lab with the recipe in the editor and, if run, the
+// report of its check. A recipe that cannot run is a 400 with the message
+// above the form.
+func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error {
+	m := views.LabPage{
+		Page:   s.page("The lock lab", "Write your own Redis lock and let Lock Lab try to break it over hundreds of schedules.", "lab"),
+		LabCSS: s.assets.href("lab.css"),
+		Recipe: views.LabRecipe{
+			Acquire: strings.Join(req.Recipe.Acquire, "\n"), Release: strings.Join(req.Recipe.Release, "\n"),
+			Extend: strings.Join(req.Recipe.Extend, "\n"), Fencing: req.Recipe.Fencing,
+		},
+	}
+	m.Page.Scripts = []string{s.assets.href("race.js"), s.assets.href("lab.js")}
+	code := http.StatusOK
+	if run {
+		rep, err := s.labCheck(c, req)
+		switch {
+		case err == nil:
+			m.Report = reportView(rep)
+			m.ReportData = rep
+		default:
+			// A recipe that cannot run, or a check refused by the
+			// limits, is said above the form; the rest is the error page.
+			code, m.Error = classify(err)
+			if code >= 500 || code == http.StatusNotFound {
+				return err
+			}
+			m.Error = capitalize(m.Error) + "."
+			m.ErrorField = labErrorField(err)
+		}
+	}
+	solved := s.solvedSet(c)
+	for _, ch := range lab.Challenges() {
+		v := labChallengeView(ch, solved[ch.ID])
+		if ch.ID == req.Challenge {
+			cv := v
+			m.Challenge = &cv
+			if m.Report != nil {
+				m.Report.Challenge = &cv
+				m.Report.Unsaved = m.Report.Passed && !v.Solved
+			}
+		}
+		if v.Solved {
+			m.Solved++
+		}
+		m.Challenges = append(m.Challenges, v)
+	}
+	return render(c, code, views.LabFullPage(m))
+}
+
+// labErrorField is the recipe part a refusal names: the part of the line
+// to blame, or the part a message such as "recipe: acquire needs at least
+// one line" starts with.
+func labErrorField(err error) string {
+	var le *lab.LineError
+	if errors.As(err, &le) {
+		return le.Part
+	}
+	msg := strings.TrimPrefix(err.Error(), "recipe: ")
+	for _, f := range []string{"acquire", "release", "extend"} {
+		if strings.HasPrefix(msg, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+func labChallengeView(ch lab.Challenge, solved bool) views.LabChallenge {
+	return views.LabChallenge{
+		ID: ch.ID, Title: ch.Title, Goal: ch.Goal, Property: string(ch.Property),
+		PropertyTitle: propertyInfo(ch.Property).Title, Hint: ch.Hint, Solved: solved,
+		Href: "/lab?challenge=" + url.QueryEscape(ch.ID),
+	}
+}
+
+func reportView(rep labReportJSON) *views.LabReport {
+	v := &views.LabReport{
+		Schedules: rep.Schedules, Passed: rep.Passed != nil && *rep.Passed, JustSolved: rep.JustSolved, Link: rep.Link,
+		Works: rep.Works, WorksText: rep.WorksText,
+	}
+	for _, p := range rep.Properties {
+		pv := views.LabProperty{
+			ID: p.ID, Title: p.Title, Description: p.Description, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
+			Focus: p.ID == rep.ChallengeProperty,
+		}
+		if cx := p.Counterexample; cx != nil {
+			cv := &views.LabCounterexample{Seed: cx.Seed, Link: cx.Link, Faults: cx.Faults, Summary: cx.Summary}
+			for _, e := range cx.Events {
+				cv.Events = append(cv.Events, views.RaceEvent{TMS: e.TMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text})
+			}
+			for _, o := range cx.Outcomes {
+				cv.Outcomes = append(cv.Outcomes, views.RaceOutcome{ID: o.Outcome, Label: o.Label, AtMS: o.TMS, Text: o.Text})
+			}
+			pv.Counterexample = cv
+		}
+		v.Properties = append(v.Properties, pv)
+	}
+	return v
+}

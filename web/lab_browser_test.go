@@ -1,0 +1,154 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/locklab/locklab/internal/browsertest"
+	"github.com/locklab/locklab/lab"
+)
+
+// TestLabInBrowser solves the plain-DEL challenge end to end, with the
+// page's script and without it: load the broken recipe, check it, see
+// no-foreign-release break and its counterexample (played on the race's
+// drawing with the script, as a transcript without), fix the release,
+// check again and see the challenge solved and counted. Screenshots at
+// 390 and 1280 px, light and dark, and axe-core on each.
+func TestLabInBrowser(t *testing.T) {
+	ch, err := lab.ChallengeByID("plain-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, js := range []bool{true, false} {
+		name := map[bool]string{true: "js", false: "nojs"}[js]
+		t.Run(name, func(t *testing.T) {
+			ts := newTestServer(t)
+			ctx := browsertest.New(t)
+			browsertest.Scripts(t, ctx, js)
+			browsertest.ColorScheme(t, ctx, "light")
+			browsertest.Open(t, ctx, ts.URL+"/", 1280, 900)
+			// From the home page to the challenge, as a learner goes.
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="/lab"]`)), chromedp.WaitVisible(chromedp.CSS("[data-lab-form]"))); err != nil {
+				t.Fatalf("follow the home page's link to /lab: %v", err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="/lab?challenge=plain-del"]`)), chromedp.WaitVisible(chromedp.CSS("[data-lab-brief]"))); err != nil {
+				t.Fatalf("load the challenge: %v", err)
+			}
+			release, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#lab-release")))
+			if err != nil || release != "DEL {key}" {
+				t.Fatalf("release field = %q, %v; want the broken recipe's DEL {key}", release, err)
+			}
+
+			check := func() {
+				t.Helper()
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("[data-lab-check]"))); err != nil {
+					t.Fatalf("press Check it: %v", err)
+				}
+			}
+			// A line that cannot run is refused, naming it, and the field
+			// is marked.
+			acquire, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#lab-acquire")))
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), "SET {key} {tokn} NX PX {ttl}")); err != nil {
+				t.Fatal(err)
+			}
+			check()
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-error]").textContent.startsWith("Acquire line 1") && document.querySelector("#lab-acquire").getAttribute("aria-invalid") === "true"`)
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), acquire)); err != nil {
+				t.Fatal(err)
+			}
+			check()
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-passed]").getAttribute("data-lab-passed") === "false"`)
+			cx := `[data-lab-cx="no-foreign-release"]`
+			steps, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.querySelectorAll('`+cx+` [data-race-transcript] li').length`))
+			if err != nil || steps == 0 {
+				t.Fatalf("counterexample transcript has %d steps (%v); want some", steps, err)
+			}
+			if js {
+				// The script checked through the API: the page stayed.
+				if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.Contains(loc, "check=1") {
+					t.Errorf("location %s; want the check's link in the address", loc)
+				}
+				browsertest.WaitFor(t, ctx, `document.querySelector('`+cx+`').getAttribute("data-lab-playing") === "ready"`)
+				// Play it step by step to the end, from the keyboard.
+				if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(cx+` [data-act=forward]`))); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i <= int(steps); i++ {
+					if err := chromedp.Do(ctx, chromedp.KeyEvent("\r")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				browsertest.WaitFor(t, ctx, `document.querySelector('`+cx+`').getAttribute("data-lab-playing") === "done"`)
+				narration, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(cx+` [data-race-narration]`)))
+				if !strings.HasPrefix(narration, "The end. What happened:") {
+					t.Errorf("narration at the end = %q", narration)
+				}
+				browsertest.ElementScreenshot(t, ctx, cx, "lab-cx-played-1280")
+				shown, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll('`+cx+` svg.race-timeline .marker')].filter(m => m.style.display !== "none").length`))
+				if shown != steps {
+					t.Errorf("%d markers shown at the end; want %d, one per event", shown, steps)
+				}
+			} else {
+				hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+cx+` [data-race-stage]').hidden`))
+				if !hidden {
+					t.Error("without the script the stage should stay hidden")
+				}
+			}
+			for _, vp := range []struct {
+				width  int64
+				scheme string
+			}{{390, "light"}, {390, "dark"}, {1280, "light"}, {1280, "dark"}} {
+				shot(t, ctx, fmt.Sprintf("lab-broken-%s-%d-%s", name, vp.width, vp.scheme), vp.width, vp.scheme, js)
+			}
+			browsertest.ColorScheme(t, ctx, "light")
+
+			// The fix: compare-and-delete in one script.
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-release"), strings.Join(ch.Fix.Release, "\n"))); err != nil {
+				t.Fatal(err)
+			}
+			check()
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-passed]").getAttribute("data-lab-passed") === "true"`)
+			solved, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-lab-solved-count]")))
+			if !strings.HasPrefix(solved, "1 of "+strconv.Itoa(len(lab.Challenges()))) {
+				t.Errorf("solved count = %q; want 1 of %d", solved, len(lab.Challenges()))
+			}
+			for _, vp := range []struct {
+				width  int64
+				scheme string
+			}{{390, "light"}, {1280, "dark"}} {
+				shot(t, ctx, fmt.Sprintf("lab-solved-%s-%d-%s", name, vp.width, vp.scheme), vp.width, vp.scheme, js)
+			}
+			// Saved with the progress: a fresh page still shows it solved.
+			browsertest.Open(t, ctx, ts.URL+"/lab", 1280, 900)
+			if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.querySelectorAll('[data-challenge="plain-del"].lab-solved').length`)); n != 1 {
+				t.Error("after a reload the challenge is not marked solved")
+			}
+		})
+	}
+}
+
+// shot takes a screenshot of the page as it is at a width and colour
+// scheme, checks nothing is wider than the viewport, and runs axe-core.
+func shot(t *testing.T, ctx context.Context, name string, width int64, scheme string, js bool) {
+	t.Helper()
+	browsertest.ColorScheme(t, ctx, scheme)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
+		t.Fatal(err)
+	}
+	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth - window.innerWidth`))
+	if err != nil || overflow > 0 {
+		t.Errorf("%s: page is %d px wider than the viewport (err %v)", name, overflow, err)
+	}
+	browsertest.Screenshot(t, ctx, name)
+	// Axe runs as a script: let it, on a page that loaded without any.
+	if !js {
+		browsertest.Scripts(t, ctx, true)
+		defer browsertest.Scripts(t, ctx, false)
+	}
+	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), name)
+}

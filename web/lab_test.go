@@ -1,0 +1,326 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/lab"
+	"github.com/locklab/locklab/limit"
+)
+
+// labBody is a POST /api/lab/check body for a recipe.
+func labBody(t *testing.T, r lab.Recipe, challenge string) string {
+	t.Helper()
+	req := labCheckRequest{Recipe: recipeToJSON(r), Challenge: challenge}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (l *learnerClient) labCheck(body string) (int, labReportJSON, string) {
+	l.t.Helper()
+	code, out := l.do("POST", "/api/lab/check", "application/json", body)
+	var rep labReportJSON
+	if code == http.StatusOK {
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			l.t.Fatalf("POST /api/lab/check: %v\n%s", err, out)
+		}
+	}
+	return code, rep, out
+}
+
+func (l *learnerClient) labChallenges() []labChallengeJSON {
+	l.t.Helper()
+	code, body := l.do("GET", "/api/lab/challenges", "", "")
+	if code != http.StatusOK {
+		l.t.Fatalf("GET /api/lab/challenges = %d %s", code, body)
+	}
+	var out []labChallengeJSON
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		l.t.Fatal(err)
+	}
+	return out
+}
+
+func TestLabChallengesAPI(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	got := l.labChallenges()
+	want := lab.Challenges()
+	if len(got) != len(want) {
+		t.Fatalf("%d challenges; want %d", len(got), len(want))
+	}
+	for i, c := range got {
+		if c.ID != want[i].ID || c.Title == "" || c.Goal == "" || c.Hint == "" || c.Property != string(want[i].Property) || len(c.Recipe.Acquire) == 0 || c.Solved {
+			t.Errorf("challenge %d = %+v; want %s with a title, goal, hint, property and recipe, unsolved", i, c, want[i].ID)
+		}
+	}
+	// The fixes stay on the server.
+	_, body := l.do("GET", "/api/lab/challenges", "", "")
+	if strings.Contains(body, `"fix"`) || strings.Contains(body, "INCR', KEYS[2]") {
+		t.Errorf("the challenges give away a fix:\n%s", body)
+	}
+}
+
+func TestLabCheckRefusesWhatCannotRun(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	for _, tt := range []struct {
+		name, body string
+		code       int
+		msg        string // the error names this
+	}{
+		{"bad placeholder", labBody(t, lab.Recipe{Acquire: []string{"SET {key} {tokn} NX PX {ttl}"}, Release: []string{"DEL {key}"}}, ""), 400, "acquire line 1"},
+		{"refused command", labBody(t, lab.Recipe{Acquire: []string{"SET {key} {token} NX PX {ttl}"}, Release: []string{"DEL {key}", "CONFIG SET maxmemory 1"}}, ""), 400, "release line 2"},
+		{"empty acquire", labBody(t, lab.Recipe{Release: []string{"DEL {key}"}}, ""), 400, "acquire"},
+		{"unknown challenge", labBody(t, lab.Textbook(), "no-such"), 404, "no-such"},
+		{"malformed JSON", `{"recipe": [}`, 400, "malformed JSON"},
+		{"unknown field", `{"recipe": {"acquire": ["GET {key}"]}, "extra": 1}`, 400, "extra"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, body := l.labCheck(tt.body)
+			var e apiError
+			_ = json.Unmarshal([]byte(body), &e)
+			if code != tt.code || !strings.Contains(e.Error, tt.msg) {
+				t.Errorf("POST /api/lab/check = %d %s; want %d naming %q", code, body, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestLabCheckReportsEveryProperty(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	body := labBody(t, lab.Textbook(), "")
+	code, rep, raw := l.labCheck(body)
+	if code != http.StatusOK {
+		t.Fatalf("check = %d %s", code, raw)
+	}
+	if rep.Schedules < 200 || rep.Passed != nil || len(rep.Properties) != len(lab.Properties()) {
+		t.Fatalf("report = %d schedules, passed %v, %d properties; want 200 or more, no passed, every property", rep.Schedules, rep.Passed, len(rep.Properties))
+	}
+	holds := map[string]bool{}
+	for _, p := range rep.Properties {
+		holds[p.ID] = p.Holds
+		if p.Title == "" || p.Description == "" || p.Explored == 0 && p.Holds && p.Note == "" {
+			t.Errorf("property %+v: want a title, a description and schedules explored", p)
+		}
+		if p.Holds != (p.Counterexample == nil) {
+			t.Errorf("property %s holds=%v with counterexample %v; want one exactly when it breaks", p.ID, p.Holds, p.Counterexample)
+		}
+		if cx := p.Counterexample; cx != nil {
+			if len(cx.Events) == 0 || len(cx.Outcomes) == 0 || !strings.HasPrefix(cx.Link, "/lab?") || cx.TTLMS == 0 {
+				t.Errorf("counterexample of %s = %+v; want events, outcomes, a TTL and a link", p.ID, cx)
+			}
+		}
+	}
+	if !holds["one-holder"] || !holds["no-foreign-release"] || !holds["frees-after-crash"] || holds["no-stale-write"] {
+		t.Errorf("textbook recipe: %v; want all but no-stale-write to hold", holds)
+	}
+	// The same recipe always gives the same answer.
+	_, _, again := l.labCheck(body)
+	if again != raw {
+		t.Errorf("a second check of the same recipe differs:\n%s\n%s", raw, again)
+	}
+}
+
+func TestLabChallengeSolvedAndSaved(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	ch, err := lab.ChallengeByID("plain-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, rep, raw := l.labCheck(labBody(t, ch.Recipe, ch.ID))
+	if code != http.StatusOK || rep.Passed == nil || *rep.Passed || rep.JustSolved {
+		t.Fatalf("broken recipe = %d %s; want passed false", code, raw)
+	}
+	p, _ := findProperty(rep, string(ch.Property))
+	if p.Holds || p.Counterexample == nil {
+		t.Errorf("broken recipe: %s = %+v; want broken with a counterexample", ch.Property, p)
+	}
+	if l.labChallenges()[1].Solved {
+		t.Error("a failed check marked the challenge solved")
+	}
+	code, rep, raw = l.labCheck(labBody(t, ch.Fix, ch.ID))
+	if code != http.StatusOK || rep.Passed == nil || !*rep.Passed || !rep.JustSolved {
+		t.Fatalf("fixed recipe = %d %s; want passed and just solved", code, raw)
+	}
+	for _, c := range l.labChallenges() {
+		if c.Solved != (c.ID == ch.ID) {
+			t.Errorf("challenge %s solved = %v after solving %s", c.ID, c.Solved, ch.ID)
+		}
+	}
+	// Solving it again saves nothing new; the page counts it.
+	if _, rep, _ = l.labCheck(labBody(t, ch.Fix, ch.ID)); rep.JustSolved {
+		t.Error("solving a solved challenge again: just_solved = true")
+	}
+	if _, page := l.do("GET", "/lab", "", ""); !strings.Contains(page, "1 of 8 solved") {
+		t.Errorf("/lab does not count the solved challenge")
+	}
+}
+
+func findProperty(rep labReportJSON, id string) (labPropertyJSON, bool) {
+	for _, p := range rep.Properties {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return labPropertyJSON{}, false
+}
+
+func TestLabCheckUnderScriptLimits(t *testing.T) {
+	cfg := testConfig(t)
+	// The clock stands still: the one check of the burst never comes back.
+	at := time.Unix(1_800_000_000, 0)
+	cfg.Limits = limit.Limits{Scripts: limit.Memory{Now: func() time.Time { return at }}.Limiter(1, 1)}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLearner(t, newServerFor(t, s))
+	body := labBody(t, lab.Textbook(), "")
+	if code, _, raw := l.labCheck(body); code != http.StatusOK {
+		t.Fatalf("first check = %d %s", code, raw)
+	}
+	req, _ := http.NewRequest("POST", l.base+"/api/lab/check", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", l.csrfToken())
+	resp, err := l.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("second check = %d, Retry-After %q; want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	// A recipe that cannot run is refused before it costs anything.
+	bad := labBody(t, lab.Recipe{Release: []string{"DEL {key}"}}, "")
+	if code, _, raw := l.labCheck(bad); code != http.StatusBadRequest {
+		t.Errorf("bad recipe under a spent limit = %d %s; want 400", code, raw)
+	}
+}
+
+func TestLabPageWithoutJavaScript(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	code, page := l.do("GET", "/lab", "", "")
+	for _, want := range []string{`<form class="lab-form" method="post" action="/lab#report"`, `name="acquire"`, `name="release"`, `name="extend"`, `name="fencing"`, "Check it", `href="/lab?challenge=plain-del"`, "SET {key} {token} NX PX {ttl}"} {
+		if code != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("GET /lab = %d; want %q in the page", code, want)
+		}
+	}
+	if strings.Contains(page, `id="report"`) {
+		t.Error("GET /lab shows a report before any check")
+	}
+
+	ch, _ := lab.ChallengeByID("plain-del")
+	_, page = l.do("GET", "/lab?challenge=plain-del", "", "")
+	if !strings.Contains(page, ch.Hint[:30]) || !strings.Contains(page, ">DEL {key}</textarea>") || !strings.Contains(page, `name="challenge" value="plain-del"`) {
+		t.Errorf("GET /lab?challenge=plain-del: want the hint, the broken release and the challenge field")
+	}
+
+	form := func(r lab.Recipe, challenge string) string {
+		v := url.Values{"acquire": {strings.Join(r.Acquire, "\n")}, "release": {strings.Join(r.Release, "\r\n")}, "extend": {strings.Join(r.Extend, "\n")}, "challenge": {challenge}}
+		if r.Fencing {
+			v.Set("fencing", "true")
+		}
+		return v.Encode()
+	}
+	const formType = "application/x-www-form-urlencoded"
+	code, page = l.do("POST", "/lab", formType, form(lab.Recipe{Acquire: []string{"SET {key} {token} NX PX {ttl}"}, Release: []string{"DEL {key}", "SHUTDOWN"}}, ""))
+	if code != http.StatusBadRequest || !strings.Contains(page, "Release line 2") || !strings.Contains(page, `id="lab-release" name="release"`) || !strings.Contains(page, `aria-invalid="true"`) {
+		t.Errorf("POST /lab with a refused line = %d; want 400 naming release line 2, the field marked invalid", code)
+	}
+
+	code, page = l.do("POST", "/lab", formType, form(ch.Recipe, ch.ID))
+	if code != http.StatusOK || !strings.Contains(page, `data-lab-passed="false"`) || !strings.Contains(page, `data-lab-cx="no-foreign-release"`) || !strings.Contains(page, "data-race-transcript") {
+		t.Errorf("POST /lab with the broken recipe = %d; want not passed, with the counterexample's transcript", code)
+	}
+	code, page = l.do("POST", "/lab", formType, form(ch.Fix, ch.ID))
+	if code != http.StatusOK || !strings.Contains(page, `data-lab-passed="true"`) || !strings.Contains(page, "Saved with your progress") || !strings.Contains(page, "1 of 8 solved") {
+		t.Errorf("POST /lab with the fix = %d; want solved and saved", code)
+	}
+
+	// The report's link reproduces the check.
+	_, rep, _ := l.labCheck(labBody(t, ch.Recipe, ch.ID))
+	code, page = l.do("GET", rep.Link, "", "")
+	if code != http.StatusOK || !strings.Contains(page, `data-lab-passed="false"`) || !strings.Contains(page, ">DEL {key}</textarea>") {
+		t.Errorf("GET %s = %d; want the same check", rep.Link, code)
+	}
+}
+
+func TestLabLinkedFromHomeAndLesson(t *testing.T) {
+	ts := newTestServer(t)
+	for _, path := range []string{"/", "/topics/distributed-locks"} {
+		if _, page := get(t, ts.URL, path); !strings.Contains(page, `href="/lab"`) {
+			t.Errorf("%s does not link to /lab", path)
+		}
+	}
+	// The lesson stays light: the lab's style sheet and script are the
+	// lab page's own.
+	_, page := get(t, ts.URL, "/topics/distributed-locks")
+	if strings.Contains(page, "lab.css") || strings.Contains(page, "lab.js") {
+		t.Error("the lesson loads the lab's style sheet or script")
+	}
+}
+
+func TestLabBombRecipeIsRefused(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	bomb := lab.Recipe{Acquire: []string{`EVAL "while true do end" 0`}, Release: []string{"DEL {key}"}}
+	start := time.Now()
+	code, _, body := l.labCheck(labBody(t, bomb, ""))
+	took := time.Since(start)
+	var e apiError
+	_ = json.Unmarshal([]byte(body), &e)
+	if code != http.StatusBadRequest || !strings.Contains(e.Error, "acquire line 1") {
+		t.Errorf("bomb recipe = %d %s; want 400 naming acquire line 1", code, body)
+	}
+	// The check's own CPU budget is 2 s; a spinning line is stopped at
+	// its line's deadline, well before.
+	if took > 5*time.Second {
+		t.Errorf("bomb recipe took %v to refuse", took)
+	}
+}
+
+// TestLabSolvedTravelsWithProgressCodes: a learner who has only used the
+// lab has progress to carry, and the other device gets the solved
+// challenge.
+func TestLabSolvedTravelsWithProgressCodes(t *testing.T) {
+	base := newTestServer(t).URL
+	laptop, phone := newLearner(t, base), newLearner(t, base)
+	ch, _ := lab.ChallengeByID("no-ttl")
+	if code, rep, raw := laptop.labCheck(labBody(t, ch.Fix, ch.ID)); code != http.StatusOK || !rep.JustSolved {
+		t.Fatalf("solve %s = %d %s", ch.ID, code, raw)
+	}
+	code, c, body := laptop.newCode()
+	if code != http.StatusOK {
+		t.Fatalf("POST /api/progress/code after solving a lab challenge = %d %s; want a code", code, body)
+	}
+	if code, body := phone.adopt(c.Code); code != http.StatusOK {
+		t.Fatalf("carry = %d %s", code, body)
+	}
+	for _, got := range phone.labChallenges() {
+		if got.Solved != (got.ID == ch.ID) {
+			t.Errorf("on the other device, %s solved = %v", got.ID, got.Solved)
+		}
+	}
+}
+
+// TestLabLinkSavesNothing: opening a check's link (GET) shows its result
+// but does not mark the challenge solved; the form's POST does.
+func TestLabLinkSavesNothing(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	ch, _ := lab.ChallengeByID("plain-del")
+	link := labLink(recipeToJSON(ch.Fix), ch.ID, nil)
+	code, page := l.do("GET", link, "", "")
+	if code != http.StatusOK || !strings.Contains(page, `data-lab-passed="true"`) || !strings.Contains(page, "Press Check it to save it") {
+		t.Errorf("GET %s = %d; want passed, not saved", link, code)
+	}
+	for _, c := range l.labChallenges() {
+		if c.Solved {
+			t.Errorf("GET of a link marked %s solved", c.ID)
+		}
+	}
+}
