@@ -64,7 +64,8 @@ type Options struct {
 
 // A Supervisor runs the playground's sandboxes in worker processes and
 // restarts a worker that dies, restoring its sandboxes. It has the
-// methods of a playground.Manager and is safe for concurrent use.
+// methods of a playground.Manager, runs the lock lab's checks (CheckLab)
+// and is safe for concurrent use.
 type Supervisor struct {
 	opts     Options
 	m        *playground.Manager
