@@ -262,3 +262,26 @@ func TestCheckLabStuckWorker(t *testing.T) {
 		t.Errorf("the next check = %d schedules, %v; want 4", rep.Schedules, err)
 	}
 }
+
+// BenchmarkCheckLab is a full check (256 schedules) of the textbook
+// recipe through a worker, to compare with lab's BenchmarkCheck in
+// process: the boundary costs a JSON round trip of the report.
+func BenchmarkCheckLab(b *testing.B) {
+	s, err := NewSupervisor(Options{Workers: 1, Command: workerCommand("serve")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	req := lab.Request{Recipe: lab.Textbook()}
+	rep, err := s.CheckLab(context.Background(), req, lab.Budget{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, _ := json.Marshal(rep)
+	for b.Loop() {
+		if _, err := s.CheckLab(context.Background(), req, lab.Budget{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(js)), "report-bytes")
+}
