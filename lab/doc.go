@@ -34,7 +34,11 @@
 // Recipes are untrusted input: Validate refuses what cannot run, and a
 // Budget bounds the schedules, the lines run, the CPU time of one check
 // and each line's scripts; when one is spent, Check answers ErrBudget.
-// Checks run in the caller's process, on the caller's goroutine, one
+// Check runs in the caller's process, on the caller's goroutine, one
 // sandbox at a time: the same recipe, seed and budget always give the
-// same Report (but for its CPUMS).
+// same Report (but for its CPUMS). A server runs checks in its sandbox
+// worker processes (worker.Supervisor.CheckLab), so that a recipe that
+// gets past these limits costs a worker, not the website; InProcess, with
+// the same method, bounds the checks running at once in a server without
+// workers.
 package lab

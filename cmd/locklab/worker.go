@@ -11,10 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/web"
@@ -32,6 +34,24 @@ type sandboxes interface {
 	Len() int
 	Sweep(now time.Time) int
 	Close()
+}
+
+// labChecker is what the lock lab needs: its checks run in the sandbox
+// workers (*worker.Supervisor) or, with -sandbox-workers 0, in this
+// process (*lab.InProcess). The web layer declares the same interface.
+type labChecker interface {
+	CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error)
+}
+
+// newLabChecker returns where the lock lab's checks run: in the sandbox
+// workers when sb is their supervisor, as a learner's recipe is untrusted
+// input on the playground's engine; else in this process, as many at
+// once as it has cores.
+func newLabChecker(sb sandboxes) labChecker {
+	if s, ok := sb.(*worker.Supervisor); ok {
+		return s
+	}
+	return lab.NewInProcess(runtime.GOMAXPROCS(0))
 }
 
 // addWorkerFlags declares the flags of the sandbox workers.

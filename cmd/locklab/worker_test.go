@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/lab"
 )
 
 // execAs runs a playground line as learner over the HTTP API and returns
@@ -138,5 +143,44 @@ func TestWorkerFlags(t *testing.T) {
 		case cfg.workers != tt.workers || cfg.workerMemory != tt.memory:
 			t.Errorf("parseFlags(%q, %v) = %d workers of %d bytes; want %d of %d", tt.args, tt.env, cfg.workers, cfg.workerMemory, tt.workers, tt.memory)
 		}
+	}
+}
+
+// TestLabChecker: the lock lab's checks run in the sandbox workers when
+// there are some, else in this process, and give lab.Check's report
+// either way.
+func TestLabChecker(t *testing.T) {
+	req, b := lab.Request{Recipe: lab.Textbook(), Seed: 2}, lab.Budget{Schedules: 16}
+	want, err := lab.Check(context.Background(), req, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.CPUMS = 0
+	wantJSON, _ := json.Marshal(want)
+	for _, tt := range []struct {
+		workers string
+		inProc  bool
+	}{{"1", false}, {"0", true}} {
+		cfg, err := parseFlags([]string{"locklab", "-sandbox-workers", tt.workers}, func(string) string { return "" }, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := newSandboxes(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checker := newLabChecker(sb)
+		if _, ok := checker.(*lab.InProcess); ok != tt.inProc {
+			t.Errorf("-sandbox-workers %s: the lab checker is %T; want in process: %v", tt.workers, checker, tt.inProc)
+		}
+		got, err := checker.CheckLab(context.Background(), req, b)
+		got.CPUMS = 0
+		if gotJSON, _ := json.Marshal(got); err != nil || string(gotJSON) != string(wantJSON) {
+			t.Errorf("-sandbox-workers %s: CheckLab = %s, %v; want %s", tt.workers, gotJSON, err, wantJSON)
+		}
+		if _, err := checker.CheckLab(context.Background(), lab.Request{}, b); !errors.Is(err, lab.ErrBadRecipe) {
+			t.Errorf("-sandbox-workers %s: CheckLab(empty recipe) = %v; want ErrBadRecipe", tt.workers, err)
+		}
+		sb.Close()
 	}
 }

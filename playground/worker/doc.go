@@ -24,6 +24,13 @@
 // sandbox that the Manager restores from another replica's copy (see
 // playground.SandboxCopies) starts its Mirror from that copy.
 //
+// The workers run the lock lab's checks too (Supervisor.CheckLab): a
+// learner's recipe is untrusted input on the same engine, so a check that
+// gets past the lab's own budget costs a worker, not the website. A check
+// belongs to no sandbox; it goes to the worker with the fewest checks
+// running, a bounded number run at once, and one whose worker dies
+// answers ErrWorkerStopped and is not run again.
+//
 // Serve is the worker's side and LimitMemory its memory limit; the locklab
 // command's sandbox-worker subcommand calls them.
 package worker

@@ -24,6 +24,10 @@ func putString(b []byte, s string) []byte {
 	return append(putUint(b, uint64(len(s))), s...)
 }
 
+func putBytes(b []byte, v []byte) []byte {
+	return append(putUint(b, uint64(len(v))), v...)
+}
+
 func putBool(b []byte, v bool) []byte {
 	if v {
 		return append(b, 1)
@@ -134,6 +138,16 @@ func (r *reader) string() string {
 	return s
 }
 
+// bytes reads a byte string, never nil, so that an empty one is told
+// from none.
+func (r *reader) bytes() []byte {
+	n := r.count()
+	v := make([]byte, n)
+	copy(v, r.b[:n])
+	r.b = r.b[n:]
+	return v
+}
+
 func (r *reader) strings() []string {
 	n := r.count()
 	if n == 0 {
@@ -223,6 +237,8 @@ func (q *request) appendTo(b []byte) []byte {
 		b = putInt(b, q.D)
 	case opCancel:
 		b = putUint(b, q.Target)
+	case opLab:
+		b = putBytes(b, q.Job)
 	}
 	return b
 }
@@ -255,6 +271,8 @@ func decodeRequest(frame []byte) (*request, error) {
 		q.D = r.int()
 	case opCancel:
 		q.Target = r.uint()
+	case opLab:
+		q.Job = r.bytes()
 	case opClose, opKeys, opCompact:
 	default:
 		return nil, fmt.Errorf("request %d: %w", q.Op, errFrame)
@@ -272,6 +290,7 @@ const (
 	hasChanges
 	hasKeys
 	hasHello
+	hasJob
 )
 
 func (p *response) appendTo(b []byte) []byte {
@@ -287,6 +306,9 @@ func (p *response) appendTo(b []byte) []byte {
 	}
 	if p.Hello != "" || p.PID != 0 {
 		parts |= hasHello
+	}
+	if p.Job != nil {
+		parts |= hasJob
 	}
 	b = append(b, parts)
 	b = putUint(b, p.ID)
@@ -328,6 +350,9 @@ func (p *response) appendTo(b []byte) []byte {
 			b = putString(b, k.Value)
 			b = putInt(b, k.PTTLMS)
 		}
+	}
+	if parts&hasJob != 0 {
+		b = putBytes(b, p.Job)
 	}
 	return b
 }
@@ -378,6 +403,9 @@ func decodeResponse(frame []byte) (*response, error) {
 			k.Value = r.string()
 			k.PTTLMS = r.int()
 		}
+	}
+	if parts&hasJob != 0 {
+		p.Job = r.bytes()
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()

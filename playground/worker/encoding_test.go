@@ -32,6 +32,8 @@ var (
 		{Op: opCompact, Box: 1},
 		{Op: opClose, Box: 1},
 		{Op: opCancel, Target: 99},
+		{Op: opLab, ID: 4, Job: []byte(`{"request":{"recipe":{"acquire":["SET {key} {token} NX PX {ttl}"]}},"budget":{}}`)},
+		{Op: opLab, ID: 5, Job: []byte{}},
 	}
 	testResponses = []response{
 		{Hello: helloMagic, PID: 1234},
@@ -42,6 +44,9 @@ var (
 		{ID: 4, Keys: []playground.KeyInfo{{Key: "k", Type: "string", Value: `"v"`, PTTLMS: -1}}},
 		{ID: 5, Keys: []playground.KeyInfo{}},
 		{ID: 6, Clock: 1772366400000000000},
+		{ID: 7, Job: []byte(`{"schedules":256}`)},
+		{ID: 8, ErrKind: errLabBadRecipe, ErrMsg: "acquire line 1: blank", Job: []byte(`{"part":"acquire","line":1}`)},
+		{ID: 9, ErrKind: errLabBudget, ErrMsg: "check: budget spent"},
 	}
 )
 

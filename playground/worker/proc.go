@@ -68,6 +68,7 @@ type proc struct {
 type call struct {
 	req  request
 	box  *remoteBox // whose Changes the answer carries
+	due  int64      // for a job without a box: when it is stuck, in Supervisor.mono time; 0 never
 	sent atomic.Bool
 	out  chan result // buffered: the answer never waits
 }
@@ -244,8 +245,12 @@ func (p *proc) watch() {
 		}
 		var stuck time.Duration
 		p.mu.Lock()
+		late := false
 		for _, c := range p.pending {
 			if c.box == nil {
+				if c.due != 0 && now > c.due {
+					late = true
+				}
 				continue
 			}
 			if idle := time.Duration(now - c.box.progress.Load()); idle > timeout {
@@ -254,6 +259,10 @@ func (p *proc) watch() {
 			}
 		}
 		p.mu.Unlock()
+		if late {
+			p.stuck("a lab check ran past its time limit")
+			return
+		}
 		if stuck > 0 {
 			p.stuck(fmt.Sprintf("a sandbox made no progress for %v", stuck.Round(time.Millisecond)))
 			return
@@ -368,6 +377,14 @@ func (p *proc) write(c *call) error {
 // answer, which comes quickly, so that the sandbox's changes are kept in
 // order; the watchdog ends the wait if the worker is stuck.
 func (p *proc) call(ctx context.Context, b *remoteBox, req request) (*response, error) {
+	return p.roundTrip(ctx, req, b, 0)
+}
+
+// roundTrip sends req and waits for the answer, as call does. The
+// request is for box b, whose progress the watchdog follows, or, with b
+// nil, a job of its own (a lab check), which the watchdog ends as stuck
+// if it is not answered within limit.
+func (p *proc) roundTrip(ctx context.Context, req request, b *remoteBox, limit time.Duration) (*response, error) {
 	select {
 	case p.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -383,12 +400,16 @@ func (p *proc) call(ctx context.Context, b *remoteBox, req request) (*response, 
 	if c == nil {
 		c = &call{out: make(chan result, 1)}
 	}
-	c.req, c.box = req, b
+	c.req, c.box, c.due = req, b, 0
 	c.sent.Store(false)
-	if b.inflight.Add(1) == 1 {
-		b.progress.Store(p.sup.mono())
+	if b != nil {
+		if b.inflight.Add(1) == 1 {
+			b.progress.Store(p.sup.mono())
+		}
+		defer b.inflight.Add(-1)
+	} else if limit > 0 {
+		c.due = p.sup.mono() + int64(limit)
 	}
-	defer b.inflight.Add(-1)
 	if err := p.send(c); err != nil {
 		p.mu.Lock()
 		if p.pending != nil {

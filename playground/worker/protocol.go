@@ -11,7 +11,9 @@ import (
 // worker responses to its stdout, as frames (frame.go, encoding.go). The
 // first request is opConfig and the first response the hello; after that,
 // every request with an ID gets one response with that ID, in any order,
-// and the others (open, close, compact, cancel) get none. The worker runs each sandbox's
+// and the others (open, close, compact, cancel) get none. A lab check
+// (opLab) belongs to no sandbox: it runs on a goroutine of its own and
+// answers when it is done, and cancel stops it. The worker runs each sandbox's
 // requests in the order they arrive, open first and close last, and
 // writes the responses of one sandbox in the order its commands ran, so
 // that the supervisor applies their Changes in order.
@@ -31,6 +33,7 @@ const (
 	opKeys                  // list the keys
 	opCompact               // free what an idle sandbox can rebuild
 	opCancel                // cancel request Target
+	opLab                   // run the lab check in Job (lab.go); no sandbox
 )
 
 // request is one message to a worker.
@@ -52,6 +55,8 @@ type request struct {
 	Target uint64
 	Snap   *playground.Snapshot
 	Limits *playground.Limits
+	// Job is opLab's check: a labJob in JSON.
+	Job []byte
 
 	ctx context.Context // the worker's, for opExec; not sent
 }
@@ -74,6 +79,9 @@ type response struct {
 	// Timeouts counts the scripts the worker stopped at their deadline,
 	// since it started.
 	Timeouts int64
+	// Job is opLab's answer in JSON: the lab.Report, or with
+	// errLabBadRecipe the *lab.LineError if one line is to blame.
+	Job []byte
 }
 
 // errKind says which of the playground's sentinel errors a response's
@@ -88,6 +96,13 @@ const (
 	errUnknownClient
 	errBadAdvance
 	errOther
+	// The lab's errors (lab.go), and a check stopped by its context.
+	errLabBadRecipe
+	errLabBudget
+	errLabUnknownChallenge
+	errLabBadSeed
+	errCanceled
+	errDeadline
 )
 
 func encodeErr(err error) (errKind, string) {

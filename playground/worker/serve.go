@@ -130,6 +130,13 @@ func (s *server) handle(req *request) bool {
 			cancel()
 		}
 		return false
+	case opLab:
+		ctx, cancel := context.WithCancel(s.ctx)
+		s.mu.Lock()
+		s.cancels[req.ID] = cancel
+		s.mu.Unlock()
+		go s.runLab(ctx, req)
+		return false
 	case opOpen:
 		b := &wbox{now: time.Unix(0, req.Now)}
 		if old := s.boxes[req.Box]; old != nil {

@@ -53,6 +53,10 @@ type Options struct {
 	// the worker's learners get ErrUnavailable until the minute is over.
 	// Default 10.
 	MaxRestarts int
+	// LabChecks bounds the lab checks (CheckLab) running at once in all
+	// workers; more wait their turn. Each takes a CPU core while it runs,
+	// for up to its budget's CPU time. Default Workers.
+	LabChecks int
 	// Logger gets the workers' stops, restarts and error output; default
 	// none.
 	Logger *slog.Logger
@@ -60,7 +64,8 @@ type Options struct {
 
 // A Supervisor runs the playground's sandboxes in worker processes and
 // restarts a worker that dies, restoring its sandboxes. It has the
-// methods of a playground.Manager and is safe for concurrent use.
+// methods of a playground.Manager, runs the lock lab's checks (CheckLab)
+// and is safe for concurrent use.
 type Supervisor struct {
 	opts     Options
 	m        *playground.Manager
@@ -71,6 +76,8 @@ type Supervisor struct {
 	log      *slog.Logger
 	wg       sync.WaitGroup // the slots' goroutines
 	epoch    time.Time      // for mono
+	labs     chan struct{}  // one token per lab check running
+	labNext  atomic.Uint32  // where labSlot starts looking
 }
 
 // mono returns monotonic nanoseconds since the Supervisor started, for
@@ -89,6 +96,9 @@ func NewSupervisor(opts Options) (*Supervisor, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 2
 	}
+	if opts.LabChecks <= 0 {
+		opts.LabChecks = opts.Workers
+	}
 	if opts.MaxRestarts <= 0 {
 		opts.MaxRestarts = 10
 	}
@@ -106,7 +116,7 @@ func NewSupervisor(opts Options) (*Supervisor, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Supervisor{opts: opts, log: log, epoch: time.Now()}
+	s := &Supervisor{opts: opts, log: log, epoch: time.Now(), labs: make(chan struct{}, opts.LabChecks)}
 	for i := range opts.Workers {
 		sl := &slot{sup: s, index: i, ready: make(chan struct{}), stop: make(chan struct{})}
 		p, err := sl.start()
@@ -227,6 +237,7 @@ type slot struct {
 	sup   *Supervisor
 	index int
 	stop  chan struct{} // closed by close
+	labs  atomic.Int32  // lab checks sent or about to be sent to it
 
 	mu     sync.Mutex
 	proc   *proc         // nil while (re)starting
