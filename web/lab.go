@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +17,12 @@ import (
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/web/views"
 )
+
+// LabChecker runs lock-lab checks: in the sandbox workers (the worker
+// supervisor) or, with -sandbox-workers 0, in this process (lab.InProcess).
+type LabChecker interface {
+	CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error)
+}
 
 // The lock lab: GET /api/lab/challenges, POST /api/lab/check, and the
 // page /lab, whose form posts to itself when JavaScript is off. The rules
@@ -153,7 +160,7 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 		lreq.Seed = *req.Seed
 	}
 	start := time.Now()
-	rep, err := lab.Check(c.Request().Context(), lreq, lab.Budget{})
+	rep, err := s.lab.CheckLab(c.Request().Context(), lreq, lab.Budget{})
 	charge(time.Since(start))
 	if err != nil {
 		return labReportJSON{}, err

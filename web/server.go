@@ -19,6 +19,7 @@ import (
 
 	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/store"
@@ -54,6 +55,9 @@ type Config struct {
 	Progress ProgressStore
 	// Playground runs learners' sandboxes; nil leaves it out.
 	Playground Playground
+	// Lab runs the lock lab's checks; nil runs them in this process, one
+	// at a time.
+	Lab LabChecker
 	// Secret returns the key that signs the instructor's sign-in cookie.
 	// It is asked again until it succeeds once (a shared store may be down
 	// when the server starts).
@@ -140,6 +144,7 @@ type Server struct {
 	raceClock func(time.Time) time.Duration
 	log       *slog.Logger
 	accessLog *slog.Logger
+	lab       LabChecker
 	assets    *assets
 }
 
@@ -163,6 +168,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AccessLog == nil {
 		cfg.AccessLog = cfg.Logger
 	}
+	if cfg.Lab == nil {
+		cfg.Lab = lab.NewInProcess(1)
+	}
 	a, err := newAssets()
 	if err != nil {
 		return nil, fmt.Errorf("web: assets: %w", err)
@@ -170,7 +178,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
-		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
 		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since,
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second,

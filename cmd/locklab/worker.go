@@ -36,18 +36,11 @@ type sandboxes interface {
 	Close()
 }
 
-// labChecker is what the lock lab needs: its checks run in the sandbox
-// workers (*worker.Supervisor) or, with -sandbox-workers 0, in this
-// process (*lab.InProcess). The web layer declares the same interface.
-type labChecker interface {
-	CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error)
-}
-
 // newLabChecker returns where the lock lab's checks run: in the sandbox
 // workers when sb is their supervisor, as a learner's recipe is untrusted
 // input on the playground's engine; else in this process, as many at
 // once as it has cores.
-func newLabChecker(sb sandboxes) labChecker {
+func newLabChecker(sb sandboxes) web.LabChecker {
 	if s, ok := sb.(*worker.Supervisor); ok {
 		return s
 	}
