@@ -468,7 +468,7 @@ func (s *sim) step(c *client, j int) {
 			Text: fmt.Sprintf("%s stops for %s just before %s (a GC pause, a swapped-out VM); it does not know.", capital(c.name), msText(f.d), stepName(st))}})
 		s.at(s.now+f.d, func() {
 			s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseEnd,
-				Text: fmt.Sprintf("%s runs again, %s later, and carries on as if no time had passed.", capital(c.name), msText(f.d))}})
+				Text: fmt.Sprintf("%s runs again, %s later, and carries on where it stopped: nothing told it that time passed.", capital(c.name), msText(f.d))}})
 			s.step(c, j)
 		})
 		return
