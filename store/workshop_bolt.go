@@ -19,6 +19,7 @@ import (
 //	counts/    counter name -> decimal count
 //	first/     "<learner>/<question>" -> nothing
 //	completed/ "<learner>/<topic>" -> nothing
+//	polls/     one bucket per poll id (see workshop_poll_bolt.go)
 //
 // The workshop index bucket lists codes by start time, so Workshops reads
 // the newest ones without looking at every workshop ever run.
@@ -34,6 +35,8 @@ type boltWorkshopMeta struct {
 	Title   string `json:"title"`
 	Started int64  `json:"started"`
 	Ended   int64  `json:"ended,omitempty"`
+	Poll    string `json:"poll,omitempty"`  // the current poll's id
+	Polls   int    `json:"polls,omitempty"` // how many were opened
 }
 
 type boltMember struct {

@@ -98,6 +98,7 @@ type Backend interface {
 	RecordWorkshopEvent(ctx context.Context, code, learner string, at time.Time, p Plan) error
 	// WorkshopData returns everything kept about a workshop.
 	WorkshopData(ctx context.Context, code string) (Data, error)
+	PollBackend
 }
 
 // Options change how a Service behaves.
