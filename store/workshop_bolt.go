@@ -19,6 +19,7 @@ import (
 //	counts/    counter name -> decimal count
 //	first/     "<learner>/<question>" -> nothing
 //	completed/ "<learner>/<topic>" -> nothing
+//	lab/       "<learner>/<challenge>" -> nothing (made with the first)
 //	polls/     one bucket per poll id (see workshop_poll_bolt.go)
 //
 // The workshop index bucket lists codes by start time, so Workshops reads
@@ -228,7 +229,11 @@ func (b *boltBackend) recordWorkshopEvent(_ context.Context, code, learner strin
 			return err
 		}
 		if p.Gate != workshop.GateNone {
-			gate := ws.b.Bucket([]byte(p.Gate))
+			// Workshops started before a gate existed do not have its bucket.
+			gate, err := ws.b.CreateBucketIfNotExists([]byte(p.Gate))
+			if err != nil {
+				return err
+			}
 			if gate.Get([]byte(p.GateMember)) == nil {
 				if err := gate.Put([]byte(p.GateMember), nil); err != nil {
 					return err

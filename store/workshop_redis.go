@@ -32,6 +32,7 @@ const workshopTTL = 400 * 24 * time.Hour
 //	                     its outcome ids joined by commas, <poll>/revealed
 //	                     -> Unix ms (only once revealed)
 //	ws:<code>:picks      hash: <poll>/<learner> -> prediction (ids, commas)
+//	ws:<code>:lab        set: <learner>/<challenge> solved
 //	ws:<code>:pollcounts hash: <poll>/<outcome> -> participants who picked it,
 //	                     <poll>/#answered -> participants who predicted
 //
@@ -45,7 +46,7 @@ const workshopTTL = 400 * 24 * time.Hour
 func (r *redisBackend) wsKeys(code string) []string {
 	k := r.prefix + "ws:" + code
 	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + workshop.GateFirst, k + ":" + workshop.GateCompleted,
-		k + ":polls", k + ":picks", k + ":pollcounts"}
+		k + ":polls", k + ":picks", k + ":pollcounts", k + ":" + workshop.GateLab}
 }
 
 func (r *redisBackend) wsIndex() string { return r.prefix + "workshops" }
@@ -63,6 +64,7 @@ const (
 	wsKeyPolls
 	wsKeyPicks
 	wsKeyPollCounts
+	wsKeyLab
 )
 
 // Scripts return these; each runs atomically, so a check (does the
@@ -314,6 +316,8 @@ func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner st
 		gate = wsKeyFirst + 1
 	case workshop.GateCompleted:
 		gate = wsKeyCompleted + 1
+	case workshop.GateLab:
+		gate = wsKeyLab + 1
 	}
 	args := []any{learner, at, ttlMillis(), gate, p.GateMember}
 	list := func(names []string, prefix string) {

@@ -72,6 +72,7 @@ type Participant struct {
 	Answers, FirstRight  int // answers given; questions right on the first try
 	Completed            bool
 	Commands, Races      int
+	LabSolves            int // lab challenges solved
 }
 
 // Backend keeps workshops. Codes, texts and times arrive validated; the
