@@ -77,8 +77,8 @@ func TestWorkshopFlow(t *testing.T) {
 	if code, _ := alice.do("GET", "/join/"+wcode, "", ""); code != 200 {
 		t.Fatalf("join page = %d", code)
 	}
-	if code, body := form(alice, "/join", url.Values{"code": {strings.ToLower(wcode)}, "nickname": {"=Alice"}}); code != 200 || !strings.Contains(body, "Distributed locks and their caveats") {
-		t.Fatalf("alice join = %d %s", code, body)
+	if code, body := form(alice, "/join", url.Values{"code": {strings.ToLower(wcode)}, "nickname": {"=Alice"}}); code != 200 || !strings.Contains(body, "as <strong>=Alice</strong>") || !strings.Contains(body, `action="/workshop/leave"`) {
+		t.Fatalf("alice join = %d, without whom she joined as and a way to leave: %s", code, body)
 	}
 	form(bob, "/join", url.Values{"code": {wcode}})
 	alice.answer("gc-pause", "longer-ttl")
