@@ -1,12 +1,14 @@
-// Lock Lab workshop dashboard: listens to the server-sent events of the
-// workshop and updates the numbers and bars in place (textContent and
-// attributes only). Without this script the page shows the numbers as they
-// were when it was loaded.
+// Lock Lab workshop dashboard and presenter view: listen to the server-
+// sent events of the workshop and update the numbers and bars in place
+// (textContent and attributes only). A poll opened or revealed elsewhere
+// (another tab, another replica) reloads the page, which draws it whole.
+// Without this script the page shows the numbers as they were when it was
+// loaded.
 (function () {
   "use strict";
-  var root = document.querySelector("[data-dashboard]");
+  var root = document.querySelector("[data-dashboard],[data-present]");
   if (!root || !window.EventSource) return;
-  var code = root.getAttribute("data-dashboard");
+  var code = root.getAttribute("data-dashboard") || root.getAttribute("data-present");
   var source = new EventSource("/admin/workshops/" + encodeURIComponent(code) + "/events");
 
   function set(el, value) {
@@ -16,7 +18,7 @@
   source.addEventListener("stats", function (ev) {
     var d;
     try { d = JSON.parse(ev.data); } catch (e) { return; }
-    ["joined", "active", "completions", "commands", "races", "predictions", "predictions_right"].forEach(function (k) {
+    ["joined", "active", "completions", "commands", "races", "predictions", "predictions_right", "lab_solves"].forEach(function (k) {
       set(root.querySelector("[data-tile=" + k + "]"), d[k]);
     });
     (d.questions || []).forEach(function (q) {
@@ -36,7 +38,31 @@
     });
     if (!d.running) {
       set(root.querySelector("[data-ws-status]"), "This workshop has ended; its results are kept.");
-      source.close();
     }
+  });
+
+  source.addEventListener("poll", function (ev) {
+    var p;
+    try { p = JSON.parse(ev.data); } catch (e) { return; }
+    var box = root.querySelector("[data-poll]");
+    var shown = box ? box.getAttribute("data-poll") : "";
+    var revealed = !!(box && box.hasAttribute("data-revealed"));
+    if ((p ? p.id : "") !== shown || (p && p.revealed !== revealed)) {
+      source.close();
+      location.reload();
+      return;
+    }
+    if (!p) return;
+    set(box.querySelector("[data-poll-answered]"), p.answered);
+    set(box.querySelector("[data-poll-joined]"), p.joined);
+    Object.keys(p.counts).forEach(function (id) {
+      var bar = box.querySelector('progress[data-poll-bar="' + id + '"]');
+      if (bar) {
+        bar.max = Math.max(p.answered, 1);
+        bar.value = p.counts[id];
+        set(bar, p.counts[id]);
+      }
+      set(box.querySelector('[data-poll-count="' + id + '"]'), p.counts[id]);
+    });
   });
 })();

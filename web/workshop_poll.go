@@ -546,6 +546,7 @@ func (s *Server) handleWorkshopPresent(c echo.Context) error {
 		Page: s.page("Presenter view · "+w.Title, "", "admin"), Code: w.Code, Title: w.Title,
 		JoinLink: s.origin(c.Request()) + "/join/" + w.Code, PresentCSS: s.assets.href("race-present.css"),
 	}
+	m.Page.Scripts = nil // not the learner pages' script
 	r, err := s.currentPoll(c, code)
 	if err != nil {
 		return err
