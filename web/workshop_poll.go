@@ -438,7 +438,6 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 	ctx := c.Request().Context()
 	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set(echo.HeaderCacheControl, "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
@@ -596,6 +595,5 @@ func (s *Server) handleLearnerPage(c echo.Context) error {
 		Page: s.page(st.Workshop.Title, "", ""), Code: st.Workshop.Code, Title: st.Workshop.Title,
 		Nickname: st.Nickname, Running: st.Workshop.Running(), Poll: learnerPoll(st), PickOne: c.QueryParam("pick") != "",
 	}
-	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return render(c, http.StatusOK, views.LearnerPageView(m))
 }
