@@ -9,7 +9,7 @@
 (function () {
   "use strict";
   if (document.cookie.indexOf("locklab_ws_joined=1") < 0) return;
-  if (document.querySelector("[data-dashboard],[data-present]")) return;
+  if (document.querySelector("[data-dashboard],[data-ws-present]")) return;
   var main = document.getElementById("main");
   if (!main || !window.fetch) return;
 

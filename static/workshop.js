@@ -6,9 +6,9 @@
 // loaded.
 (function () {
   "use strict";
-  var root = document.querySelector("[data-dashboard],[data-present]");
+  var root = document.querySelector("[data-dashboard],[data-ws-present]");
   if (!root || !window.EventSource) return;
-  var code = root.getAttribute("data-dashboard") || root.getAttribute("data-present");
+  var code = root.getAttribute("data-dashboard") || root.getAttribute("data-ws-present");
   var source = new EventSource("/admin/workshops/" + encodeURIComponent(code) + "/events");
 
   function set(el, value) {

@@ -26,7 +26,7 @@ func newWorkshopServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.sseEvery = 50 * time.Millisecond
+	s.sseEvery, s.pollEvery = 50*time.Millisecond, 25*time.Millisecond
 	return newServerFor(t, s)
 }
 
