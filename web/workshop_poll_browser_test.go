@@ -89,7 +89,7 @@ func TestPollInBrowsers(t *testing.T) {
 	// The presenter view and Ada's lesson page show it by themselves.
 	browsertest.WaitFor(t, present, `document.querySelector("[data-poll]") !== null`)
 	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll form") !== null`)
-	shots(t, ada, "poll-learner-lesson", true, 390)
+	shots(t, ada, "poll-learner-lesson", ".ws-banner", true, 390, 1280, 1920)
 	err = chromedp.Do(ada,
 		chromedp.Click(chromedp.CSS(`.ws-banner input[value="two-holders"]`)),
 		chromedp.Click(chromedp.CSS(`.ws-banner input[value="stale-write-accepted"]`)),
@@ -111,11 +111,11 @@ func TestPollInBrowsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shots(t, bo, "poll-learner-nojs", false, 1280)
+	shots(t, bo, "poll-learner-nojs", "", false, 1280)
 	browsertest.WaitFor(t, teacher, `document.querySelector("[data-poll-answered]").textContent === "2"`)
 	browsertest.WaitFor(t, present, `document.querySelector('[data-poll-count="safe"]').textContent === "1" && document.querySelector('[data-poll-count="two-holders"]').textContent === "1"`)
-	shots(t, teacher, "poll-dashboard", true, 1280)
-	shots(t, present, "poll-present", true, 1920)
+	shots(t, teacher, "poll-dashboard", "", true, 1280)
+	shots(t, present, "poll-present", "", true, 1920)
 
 	// The reveal, from the presenter view: it shows the run to play.
 	err = chromedp.Do(present,
@@ -126,10 +126,10 @@ func TestPollInBrowsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	browsertest.WaitFor(t, present, `document.querySelector("[data-poll][data-revealed]") !== null`)
-	shots(t, present, "poll-present-revealed", true, 1920, 1280)
+	shots(t, present, "poll-present-revealed", "", true, 1920, 1280)
 	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll h2").textContent.startsWith("Revealed")`)
 	browsertest.WaitFor(t, ada, `document.querySelectorAll(".ws-banner .ws-judged li").length === 5`)
-	shots(t, ada, "poll-learner-revealed", true, 390)
+	shots(t, ada, "poll-learner-revealed", ".ws-banner", true, 390, 1280)
 	browsertest.WaitFor(t, teacher, `document.querySelector("[data-poll][data-revealed]") !== null`)
 	browsertest.Open(t, bo, base+"/workshop", 1280, 900)
 	judged, err := chromedp.Run(bo, chromedp.Text(chromedp.CSS(".ws-lpoll")))
@@ -139,13 +139,13 @@ func TestPollInBrowsers(t *testing.T) {
 	if !strings.Contains(judged, "Revealed:") || !strings.Contains(judged, "you expected it") && !strings.Contains(judged, "You were right") {
 		t.Errorf("Bo's page after the reveal = %q; want each outcome judged", judged)
 	}
-	shots(t, bo, "poll-learner-nojs-revealed", false, 390)
+	shots(t, bo, "poll-learner-nojs-revealed", "", false, 390)
 }
 
 // shots checks a page with axe-core, light and dark, and photographs it
-// at the given widths; js says whether the tab runs the page's scripts
+// at the given widths, whole or only the element sel; js says whether the tab runs the page's scripts
 // (axe-core needs them, so they are on while it runs).
-func shots(t *testing.T, ctx context.Context, name string, js bool, widths ...int64) {
+func shots(t *testing.T, ctx context.Context, name, sel string, js bool, widths ...int64) {
 	t.Helper()
 	for _, scheme := range []string{"light", "dark"} {
 		browsertest.ColorScheme(t, ctx, scheme)
@@ -153,7 +153,11 @@ func shots(t *testing.T, ctx context.Context, name string, js bool, widths ...in
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, 900)); err != nil {
 				t.Fatal(err)
 			}
-			browsertest.Screenshot(t, ctx, fmt.Sprintf("%s-%d-%s", name, w, scheme))
+			if sel != "" {
+				browsertest.ElementScreenshot(t, ctx, sel, fmt.Sprintf("%s-%d-%s", name, w, scheme))
+			} else {
+				browsertest.Screenshot(t, ctx, fmt.Sprintf("%s-%d-%s", name, w, scheme))
+			}
 		}
 		if !js {
 			browsertest.Scripts(t, ctx, true)
