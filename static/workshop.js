@@ -36,6 +36,24 @@
         set(sec.querySelector('[data-choice-count="' + ch.id + '"]'), ch.count);
       });
     });
+    var list = root.querySelector("[data-misc-list]");
+    if (list && d.misconceptions) {
+      while (list.firstChild) list.removeChild(list.firstChild);
+      d.misconceptions.forEach(function (m) {
+        var li = document.createElement("li");
+        var b = document.createElement("strong");
+        b.textContent = m.choice;
+        var s = document.createElement("span");
+        s.className = "ws-hint";
+        s.textContent = m.count + (m.count === 1 ? " answer, " : " answers, ") + Math.round(m.share * 100) + "% of \u201c" + m.question + "\u201d";
+        li.appendChild(b);
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(s);
+        list.appendChild(li);
+      });
+      var none = root.querySelector("[data-misc-none]");
+      if (none) none.hidden = d.misconceptions.length > 0;
+    }
     if (!d.running) {
       set(root.querySelector("[data-ws-status]"), "This workshop has ended; its results are kept.");
     }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -113,6 +114,11 @@ func TestPollInBrowsers(t *testing.T) {
 	}
 	shots(t, bo, "poll-learner-nojs", "", false, 1280)
 	browsertest.WaitFor(t, teacher, `document.querySelector("[data-poll-answered]").textContent === "2"`)
+	// A wrong quiz answer shows up among the misconceptions, live.
+	quizzer := newLearner(t, base)
+	form(quizzer, "/join", url.Values{"code": {code}})
+	quizzer.answer("gc-pause", "longer-ttl")
+	browsertest.WaitFor(t, teacher, `document.querySelector("[data-misc-list]").textContent.includes("A longer TTL")`)
 	browsertest.WaitFor(t, present, `document.querySelector('[data-poll-count="safe"]').textContent === "1" && document.querySelector('[data-poll-count="two-holders"]').textContent === "1"`)
 	shots(t, teacher, "poll-dashboard", "", true, 1280)
 	shots(t, present, "poll-present", "", true, 1920)

@@ -67,3 +67,11 @@ type LearnerChoice struct {
 
 // Right reports whether the participant was right about this outcome.
 func (c LearnerChoice) Right() bool { return c.Picked == c.Happened }
+
+// plural is n and the noun, with an s unless n is 1: "1 answer", "3 answers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return itoa(n) + " " + noun + "s"
+}
