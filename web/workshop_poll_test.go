@@ -345,9 +345,14 @@ func TestPollRoomOf300(t *testing.T) {
 	const n = 300
 	learners := make([]*learnerClient, n)
 	var wg sync.WaitGroup
+	// At most 50 requests in flight: 300 phones answering within a few
+	// seconds, not one burst from the same process as the servers.
+	inFlight := make(chan struct{}, 50)
 	for i := range learners {
 		learners[i] = newLearner(t, bases[i%2])
 		wg.Go(func() {
+			inFlight <- struct{}{}
+			defer func() { <-inFlight }()
 			if code, _ := form(learners[i], "/join", url.Values{"code": {wcode}}); code != 200 {
 				t.Errorf("learner %d join = %d", i, code)
 			}
@@ -362,9 +367,6 @@ func TestPollRoomOf300(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var took []time.Duration
-	// At most 50 requests in flight: 300 phones answering within a few
-	// seconds, not one burst of 400 from the same process as the servers.
-	inFlight := make(chan struct{}, 50)
 	predict := func(l *learnerClient, body string) {
 		inFlight <- struct{}{}
 		defer func() { <-inFlight }()
@@ -390,7 +392,7 @@ func TestPollRoomOf300(t *testing.T) {
 	slices.Sort(took)
 	p50, p99 := took[len(took)/2], took[len(took)*99/100]
 	t.Logf("%d predictions by %d learners on 2 replicas: p50 %v, p99 %v, max %v", len(took), n, p50, p99, took[len(took)-1])
-	if p99 > 100*time.Millisecond {
+	if p99 > 100*time.Millisecond && !raceDetector {
 		t.Errorf("p99 %v; want under 100 ms", p99)
 	}
 	var p pollJSON
