@@ -197,10 +197,18 @@ func TestPollAcrossReplicas(t *testing.T) {
 		t.Errorf("predict after the reveal = %d; want 409", code)
 	}
 
+	// A late joiner, on the other replica, sees the poll as it stands.
+	late := newLearner(t, bases[1])
+	form(late, "/join", url.Values{"code": {wcode}})
+	var lp learnerPollJSON
+	if code := getJSON(t, late, "/api/workshop/poll", &lp); code != 200 || lp.ID != opened.ID || !lp.Revealed || len(lp.Prediction) != 0 || lp.Judged != nil {
+		t.Errorf("a late joiner's poll = %d %+v; want the revealed poll, nothing predicted", code, lp)
+	}
+
 	_, csv := teacher.on(bases[1]).do("GET", ws+"/export.csv?part=polls", "", "")
 	for _, row := range []string{
-		fmt.Sprintf("two-holders,Two clients hold the lock at once,7,0.35,20,20,true,%v", slices.Contains(happened, "two-holders")),
-		fmt.Sprintf("safe,Safe: one holder at a time,13,0.65,20,20,true,%v", slices.Contains(happened, "safe")),
+		fmt.Sprintf("two-holders,Two clients hold the lock at once,7,0.35,20,21,true,%v", slices.Contains(happened, "two-holders")),
+		fmt.Sprintf("safe,Safe: one holder at a time,13,0.65,20,21,true,%v", slices.Contains(happened, "safe")),
 	} {
 		if !strings.Contains(csv, row) {
 			t.Errorf("polls CSV lacks %q:\n%s", row, csv)
