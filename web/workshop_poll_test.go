@@ -353,9 +353,9 @@ func TestPollRoomOf300(t *testing.T) {
 	const n = 300
 	learners := make([]*learnerClient, n)
 	var wg sync.WaitGroup
-	// At most 50 requests in flight: 300 phones answering within a few
+	// At most 20 requests in flight: 300 phones answering within a few
 	// seconds, not one burst from the same process as the servers.
-	inFlight := make(chan struct{}, 50)
+	inFlight := make(chan struct{}, 20)
 	for i := range learners {
 		learners[i] = newLearner(t, bases[i%2])
 		wg.Go(func() {
