@@ -24,6 +24,13 @@ import (
 // replicas behind a load balancer would.
 func newReplicas(t *testing.T, n int) []string {
 	t.Helper()
+	return newReplicasEvery(t, n, 10*time.Millisecond)
+}
+
+// newReplicasEvery is newReplicas with event streams that check the store
+// every pollEvery.
+func newReplicasEvery(t *testing.T, n int, pollEvery time.Duration) []string {
+	t.Helper()
 	addr := redistest.Start(t)
 	var bases []string
 	for range n {
@@ -39,7 +46,7 @@ func newReplicas(t *testing.T, n int) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.sseEvery, s.pollEvery = 20*time.Millisecond, 10*time.Millisecond
+		s.sseEvery, s.pollEvery = 2*pollEvery, pollEvery
 		bases = append(bases, newServerFor(t, s))
 	}
 	return bases
@@ -339,15 +346,18 @@ func TestPollPagesWithoutJavaScript(t *testing.T) {
 }
 
 // TestPollRoomOf300 is the poll phase of a big workshop: 300 learners
-// joined on two replicas sharing a redis-server all predict within a
-// few seconds of the poll opening, a third of them twice. It reports the
-// latency of the predictions, and checks that none failed, the p99 is
-// under 100 ms and the counts are exact.
+// joined on two replicas sharing a redis-server, each page listening to
+// its event stream, see the poll within a second or two, all predict
+// within a few seconds, a third of them twice, and see the reveal. It
+// reports how long the poll and the reveal took to reach every page and
+// the latency of the predictions, and checks that none failed, the p99
+// is under 100 ms and the counts are exact.
 func TestPollRoomOf300(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300 learners: not in -short mode")
 	}
-	bases := newReplicas(t, 2)
+	// The streams check the store every second, as in production.
+	bases := newReplicasEvery(t, 2, time.Second)
 	teacher := newLearner(t, bases[0])
 	wcode := startWorkshop(t, teacher)
 	const n = 300
@@ -368,11 +378,50 @@ func TestPollRoomOf300(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	// Every learner's page listens, on its replica.
+	streams := make([]<-chan learnerWorkshopJSON, n)
+	for i, l := range learners {
+		streams[i] = learnerStream(t, l)
+	}
+	for i, st := range streams {
+		if s := <-st; s.Poll != nil {
+			t.Fatalf("learner %d: first state has a poll: %+v", i, s.Poll)
+		}
+	}
+	// waitAll is how long until every stream has sent a state that ok
+	// accepts.
+	waitAll := func(from time.Time, ok func(learnerWorkshopJSON) bool) time.Duration {
+		var mu sync.Mutex
+		var slowest time.Duration
+		for i, st := range streams {
+			wg.Go(func() {
+				for s := range st {
+					if ok(s) {
+						mu.Lock()
+						slowest = max(slowest, time.Since(from))
+						mu.Unlock()
+						return
+					}
+				}
+				t.Errorf("learner %d: stream ended", i)
+			})
+		}
+		wg.Wait()
+		return slowest
+	}
+
+	openedAt := time.Now()
 	code, body := teacher.do("POST", "/admin/workshops/"+wcode+"/polls", "application/json", `{"scenario":"gc-pause"}`)
 	var opened struct{ ID string }
 	if err := json.Unmarshal([]byte(body), &opened); code != http.StatusCreated || err != nil {
 		t.Fatalf("open poll = %d %s", code, body)
 	}
+	seen := waitAll(openedAt, func(s learnerWorkshopJSON) bool { return s.Poll != nil && s.Poll.ID == opened.ID })
+	t.Logf("the poll reached all %d learners' streams in %v", n, seen)
+	if seen > 2500*time.Millisecond && !raceDetector {
+		t.Errorf("the poll took %v to reach every learner; want a second or two", seen)
+	}
+
 	var mu sync.Mutex
 	var took []time.Duration
 	predict := func(l *learnerClient, body string) {
@@ -399,7 +448,7 @@ func TestPollRoomOf300(t *testing.T) {
 	wg.Wait()
 	slices.Sort(took)
 	p50, p99 := took[len(took)/2], took[len(took)*99/100]
-	t.Logf("%d predictions by %d learners on 2 replicas: p50 %v, p99 %v, max %v", len(took), n, p50, p99, took[len(took)-1])
+	t.Logf("%d predictions by %d learners on 2 replicas, %d streams open: p50 %v, p99 %v, max %v", len(took), n, n, p50, p99, took[len(took)-1])
 	if p99 > 100*time.Millisecond && !raceDetector {
 		t.Errorf("p99 %v; want under 100 ms", p99)
 	}
@@ -407,5 +456,15 @@ func TestPollRoomOf300(t *testing.T) {
 	getJSON(t, teacher.on(bases[1]), "/admin/workshops/"+wcode+"/polls/"+opened.ID, &p)
 	if p.Answered != n || p.Joined != n || p.Counts["safe"] != 200 || p.Counts["two-holders"] != 100 {
 		t.Errorf("poll = %d of %d answered, %v; want 300 of 300, safe 200, two-holders 100", p.Answered, p.Joined, p.Counts)
+	}
+
+	revealedAt := time.Now()
+	if code, _ := teacher.do("POST", "/admin/workshops/"+wcode+"/polls/"+opened.ID+"/reveal", "", ""); code != 200 {
+		t.Fatalf("reveal = %d", code)
+	}
+	seen = waitAll(revealedAt, func(s learnerWorkshopJSON) bool { return s.Poll != nil && s.Poll.Revealed && len(s.Poll.Judged) > 0 })
+	t.Logf("the reveal reached all %d learners' streams in %v", n, seen)
+	if seen > 2500*time.Millisecond && !raceDetector {
+		t.Errorf("the reveal took %v to reach every learner; want a second or two", seen)
 	}
 }
