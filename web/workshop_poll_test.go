@@ -274,7 +274,7 @@ func learnerStream(t *testing.T, l *learnerClient) <-chan learnerWorkshopJSON {
 		defer close(out)
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		sc.Buffer(make([]byte, 0, 16<<10), 1<<20)
 		for sc.Scan() {
 			data, ok := strings.CutPrefix(sc.Text(), "data: ")
 			if !ok {
