@@ -25,6 +25,12 @@ type workshopBackend interface {
 	joinWorkshop(ctx context.Context, code, learner, nickname string, at int64, limit int) error
 	recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p workshop.Plan) error
 	workshopData(ctx context.Context, code string) (workshop.Data, error)
+	openPoll(ctx context.Context, code string, p workshop.Poll, limit int) error
+	pollResult(ctx context.Context, code, id string) (workshop.PollResult, error)
+	predict(ctx context.Context, code, id, learner string, prediction []string, at int64) error
+	revealPoll(ctx context.Context, code, id string, at int64) error
+	polls(ctx context.Context, code string) ([]workshop.PollResult, error)
+	learnerState(ctx context.Context, code, learner string) (workshop.LearnerState, error)
 }
 
 var _ workshop.Backend = (*Store)(nil)
@@ -74,6 +80,45 @@ func (s *Store) RecordWorkshopEvent(ctx context.Context, code, learner string, a
 // WorkshopData returns everything kept about a workshop.
 func (s *Store) WorkshopData(ctx context.Context, code string) (workshop.Data, error) {
 	return s.b.workshopData(ctx, code)
+}
+
+// OpenPoll adds a poll and makes it the workshop's current one.
+func (s *Store) OpenPoll(ctx context.Context, code string, p workshop.Poll, limit int) error {
+	return s.b.openPoll(ctx, code, p, limit)
+}
+
+// PollResult returns a poll with its counters; "" is the current poll.
+func (s *Store) PollResult(ctx context.Context, code, id string) (workshop.PollResult, error) {
+	return s.b.pollResult(ctx, code, id)
+}
+
+// Predict replaces a learner's prediction on a poll; see
+// workshop.PollBackend. A malformed learner id is workshop.ErrBadInput and
+// ErrBadLearner.
+func (s *Store) Predict(ctx context.Context, code, id, learner string, prediction []string, at time.Time) error {
+	if err := checkLearner(learner); err != nil {
+		return fmt.Errorf("store: %w: %w", workshop.ErrBadInput, err)
+	}
+	return s.b.predict(ctx, code, id, learner, prediction, toMillis(at))
+}
+
+// RevealPoll marks a poll revealed, keeping the first time.
+func (s *Store) RevealPoll(ctx context.Context, code, id string, at time.Time) error {
+	return s.b.revealPoll(ctx, code, id, toMillis(at))
+}
+
+// Polls returns every poll of a workshop with its counters.
+func (s *Store) Polls(ctx context.Context, code string) ([]workshop.PollResult, error) {
+	return s.b.polls(ctx, code)
+}
+
+// LearnerState returns a participant's view of the workshop, or
+// workshop.ErrNotJoined; a malformed learner id has not joined anything.
+func (s *Store) LearnerState(ctx context.Context, code, learner string) (workshop.LearnerState, error) {
+	if err := checkLearner(learner); err != nil {
+		return workshop.LearnerState{}, fmt.Errorf("store: %w: %w", workshop.ErrNotJoined, err)
+	}
+	return s.b.learnerState(ctx, code, learner)
 }
 
 // member builds a workshop member from what a back end keeps.

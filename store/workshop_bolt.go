@@ -19,6 +19,8 @@ import (
 //	counts/    counter name -> decimal count
 //	first/     "<learner>/<question>" -> nothing
 //	completed/ "<learner>/<topic>" -> nothing
+//	lab/       "<learner>/<challenge>" -> nothing (made with the first)
+//	polls/     one bucket per poll id (see workshop_poll_bolt.go)
 //
 // The workshop index bucket lists codes by start time, so Workshops reads
 // the newest ones without looking at every workshop ever run.
@@ -34,6 +36,8 @@ type boltWorkshopMeta struct {
 	Title   string `json:"title"`
 	Started int64  `json:"started"`
 	Ended   int64  `json:"ended,omitempty"`
+	Poll    string `json:"poll,omitempty"`  // the current poll's id
+	Polls   int    `json:"polls,omitempty"` // how many were opened
 }
 
 type boltMember struct {
@@ -225,7 +229,11 @@ func (b *boltBackend) recordWorkshopEvent(_ context.Context, code, learner strin
 			return err
 		}
 		if p.Gate != workshop.GateNone {
-			gate := ws.b.Bucket([]byte(p.Gate))
+			// Workshops started before a gate existed do not have its bucket.
+			gate, err := ws.b.CreateBucketIfNotExists([]byte(p.Gate))
+			if err != nil {
+				return err
+			}
 			if gate.Get([]byte(p.GateMember)) == nil {
 				if err := gate.Put([]byte(p.GateMember), nil); err != nil {
 					return err

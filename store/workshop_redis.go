@@ -28,13 +28,25 @@ const workshopTTL = 400 * 24 * time.Hour
 //	ws:<code>:pcounts    hash: <learner>/<counter> -> count
 //	ws:<code>:first      set: <learner>/<question> answered
 //	ws:<code>:completed  set: <learner>/<topic> completed
+//	ws:<code>:polls      hash: <poll> -> the poll as JSON, <poll>/choices ->
+//	                     its outcome ids joined by commas, <poll>/revealed
+//	                     -> Unix ms (only once revealed)
+//	ws:<code>:picks      hash: <poll>/<learner> -> prediction (ids, commas)
+//	ws:<code>:lab        set: <learner>/<challenge> solved
+//	ws:<code>:pollcounts hash: <poll>/<outcome> -> participants who picked it,
+//	                     <poll>/#answered -> participants who predicted
+//
+// The workshop hash also holds poll (the current poll's id) and polls (how
+// many were opened). Polls live in fixed keys, not one key per poll, so
+// every write's TTL refresh covers them too.
 //
 // <prefix>workshops is a sorted set of codes by start time, for
 // Workshops; codes of expired workshops are dropped from it as they are
 // found.
 func (r *redisBackend) wsKeys(code string) []string {
 	k := r.prefix + "ws:" + code
-	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + workshop.GateFirst, k + ":" + workshop.GateCompleted}
+	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + workshop.GateFirst, k + ":" + workshop.GateCompleted,
+		k + ":polls", k + ":picks", k + ":pollcounts", k + ":" + workshop.GateLab}
 }
 
 func (r *redisBackend) wsIndex() string { return r.prefix + "workshops" }
@@ -49,27 +61,36 @@ const (
 	wsKeyPcounts
 	wsKeyFirst
 	wsKeyCompleted
+	wsKeyPolls
+	wsKeyPicks
+	wsKeyPollCounts
+	wsKeyLab
 )
 
 // Scripts return these; each runs atomically, so a check (does the
 // workshop exist, has it ended, has the learner joined) and the writes it
 // allows cannot be split by another replica's write.
 const (
-	scriptOK       = 1
-	scriptIgnored  = 0
-	scriptNotFound = -1
-	scriptExists   = -2
-	scriptEnded    = -3
-	scriptFull     = -4
+	scriptOK        = 1
+	scriptIgnored   = 0
+	scriptNotFound  = -1
+	scriptExists    = -2
+	scriptEnded     = -3
+	scriptFull      = -4
+	scriptNotJoined = -5
+	scriptNoPoll    = -6
+	scriptRevealed  = -7
+	scriptBadInput  = -8
+	scriptTooMany   = -9
 )
 
 // createScript: KEYS = wsKeys + index; ARGV = title, started, ttl ms, code.
 const createScript = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return -2 end
-for i = 2, 8 do redis.call('DEL', KEYS[i]) end
+for i = 2, #KEYS - 1 do redis.call('DEL', KEYS[i]) end
 redis.call('HSET', KEYS[1], 'title', ARGV[1], 'started', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[9], ARGV[2], ARGV[4])
+redis.call('ZADD', KEYS[#KEYS], ARGV[2], ARGV[4])
 return 1
 `
 
@@ -142,6 +163,16 @@ func (r *redisBackend) run(ctx context.Context, src string, keys []string, args 
 		return workshop.ErrEnded
 	case scriptFull:
 		return workshop.ErrFull
+	case scriptNotJoined:
+		return workshop.ErrNotJoined
+	case scriptNoPoll:
+		return workshop.ErrNoPoll
+	case scriptRevealed:
+		return workshop.ErrRevealed
+	case scriptBadInput:
+		return workshop.ErrBadInput
+	case scriptTooMany:
+		return workshop.ErrTooManyPolls
 	}
 	return fmt.Errorf("workshop script returned %d", n)
 }
@@ -285,6 +316,8 @@ func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner st
 		gate = wsKeyFirst + 1
 	case workshop.GateCompleted:
 		gate = wsKeyCompleted + 1
+	case workshop.GateLab:
+		gate = wsKeyLab + 1
 	}
 	args := []any{learner, at, ttlMillis(), gate, p.GateMember}
 	list := func(names []string, prefix string) {

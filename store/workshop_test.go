@@ -276,6 +276,9 @@ func TestWorkshopEvents(t *testing.T) {
 	race := func(scenario string, predicted, right bool) workshop.Event {
 		return workshop.Event{Kind: workshop.EventRace, Scenario: scenario, Predicted: predicted, PredictionRight: right}
 	}
+	lab := func(challenge string) workshop.Event {
+		return workshop.Event{Kind: workshop.EventLabSolve, Challenge: challenge}
+	}
 	steps := []struct {
 		learner string
 		ev      workshop.Event
@@ -294,6 +297,9 @@ func TestWorkshopEvents(t *testing.T) {
 		{bob, race("gc-pause", true, false)},
 		{carol, race("fencing", false, false)},
 		{carol, race("fencing", false, true)}, // no prediction, so not right either
+		{carol, lab("c1")},
+		{carol, lab("c1")}, // once per participant and challenge
+		{alice, lab("c2")},
 		// dave has not joined: ignored.
 		{dave, answer("q1", "b", false)}, {dave, complete("t1")}, {dave, command}, {dave, race("normal", true, true)},
 	}
@@ -305,14 +311,14 @@ func TestWorkshopEvents(t *testing.T) {
 			"q1": {Choices: map[string]int{"a": 3, "b": 1}, FirstTries: 2, FirstRight: 1},
 			"q2": {Choices: map[string]int{"c": 1}, FirstTries: 1, FirstRight: 1},
 		},
-		Completions: 3, Commands: 4, Races: 4, Predictions: 2, PredictionsRight: 1,
+		Completions: 3, Commands: 4, Races: 4, Predictions: 2, PredictionsRight: 1, LabSolves: 2,
 	}
 	at := func(i int) time.Time { return t0.Add(time.Duration(i+1) * time.Minute) }
 	last := at(len(steps) - 1)
 	wantParticipants := []workshop.Participant{
-		{Learner: alice, Nickname: "Ann", JoinedAt: t0, LastActive: at(13), Answers: 2, FirstRight: 1, Completed: true, Commands: 3, Races: 1},
+		{Learner: alice, Nickname: "Ann", JoinedAt: t0, LastActive: at(19), Answers: 2, FirstRight: 1, Completed: true, Commands: 3, Races: 1, LabSolves: 1},
 		{Learner: bob, JoinedAt: t0, LastActive: at(14), Answers: 2, FirstRight: 0, Completed: true, Commands: 1, Races: 1},
-		{Learner: carol, Nickname: "Cee", JoinedAt: t0, LastActive: at(16), Answers: 1, FirstRight: 1, Races: 2},
+		{Learner: carol, Nickname: "Cee", JoinedAt: t0, LastActive: at(18), Answers: 1, FirstRight: 1, Races: 2, LabSolves: 1},
 	}
 
 	forEachBackend(t, func(t *testing.T, s, replica *workshop.Service) {

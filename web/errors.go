@@ -82,7 +82,9 @@ type errorRule struct {
 //     line), so they come before it: a worker restarting is a 503, not
 //     the learner's fault;
 //   - workshop.ErrNotFound comes before workshop.ErrBadInput, as a malformed
-//     workshop code is also one that does not exist.
+//     workshop code is also one that does not exist; so do ErrNoPoll (a
+//     malformed poll id) and ErrNotJoined (a malformed learner id, which
+//     is also store.ErrBadLearner, has joined nothing).
 var errorTable = []errorRule{
 	// The playground's worker processes and shutdown.
 	{target: worker.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
@@ -116,9 +118,13 @@ var errorTable = []errorRule{
 	// The store: progress and workshops.
 	{target: store.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "your progress can't be saved right now; please try again in a moment"},
 	{target: workshop.ErrNotFound, code: http.StatusNotFound, msg: "there is no workshop with that code; check it with your instructor"},
+	{target: workshop.ErrNotJoined, code: http.StatusNotFound, msg: "you have not joined this workshop; join it with the code your instructor gives"},
+	{target: workshop.ErrNoPoll, code: http.StatusNotFound, msg: "there is no such poll in this workshop"},
+	{target: workshop.ErrRevealed, code: http.StatusConflict, msg: "this poll has been revealed; predictions are closed"},
+	{target: workshop.ErrTooManyPolls, code: http.StatusConflict, msg: "this workshop has had as many polls as it may have; start another workshop"},
 	{target: workshop.ErrEnded, code: http.StatusConflict, msg: "that workshop has ended"},
 	{target: workshop.ErrFull, code: http.StatusConflict, msg: "that workshop is full; ask your instructor to start another one"},
-	{target: workshop.ErrBadInput, code: http.StatusBadRequest, msg: "that workshop code or nickname is malformed"},
+	{target: workshop.ErrBadInput, code: http.StatusBadRequest, msg: "that workshop code, nickname or prediction is malformed"},
 	{target: store.ErrBadLearner, code: http.StatusBadRequest, msg: "your learner cookie is malformed; clear this site's cookies and try again"},
 	// Only an author's -content directory can be invalid after start-up;
 	// the author needs to see which file is broken.

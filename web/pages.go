@@ -15,7 +15,12 @@ import (
 )
 
 func (s *Server) page(title, description, nav string) views.Page {
-	return views.Page{Title: title, Description: description, CSSHref: s.assets.cssHref, Nav: nav}
+	p := views.Page{Title: title, Description: description, CSSHref: s.assets.cssHref, Nav: nav}
+	if s.workshops != nil {
+		// Learner pages show the workshop a browser joined and its poll.
+		p.Scripts = []string{s.assets.href("workshop-learner.js")}
+	}
+	return p
 }
 
 func (s *Server) handleHome(c echo.Context) error {

@@ -410,6 +410,6 @@ func (s *Server) handlePlaygroundPage(c echo.Context) error {
 		Page:       s.page("Playground", "A private Redis sandbox: type redis-cli commands as client A or B.", "playground"),
 		Playground: s.playgroundView(c, nil, "page", ""),
 	}
-	m.Page.Scripts = []string{s.assets.href("playground.js")}
+	m.Page.Scripts = append(m.Page.Scripts, s.assets.href("playground.js"))
 	return render(c, http.StatusOK, views.PlaygroundFullPage(m))
 }

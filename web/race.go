@@ -297,7 +297,7 @@ func (s *Server) racePage(c echo.Context, title string, present bool) (views.Rac
 	}
 	rv, code := s.raceView(c, id, c.QueryParams(), heading)
 	m := views.RacePage{Page: s.page(title, "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
-	m.Page.Scripts = []string{s.assets.href("race.js")}
+	m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
 	m.PresentCSS = s.assets.href("race-present.css")
 	return m, code
 }

@@ -69,6 +69,18 @@ func (s *Server) routes() {
 		admin.GET("/:code/events", s.handleWorkshopEvents)
 		admin.GET("/:code/export.csv", s.handleWorkshopCSV)
 		admin.POST("/:code/end", s.handleEndWorkshop)
+		// Polls (workshop_poll.go): the instructor's side, then the learner's.
+		admin.GET("/:code/present", s.handleWorkshopPresent)
+		admin.POST("/:code/polls", s.handleOpenPoll)
+		admin.GET("/:code/polls/:id", s.handlePoll)
+		admin.POST("/:code/polls/:id/reveal", s.handleRevealPoll)
+		e.GET("/workshop", s.handleLearnerPage)
+		e.POST("/workshop/leave", s.handleLeaveWorkshop)
+		e.POST("/workshop/poll/:id/predict", s.handlePredictForm)
+		e.GET("/api/workshop", s.handleLearnerWorkshop)
+		e.GET("/api/workshop/events", s.handleLearnerEvents)
+		e.GET("/api/workshop/poll", s.handleLearnerPoll)
+		e.POST("/api/workshop/poll/:id/predict", s.handlePredict)
 	}
 
 	// Unknown API paths answer JSON, everything else the 404 page; the error

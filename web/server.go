@@ -131,6 +131,7 @@ type Server struct {
 	metricsToken    string
 	separateMetrics bool
 	sseEvery        time.Duration
+	pollEvery       time.Duration // how often poll event streams check the store
 	// raceDefaults caches the race widget of each scenario with its
 	// default settings (a run is deterministic).
 	raceDefaults sync.Map
@@ -181,7 +182,7 @@ func New(cfg Config) (*Server, error) {
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
 		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since,
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits,
-		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second,
+		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),
 		carryLimits: cfg.CarryLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/quiz"
+	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/web/views"
 	"github.com/locklab/locklab/workshop"
 )
@@ -28,6 +28,12 @@ type WorkshopService interface {
 	Record(ctx context.Context, code, learner string, ev workshop.Event) error
 	Stats(ctx context.Context, code string, activeSince time.Time) (workshop.Stats, error)
 	Participants(ctx context.Context, code string) ([]workshop.Participant, error)
+	OpenPoll(ctx context.Context, code string, sp workshop.PollSpec, at time.Time) (workshop.Poll, error)
+	Poll(ctx context.Context, code, id string) (workshop.PollResult, error)
+	Reveal(ctx context.Context, code, id string, at time.Time) error
+	Predict(ctx context.Context, code, id, learner string, prediction []string, at time.Time) error
+	Polls(ctx context.Context, code string) ([]workshop.PollResult, error)
+	Learner(ctx context.Context, code, learner string) (workshop.LearnerState, error)
 }
 
 // workshopCookie remembers which workshop a learner joined.
@@ -129,7 +135,22 @@ func (s *Server) handleWorkshopDashboard(c echo.Context) error {
 			{Key: "commands", Label: "Playground commands", Value: d.Commands},
 			{Key: "races", Label: "Races played", Value: d.Races},
 			{Key: "predictions_right", Label: "Predictions right", Value: d.PredictionsRight, Of: d.Predictions},
+			{Key: "lab_solves", Label: "Lab challenges solved", Value: d.LabSolves},
 		},
+		TitleMax: workshop.MaxTitleRunes,
+	}
+	for _, mc := range d.Misconceptions {
+		m.Misconceptions = append(m.Misconceptions, views.Misconception{Question: mc.Question, Choice: mc.Choice, Count: mc.Count, Percent: int(mc.Share*100 + 0.5)})
+	}
+	for _, in := range race.List() {
+		m.Scenarios = append(m.Scenarios, views.RaceScenario{ID: in.ID, Title: in.Title})
+	}
+	r, err := s.currentPoll(c, code)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		m.Poll = pollView(code, *r, "")
 	}
 	for _, q := range d.Questions {
 		qv := views.QuestionStat{ID: q.ID, Prompt: q.Prompt, FirstTries: q.FirstTries, FirstRight: q.FirstRight, Answers: q.Answers}
@@ -142,73 +163,72 @@ func (s *Server) handleWorkshopDashboard(c echo.Context) error {
 	return render(c, http.StatusOK, views.DashboardPage(m))
 }
 
-// sseWriteTimeout bounds each write of the dashboard's event stream.
+// sseWriteTimeout bounds each write of an event stream.
 const sseWriteTimeout = 30 * time.Second
 
-// handleWorkshopEvents streams the dashboard as server-sent events: the
-// stats whenever they change (checked every two seconds, from the shared
-// store, so every replica sees every learner) and a heartbeat comment.
+// handleWorkshopEvents streams the dashboard as server-sent events, from
+// the shared store, so every replica sees every learner: "poll", the
+// current poll's distribution (its own counters, checked every
+// pollEvery), and "stats", the rest of the dashboard, which reads every
+// participant and so is checked only every sseEvery.
 func (s *Server) handleWorkshopEvents(c echo.Context) error {
 	code := workshop.NormalizeCode(c.Param("code"))
 	ctx := c.Request().Context()
 	if _, err := s.workshops.Get(ctx, code); err != nil {
 		return err
 	}
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
-	tick := time.NewTicker(s.sseEvery)
-	defer tick.Stop()
-	// The server's WriteTimeout would end the stream; each write gets its
-	// own deadline instead, so a client that stops reading is still dropped.
-	rc := http.NewResponseController(w.Writer)
-	last, beats := "", 0
-	for {
-		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
-		d, err := s.dashboard(ctx, code)
-		if err == nil {
-			b, _ := json.Marshal(d)
-			if string(b) != last {
-				last = string(b)
-				if _, err := fmt.Fprintf(w, "event: stats\ndata: %s\n\n", b); err != nil {
-					return nil
-				}
-				w.Flush()
+	every := min(s.pollEvery, s.sseEvery)
+	statsEvery := max(1, int(s.sseEvery/every))
+	var stats sseEvent
+	tick := 0
+	return s.stream(c, every, func() ([]sseEvent, bool) {
+		var out []sseEvent
+		if tick%statsEvery == 0 {
+			d, err := s.dashboard(ctx, code)
+			if err == nil {
+				b, _ := json.Marshal(d)
+				stats = sseEvent{"stats", string(b)}
+			} else if ctx.Err() == nil {
+				s.log.Warn("workshop stats", "code", code, "error", err)
 			}
+		}
+		tick++
+		if stats.name != "" {
+			out = append(out, stats)
+		}
+		if poll, err := s.currentPollJSON(c, code); err == nil {
+			out = append(out, sseEvent{"poll", poll})
 		} else if ctx.Err() == nil {
-			s.log.Warn("workshop stats", "code", code, "error", err)
+			s.log.Warn("workshop poll", "code", code, "error", err)
 		}
-		if beats++; beats%8 == 0 {
-			if _, err := fmt.Fprint(w, ": still here\n\n"); err != nil {
-				return nil
-			}
-			w.Flush()
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+		return out, true
+	})
 }
 
-// handleWorkshopCSV exports the results: one row per participant, or per
-// question and choice with ?part=questions.
+// handleWorkshopCSV exports the results: one row per participant, per
+// question and choice with ?part=questions, or per poll and outcome with
+// ?part=polls.
 func (s *Server) handleWorkshopCSV(c echo.Context) error {
 	code := workshop.NormalizeCode(c.Param("code"))
 	ctx := c.Request().Context()
 	var rows [][]string
 	name := "workshop-" + code
-	if c.QueryParam("part") == "questions" {
+	switch c.QueryParam("part") {
+	case "questions":
 		d, err := s.dashboard(ctx, code)
 		if err != nil {
 			return err
 		}
 		name += "-questions"
 		rows = workshop.QuestionRows(d)
-	} else {
+	case "polls":
+		rs, err := s.workshops.Polls(ctx, code)
+		if err != nil {
+			return err
+		}
+		name += "-polls"
+		rows = workshop.PollRows(rs)
+	default:
 		ps, err := s.workshops.Participants(ctx, code)
 		if err != nil {
 			return err
@@ -275,7 +295,10 @@ func (s *Server) handleJoin(c echo.Context) error {
 		return render(c, http.StatusBadRequest, views.JoinPage(m))
 	}
 	s.setCookie(c, &http.Cookie{Name: workshopCookie, Value: code, MaxAge: 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	return c.Redirect(http.StatusSeeOther, "/topics/distributed-locks?joined=1")
+	s.setCookie(c, &http.Cookie{Name: joinedCookie, Value: "1", MaxAge: 24 * 3600, SameSite: http.SameSiteLaxMode})
+	// The workshop page says whom they joined as, with a way to leave and
+	// the open poll, then sends them on to the lesson.
+	return c.Redirect(http.StatusSeeOther, "/workshop")
 }
 
 // workshopEvent records what a learner did for their workshop's

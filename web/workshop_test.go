@@ -26,7 +26,7 @@ func newWorkshopServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.sseEvery = 50 * time.Millisecond
+	s.sseEvery, s.pollEvery = 50*time.Millisecond, 25*time.Millisecond
 	return newServerFor(t, s)
 }
 
@@ -77,8 +77,8 @@ func TestWorkshopFlow(t *testing.T) {
 	if code, _ := alice.do("GET", "/join/"+wcode, "", ""); code != 200 {
 		t.Fatalf("join page = %d", code)
 	}
-	if code, body := form(alice, "/join", url.Values{"code": {strings.ToLower(wcode)}, "nickname": {"=Alice"}}); code != 200 || !strings.Contains(body, "Distributed locks and their caveats") {
-		t.Fatalf("alice join = %d %s", code, body)
+	if code, body := form(alice, "/join", url.Values{"code": {strings.ToLower(wcode)}, "nickname": {"=Alice"}}); code != 200 || !strings.Contains(body, "as <strong>=Alice</strong>") || !strings.Contains(body, `action="/workshop/leave"`) {
+		t.Fatalf("alice join = %d, without whom she joined as and a way to leave: %s", code, body)
 	}
 	form(bob, "/join", url.Values{"code": {wcode}})
 	alice.answer("gc-pause", "longer-ttl")
@@ -110,8 +110,24 @@ func TestWorkshopFlow(t *testing.T) {
 	// Scripts may use the token directly.
 	req, _ := http.NewRequest("GET", base+"/admin/workshops/"+wcode+"/export.csv?part=questions", nil)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
-		t.Errorf("CSV with a bearer token failed: %v", err)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CSV with a bearer token failed: %v", err)
+	}
+	answers, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// One row per question with its first-try figures, then one per
+	// choice with its text, count and share.
+	for _, row := range []string{
+		"question_id,question,choice_id,choice,right,answers,share,first_tries,first_right\n",
+		",,,3,,2,1\n",
+		"gc-pause,\"Client 1 takes a lock",
+		",longer-ttl,\"A longer TTL, picked to cover the pause.\",false,1,0.33,,\n",
+		",fencing,\"Fencing tokens, checked by the storage",
+	} {
+		if !strings.Contains(string(answers), row) {
+			t.Errorf("answers CSV lacks %q:\n%s", row, answers)
+		}
 	}
 	if code, _ := form(teacher, "/admin/workshops/"+wcode+"/end", nil); code != 200 {
 		t.Fatalf("end = %d", code)

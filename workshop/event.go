@@ -7,10 +7,11 @@ import (
 
 // Kinds of workshop events.
 const (
-	EventAnswer   = "answer"   // a quiz answer: Question, Choice, Correct
-	EventComplete = "complete" // the learner completed Topic
-	EventCommand  = "command"  // a playground command line
-	EventRace     = "race"     // a race scenario played to the end: Scenario, Predicted (bool: a prediction was made), PredictionRight
+	EventAnswer   = "answer"    // a quiz answer: Question, Choice, Correct
+	EventComplete = "complete"  // the learner completed Topic
+	EventCommand  = "command"   // a playground command line
+	EventRace     = "race"      // a race scenario played to the end: Scenario, Predicted (bool: a prediction was made), PredictionRight
+	EventLabSolve = "lab-solve" // the learner solved a lab challenge: Challenge
 )
 
 // Event is something a participant did. Which fields matter depends on
@@ -24,6 +25,7 @@ type Event struct {
 	Scenario        string
 	Predicted       bool
 	PredictionRight bool
+	Challenge       string
 	At              time.Time
 }
 
@@ -91,6 +93,7 @@ const (
 	countPredictions      = "predictions"
 	countPredictionsRight = "predictions-right"
 	countCompletions      = "completions"
+	countLabSolves        = "lab-solves"  // (participant, challenge) pairs solved
 	countChoicePrefix     = "choice/"     // choice/<question>/<choice>: answers with that choice
 	countTriesPrefix      = "tries/"      // tries/<question>: participants who answered it
 	countFirstRightPrefix = "firstright/" // firstright/<question>: right on the first try
@@ -103,6 +106,7 @@ const (
 	pcountCompleted  = "completed" // topics completed
 	pcountCommands   = "commands"
 	pcountRaces      = "races"
+	pcountLabSolves  = "lab-solves"
 )
 
 // Gates: sets that gate counters. A counter behind a gate counts only the
@@ -112,6 +116,7 @@ const (
 	GateNone      = ""
 	GateFirst     = "first"     // "<learner>/<question>": answered once
 	GateCompleted = "completed" // "<learner>/<topic>": completed once
+	GateLab       = "lab"       // "<learner>/<challenge>": solved once
 )
 
 // gateMemberSep joins a learner id and another id in a gate member;
@@ -171,6 +176,13 @@ func planEvent(learner string, ev Event) (Plan, error) {
 			}
 		}
 		p.MemberCounts = []string{pcountRaces}
+	case EventLabSolve:
+		if err := checkID("challenge", ev.Challenge); err != nil {
+			return p, err
+		}
+		p.Gate, p.GateMember = GateLab, learner+gateMemberSep+ev.Challenge
+		p.GateCounts = []string{countLabSolves}
+		p.GateMemberCounts = []string{pcountLabSolves}
 	default:
 		return p, fmt.Errorf("event kind %q: %w", ev.Kind, ErrBadInput)
 	}

@@ -40,6 +40,10 @@ func TestPlanEvent(t *testing.T) {
 		{"race predicted right", Event{Kind: EventRace, Scenario: "gc-pause", Predicted: true, PredictionRight: true}, Plan{
 			Counts: []string{"races", "predictions", "predictions-right"}, MemberCounts: []string{"races"},
 		}},
+		{"lab challenge solved", Event{Kind: EventLabSolve, Challenge: "two-holders"}, Plan{
+			Gate: "lab", GateMember: alice + "/two-holders",
+			GateCounts: []string{"lab-solves"}, GateMemberCounts: []string{"lab-solves"},
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := planEvent(alice, tt.ev)
@@ -47,6 +51,9 @@ func TestPlanEvent(t *testing.T) {
 				t.Errorf("planEvent(%+v) = %+v, %v\nwant %+v", tt.ev, got, err, tt.want)
 			}
 		})
+	}
+	if _, err := planEvent(alice, Event{Kind: EventLabSolve, Challenge: "Bad/id"}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("planEvent(lab solve, bad challenge id) = %v; want ErrBadInput", err)
 	}
 	if _, err := planEvent(alice, Event{Kind: "dance"}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("planEvent(unknown kind) = %v; want ErrBadInput", err)

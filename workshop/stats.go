@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"sort"
 	"strings"
 	"time"
 )
@@ -32,6 +33,7 @@ func (m Member) participant() Participant {
 		Completed:  m.Counts[pcountCompleted] > 0,
 		Commands:   m.Counts[pcountCommands],
 		Races:      m.Counts[pcountRaces],
+		LabSolves:  m.Counts[pcountLabSolves],
 	}
 }
 
@@ -53,6 +55,7 @@ type Stats struct {
 	Races            int
 	Predictions      int
 	PredictionsRight int
+	LabSolves        int // lab challenges solved, each participant's each challenge once
 }
 
 // Stats adds up d; members count as active if they joined or did
@@ -67,6 +70,7 @@ func (d Data) Stats(activeSince time.Time) Stats {
 		Races:            d.Counts[countRaces],
 		Predictions:      d.Counts[countPredictions],
 		PredictionsRight: d.Counts[countPredictionsRight],
+		LabSolves:        d.Counts[countLabSolves],
 	}
 	for _, m := range d.Members {
 		if !m.LastActive.Before(activeSince) {
@@ -131,7 +135,37 @@ type Dashboard struct {
 	Races            int                 `json:"races"`
 	Predictions      int                 `json:"predictions"`
 	PredictionsRight int                 `json:"predictions_right"`
+	LabSolves        int                 `json:"lab_solves"`
 	Questions        []DashboardQuestion `json:"questions"`
+	// Misconceptions are the wrong choices picked most often, most
+	// picked first: what the instructor may want to address.
+	Misconceptions []Misconception `json:"misconceptions"`
+}
+
+// Misconception is a wrong choice and how often it was picked.
+type Misconception struct {
+	Question string  `json:"question"` // the prompt
+	Choice   string  `json:"choice"`   // the choice's text
+	Count    int     `json:"count"`
+	Share    float64 `json:"share"` // of the question's answers
+}
+
+// maxMisconceptions is how many wrong choices the dashboard lists.
+const maxMisconceptions = 5
+
+// misconceptions are d's most picked wrong choices, at most
+// maxMisconceptions, ties in course order.
+func misconceptions(qs []DashboardQuestion) []Misconception {
+	out := []Misconception{}
+	for _, q := range qs {
+		for _, ch := range q.Choices {
+			if !ch.Right && ch.Count > 0 {
+				out = append(out, Misconception{Question: q.Prompt, Choice: ch.Text, Count: ch.Count, Share: float64(ch.Count) / float64(max(q.Answers, 1))})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out[:min(len(out), maxMisconceptions)]
 }
 
 // DashboardQuestion is how the room answered one question.
@@ -159,7 +193,7 @@ func NewDashboard(st Stats, questions []Question) Dashboard {
 		Code: st.Workshop.Code, Title: st.Workshop.Title, Running: st.Workshop.Running(),
 		Joined: st.Joined, Active: st.Active, Completions: st.Completions, Commands: st.Commands,
 		Races: st.Races, Predictions: st.Predictions, PredictionsRight: st.PredictionsRight,
-		Questions: []DashboardQuestion{},
+		LabSolves: st.LabSolves, Questions: []DashboardQuestion{},
 	}
 	for _, qn := range questions {
 		qs := st.Questions[qn.ID]
@@ -171,5 +205,6 @@ func NewDashboard(st Stats, questions []Question) Dashboard {
 		}
 		d.Questions = append(d.Questions, out)
 	}
+	d.Misconceptions = misconceptions(d.Questions)
 	return d
 }

@@ -65,6 +65,28 @@ func TestDataStats(t *testing.T) {
 	}
 }
 
+// TestMisconceptions checks that the most picked wrong choices come
+// first, right and unpicked ones never, and at most five.
+func TestMisconceptions(t *testing.T) {
+	var qs []DashboardQuestion
+	for i := range 4 {
+		qs = append(qs, DashboardQuestion{Prompt: "Q" + string(rune('1'+i)), Answers: 10, Choices: []DashboardChoice{
+			{Text: "right", Count: 9, Right: true}, {Text: "wrong a", Count: i + 1}, {Text: "wrong b", Count: 4 - i}, {Text: "unpicked"},
+		}})
+	}
+	got := misconceptions(qs)
+	want := []Misconception{
+		{Question: "Q1", Choice: "wrong b", Count: 4, Share: 0.4},
+		{Question: "Q4", Choice: "wrong a", Count: 4, Share: 0.4},
+		{Question: "Q2", Choice: "wrong b", Count: 3, Share: 0.3},
+		{Question: "Q3", Choice: "wrong a", Count: 3, Share: 0.3},
+		{Question: "Q2", Choice: "wrong a", Count: 2, Share: 0.2},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("misconceptions = %+v\nwant %+v", got, want)
+	}
+}
+
 func TestDataParticipants(t *testing.T) {
 	want := []Participant{
 		{Learner: "alice", Nickname: "Ann", JoinedAt: minute(0), LastActive: minute(5), Answers: 2, FirstRight: 1, Completed: true, Commands: 3, Races: 1},
@@ -95,6 +117,7 @@ func TestNewDashboard(t *testing.T) {
 			{ID: "q1", Prompt: "First?", FirstTries: 2, FirstRight: 1, Answers: 4, Choices: []DashboardChoice{{ID: "a", Text: "A", Count: 3, Right: true}, {ID: "b", Text: "B", Count: 1}}},
 			{ID: "q9", Prompt: "Unanswered?", Choices: []DashboardChoice{{ID: "x", Text: "X", Right: true}}},
 		},
+		Misconceptions: []Misconception{{Question: "First?", Choice: "B", Count: 1, Share: 0.25}},
 	}
 	if !reflect.DeepEqual(d, want) {
 		t.Errorf("NewDashboard = %+v\nwant %+v", d, want)
@@ -109,7 +132,7 @@ func TestNewDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"code":"E","title":"","running":true,"joined":0,"active":0,"completions":0,"commands":0,"races":0,"predictions":0,"predictions_right":0,"questions":[]}`
+	const wantJSON = `{"code":"E","title":"","running":true,"joined":0,"active":0,"completions":0,"commands":0,"races":0,"predictions":0,"predictions_right":0,"lab_solves":0,"questions":[],"misconceptions":[]}`
 	if string(b) != wantJSON {
 		t.Errorf("empty dashboard JSON = %s\nwant %s", b, wantJSON)
 	}

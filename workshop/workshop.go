@@ -72,6 +72,7 @@ type Participant struct {
 	Answers, FirstRight  int // answers given; questions right on the first try
 	Completed            bool
 	Commands, Races      int
+	LabSolves            int // lab challenges solved
 }
 
 // Backend keeps workshops. Codes, texts and times arrive validated; the
@@ -98,6 +99,7 @@ type Backend interface {
 	RecordWorkshopEvent(ctx context.Context, code, learner string, at time.Time, p Plan) error
 	// WorkshopData returns everything kept about a workshop.
 	WorkshopData(ctx context.Context, code string) (Data, error)
+	PollBackend
 }
 
 // Options change how a Service behaves.

@@ -17,12 +17,13 @@ var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 // fakeBackend records what reaches it: validation must stop bad input
 // before any call.
 type fakeBackend struct {
-	calls   []string
-	created []Workshop
-	taken   int // CreateWorkshop answers ErrExists this many times first
-	limit   int // the last JoinWorkshop's limit
-	plans   []Plan
-	data    Data
+	PollBackend // nil: these tests open no polls
+	calls       []string
+	created     []Workshop
+	taken       int // CreateWorkshop answers ErrExists this many times first
+	limit       int // the last JoinWorkshop's limit
+	plans       []Plan
+	data        Data
 }
 
 func (f *fakeBackend) CreateWorkshop(_ context.Context, w Workshop) error {

@@ -201,7 +201,7 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 
 		learner := newBrowser(t)
 		learner.get(b + "/join/" + code)
-		if resp := learner.postForm(b+"/join", url.Values{"code": {code}, "nickname": {"ada"}}); resp.StatusCode != 200 || resp.Request.URL.Path != "/topics/distributed-locks" {
+		if resp := learner.postForm(b+"/join", url.Values{"code": {code}, "nickname": {"ada"}}); resp.StatusCode != 200 || resp.Request.URL.Path != "/workshop" {
 			t.Fatalf("join on B = %d at %s", resp.StatusCode, resp.Request.URL)
 		}
 		if code, body := learner.postJSON(b+"/api/topics/distributed-locks/quiz/gc-pause", map[string]string{"choice": "fencing"}); code != 200 {

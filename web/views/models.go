@@ -357,6 +357,10 @@ type Dashboard struct {
 	Running               bool
 	Tiles                 []Tile
 	Questions             []QuestionStat
+	Misconceptions        []Misconception
+	Poll                  *PollView      // the current poll; nil if none
+	Scenarios             []RaceScenario // what a poll may be opened on
+	TitleMax              int
 }
 
 // Tile is one number on the dashboard; Of, when set, is its total.

@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/workshop"
+)
+
+// Polls on Redis: see wsKeys for where they live. Every write is one
+// script, so a prediction's swap of old counts for new ones cannot be
+// split by a replica's write of the same learner, and a reveal closes
+// predictions at one instant for every replica.
+
+// openPollScript: KEYS = wsKeys; ARGV = poll id, poll JSON, choices,
+// ttl ms, most polls.
+const openPollScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
+if tonumber(redis.call('HGET', KEYS[1], 'polls') or '0') >= tonumber(ARGV[5]) then return -9 end
+if redis.call('HEXISTS', KEYS[9], ARGV[1]) == 1 then return -2 end
+redis.call('HINCRBY', KEYS[1], 'polls', 1)
+redis.call('HSET', KEYS[1], 'poll', ARGV[1])
+redis.call('HSET', KEYS[9], ARGV[1], ARGV[2], ARGV[1] .. '/choices', ARGV[3])
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
+return 1
+`
+
+// predictScript: KEYS = wsKeys; ARGV = poll id, learner, at, ttl ms, the
+// prediction (ids joined by commas).
+const predictScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return -5 end
+local choices = redis.call('HGET', KEYS[9], ARGV[1] .. '/choices')
+if not choices then return -6 end
+if redis.call('HEXISTS', KEYS[9], ARGV[1] .. '/revealed') == 1 then return -7 end
+choices = ',' .. choices .. ','
+for o in string.gmatch(ARGV[5], '[^,]+') do
+  if not string.find(choices, ',' .. o .. ',', 1, true) then return -8 end
+end
+local field = ARGV[1] .. '/' .. ARGV[2]
+local old = redis.call('HGET', KEYS[10], field)
+if old then
+  for o in string.gmatch(old, '[^,]+') do redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/' .. o, -1) end
+else
+  redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/#answered', 1)
+end
+for o in string.gmatch(ARGV[5], '[^,]+') do redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/' .. o, 1) end
+redis.call('HSET', KEYS[10], field, ARGV[5])
+local last = redis.call('HGET', KEYS[4], ARGV[2])
+if not last or tonumber(last) < tonumber(ARGV[3]) then
+  redis.call('HSET', KEYS[4], ARGV[2], ARGV[3])
+end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
+return 1
+`
+
+// revealScript: KEYS = wsKeys; ARGV = poll id, at, ttl ms.
+const revealScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[9], ARGV[1]) == 0 then return -6 end
+redis.call('HSETNX', KEYS[9], ARGV[1] .. '/revealed', ARGV[2])
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return 1
+`
+
+// pollResultScript reads one poll and only its own counters, whatever
+// the number of participants: KEYS = wsKeys; ARGV = poll id, or ” for
+// the current one. It returns {found, id, JSON, revealed, participants,
+// answered, then outcome and count pairs}; found is -1 for no workshop,
+// 0 for no poll.
+const pollResultScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return {-1} end
+local id = ARGV[1]
+if id == '' then id = redis.call('HGET', KEYS[1], 'poll') or '' end
+if id == '' then return {0} end
+local js = redis.call('HGET', KEYS[9], id)
+if not js then return {0} end
+local out = {1, id, js, redis.call('HGET', KEYS[9], id .. '/revealed') or '',
+  redis.call('HLEN', KEYS[2]), redis.call('HGET', KEYS[11], id .. '/#answered') or '0'}
+local choices = redis.call('HGET', KEYS[9], id .. '/choices') or ''
+for o in string.gmatch(choices, '[^,]+') do
+  out[#out + 1] = o
+  out[#out + 1] = redis.call('HGET', KEYS[11], id .. '/' .. o) or '0'
+end
+return out
+`
+
+// learnerScript: KEYS = wsKeys; ARGV = learner. It returns {found,
+// title, started, ended, nickname, poll JSON, revealed, prediction};
+// found is -1 for no workshop, -5 for a learner who has not joined it.
+const learnerScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return {-1} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {-5} end
+local m = redis.call('HMGET', KEYS[1], 'title', 'started', 'ended', 'poll')
+local out = {1, m[1], m[2], m[3] or '', redis.call('HGET', KEYS[3], ARGV[1]) or ''}
+local id = m[4]
+if not id then return out end
+out[6] = redis.call('HGET', KEYS[9], id) or ''
+out[7] = redis.call('HGET', KEYS[9], id .. '/revealed') or ''
+out[8] = redis.call('HGET', KEYS[10], id .. '/' .. ARGV[1]) or ''
+return out
+`
+
+func (r *redisBackend) openPoll(ctx context.Context, code string, p workshop.Poll, limit int) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	js, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx, openPollScript, r.wsKeys(code), p.ID, js, choiceIDs(p), ttlMillis(), limit)
+}
+
+// choiceIDs is a poll's outcome ids joined by commas, as the scripts
+// check a prediction against them.
+func choiceIDs(p workshop.Poll) string {
+	ids := make([]string, len(p.Choices))
+	for i, c := range p.Choices {
+		ids[i] = c.ID
+	}
+	return workshop.JoinPrediction(ids)
+}
+
+func (r *redisBackend) predict(ctx context.Context, code, id, learner string, prediction []string, at int64) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	return r.run(ctx, predictScript, r.wsKeys(code), id, learner, at, ttlMillis(), workshop.JoinPrediction(prediction))
+}
+
+func (r *redisBackend) revealPoll(ctx context.Context, code, id string, at int64) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	return r.run(ctx, revealScript, r.wsKeys(code), id, at, ttlMillis())
+}
+
+// decodePoll reads a poll's JSON and its reveal time (Unix ms, or "").
+func decodePoll(js, revealed string) (workshop.Poll, error) {
+	var p workshop.Poll
+	if err := json.Unmarshal([]byte(js), &p); err != nil {
+		return p, fmt.Errorf("poll: %w", err)
+	}
+	p.OpenedAt = fromMillis(p.OpenedAt.UnixMilli())
+	p.RevealedAt = time.Time{}
+	if revealed != "" {
+		ms, err := strconv.ParseInt(revealed, 10, 64)
+		if err != nil {
+			return p, fmt.Errorf("poll %s reveal time: %w", p.ID, err)
+		}
+		p.RevealedAt = fromMillis(ms)
+	}
+	return p, nil
+}
+
+func (r *redisBackend) pollResult(ctx context.Context, code, id string) (workshop.PollResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	vals, err := redis.NewScript(pollResultScript).Run(ctx, r.rdb, r.wsKeys(code), id).Slice()
+	if err != nil {
+		return workshop.PollResult{}, unavailable(err)
+	}
+	switch fmt.Sprint(vals[0]) {
+	case "-1":
+		return workshop.PollResult{}, workshop.ErrNotFound
+	case "0":
+		return workshop.PollResult{}, workshop.ErrNoPoll
+	}
+	if len(vals) < 6 {
+		return workshop.PollResult{}, fmt.Errorf("poll script returned %d values", len(vals))
+	}
+	p, err := decodePoll(fmt.Sprint(vals[2]), fmt.Sprint(vals[3]))
+	if err != nil {
+		return workshop.PollResult{}, err
+	}
+	res := workshop.PollResult{Poll: p, Counts: map[string]int{}}
+	ints := func(v any) int { n, _ := strconv.Atoi(fmt.Sprint(v)); return n }
+	res.Joined, res.Answered = ints(vals[4]), ints(vals[5])
+	for i := 6; i+1 < len(vals); i += 2 {
+		if n := ints(vals[i+1]); n > 0 {
+			res.Counts[fmt.Sprint(vals[i])] = n
+		}
+	}
+	return res, nil
+}
+
+func (r *redisBackend) polls(ctx context.Context, code string) ([]workshop.PollResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	keys := r.wsKeys(code)
+	var (
+		started       *redis.BoolCmd
+		polls, counts *redis.MapStringStringCmd
+		joined        *redis.IntCmd
+	)
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		started = p.HExists(ctx, keys[wsKeyMeta], "started")
+		polls = p.HGetAll(ctx, keys[wsKeyPolls])
+		counts = p.HGetAll(ctx, keys[wsKeyPollCounts])
+		joined = p.HLen(ctx, keys[wsKeyMembers])
+		return nil
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if !started.Val() {
+		return nil, workshop.ErrNotFound
+	}
+	var out []workshop.PollResult
+	for field, js := range polls.Val() {
+		if strings.Contains(field, "/") {
+			continue
+		}
+		p, err := decodePoll(js, polls.Val()[field+"/revealed"])
+		if err != nil {
+			return nil, fmt.Errorf("workshop %s: %w", code, err)
+		}
+		res := workshop.PollResult{Poll: p, Joined: int(joined.Val()), Counts: map[string]int{}}
+		for _, c := range p.Choices {
+			if n, _ := strconv.Atoi(counts.Val()[p.ID+"/"+c.ID]); n > 0 {
+				res.Counts[c.ID] = n
+			}
+		}
+		res.Answered, _ = strconv.Atoi(counts.Val()[p.ID+"/"+workshop.AnsweredCounter])
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func (r *redisBackend) learnerState(ctx context.Context, code, learner string) (workshop.LearnerState, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	vals, err := redis.NewScript(learnerScript).Run(ctx, r.rdb, r.wsKeys(code), learner).Slice()
+	if err != nil {
+		return workshop.LearnerState{}, unavailable(err)
+	}
+	switch fmt.Sprint(vals[0]) {
+	case "-1":
+		return workshop.LearnerState{}, workshop.ErrNotFound
+	case "-5":
+		return workshop.LearnerState{}, workshop.ErrNotJoined
+	}
+	if len(vals) < 5 {
+		return workshop.LearnerState{}, fmt.Errorf("learner script returned %d values", len(vals))
+	}
+	meta := []any{vals[1], vals[2], vals[3]}
+	if vals[3] == "" {
+		meta[2] = nil
+	}
+	w, ok, err := parseMeta(code, meta)
+	if err != nil {
+		return workshop.LearnerState{}, err
+	}
+	if !ok {
+		return workshop.LearnerState{}, workshop.ErrNotFound
+	}
+	st := workshop.LearnerState{Workshop: w, Nickname: fmt.Sprint(vals[4])}
+	if len(vals) >= 8 && vals[5] != "" {
+		p, err := decodePoll(fmt.Sprint(vals[5]), fmt.Sprint(vals[6]))
+		if err != nil {
+			return workshop.LearnerState{}, fmt.Errorf("workshop %s: %w", code, err)
+		}
+		st.Poll = &p
+		st.Prediction = workshop.SplitPrediction(fmt.Sprint(vals[7]))
+	}
+	return st, nil
+}
