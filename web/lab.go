@@ -16,6 +16,7 @@ import (
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/web/views"
+	"github.com/locklab/locklab/workshop"
 )
 
 // LabChecker runs lock-lab checks: in the sandbox workers (the worker
@@ -177,6 +178,9 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 			if err != nil {
 				return labReportJSON{}, err
 			}
+			// A workshop counts each learner's challenge once, however
+			// often it is checked.
+			s.workshopEvent(c, workshop.Event{Kind: workshop.EventLabSolve, Challenge: ch.ID})
 		}
 	}
 	return out, nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/workshop"
 )
 
@@ -92,8 +93,19 @@ func TestWorkshopFlow(t *testing.T) {
 		t.Fatalf("race done = %d %s", code, body)
 	}
 
+	// Alice solves a lab challenge twice: it counts once.
+	ch, err := lab.ChallengeByID("plain-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if code, rep, raw := alice.labCheck(labBody(t, ch.Fix, ch.ID)); code != 200 || rep.Passed == nil || !*rep.Passed {
+			t.Fatalf("lab check of the fix = %d %s", code, raw)
+		}
+	}
+
 	d := firstSSE(t, teacher, "/admin/workshops/"+wcode+"/events")
-	if d.Joined != 2 || d.Active != 2 || d.Completions != 1 || d.Commands != 2 || d.Races != 1 || d.Predictions != 1 || d.PredictionsRight != 1 {
+	if d.Joined != 2 || d.Active != 2 || d.Completions != 1 || d.Commands != 2 || d.Races != 1 || d.Predictions != 1 || d.PredictionsRight != 1 || d.LabSolves != 1 {
 		t.Errorf("dashboard = %+v", d)
 	}
 	i := slices.IndexFunc(d.Questions, func(q workshop.DashboardQuestion) bool { return q.ID == "gc-pause" })
