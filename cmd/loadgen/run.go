@@ -44,6 +44,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		p99         = fset.Duration("p99", 100*time.Millisecond, "target: p99 latency of every well-behaved route under this")
 		maxRSS      = fset.Int("max-rss-mb", 512, "target: the server's peak memory (RSS of it and its children) under this many MB")
 		strict      = fset.Bool("strict", false, "exit with status 1 when a target is missed")
+		adminToken  = fset.String("admin-token", getenv("LOCKLAB_ADMIN_TOKEN"), "the server's admin token: adds the poll phase (a workshop every well-behaved learner joins, and a poll they all answer) (env LOCKLAB_ADMIN_TOKEN)")
+		pollAt      = fset.Duration("poll-at", 0, "with -admin-token, when the poll opens after the start (default: 10 s after the ramp)")
 	)
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n\nSimulates a Lock Lab workshop against a running server and reports latency, errors and memory.\n\nFlags:\n", args[0])
@@ -70,6 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Hostile: *hostile, ForwardedFor: *forwarded, Seed: *seed, Ramp: min(*ramp, *duration), Timeout: *timeout,
 		PID: *pid, SampleEvery: *sampleEvery, Proc: loadgen.Proc{Root: "/proc"},
 		Progress: stderr, ProgressEvery: *progress,
+		AdminToken: *adminToken, PollAt: pollTime(*pollAt, min(*ramp, *duration)),
 	})
 	if err != nil {
 		return fmt.Errorf("load %s: %w", target, err)
@@ -82,4 +85,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return errMissed
 	}
 	return nil
+}
+
+// pollTime is when the poll opens: at, or else 10 s after the ramp, when
+// every learner has joined.
+func pollTime(at, ramp time.Duration) time.Duration {
+	if at > 0 {
+		return at
+	}
+	return ramp + 10*time.Second
 }

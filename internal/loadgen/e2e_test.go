@@ -16,7 +16,7 @@ import (
 // startServer runs the locklab binary on a free loopback port and returns
 // its base URL and process. The binary is $LOCKLAB_SERVER_BIN if set, or
 // else built from ./cmd/locklab.
-func startServer(t *testing.T) (string, *exec.Cmd) {
+func startServer(t *testing.T, env ...string) (string, *exec.Cmd) {
 	t.Helper()
 	bin := os.Getenv("LOCKLAB_SERVER_BIN")
 	if bin == "" {
@@ -29,6 +29,7 @@ func startServer(t *testing.T) (string, *exec.Cmd) {
 		}
 	}
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data", t.TempDir(), "-log-format", "json")
+	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -117,5 +118,50 @@ func TestWorkshopAgainstRealServer(t *testing.T) {
 	// Without Config.PID the server is found by its port.
 	if m := res.Usage; m.Err != nil || m.PID != server.Process.Pid || m.Samples == 0 || m.Peak <= 0 {
 		t.Errorf("Usage = pid %d, %d samples, peak %d, error %v; want pid %d sampled", m.PID, m.Samples, m.Peak, m.Err, server.Process.Pid)
+	}
+}
+
+// TestWorkshopPollAgainstRealServer runs the poll phase: every
+// well-behaved learner joins the workshop, and when the instructor opens
+// a poll the whole room predicts within a few seconds, each counted once.
+func TestWorkshopPollAgainstRealServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the end-to-end load test in -short mode")
+	}
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("skipping: no /proc file system (Linux only)")
+	}
+	const token = "loadgen-admin-token-0123456789"
+	base, _ := startServer(t, "LOCKLAB_ADMIN_TOKEN="+token)
+	target, err := CheckTarget(base, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Run(ctx, Config{
+		Target: target, Learners: 12, Duration: 9 * time.Second, Rate: 4, Hostile: 0.1,
+		Seed: 3, Ramp: time.Second, Timeout: 5 * time.Second,
+		SampleEvery: 100 * time.Millisecond, Proc: Proc{Root: "/proc"},
+		AdminToken: token, PollAt: 3 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests.All.Errors != 0 {
+		t.Errorf("well-behaved learners got %d errors in %d requests; first: %q", res.Requests.All.Errors, res.Requests.All.Count, res.Requests.ErrorSamples)
+	}
+	p := res.Poll
+	if p == nil || p.Err != nil || p.ID == "" || p.Joined != res.WellBehaved || p.Total != p.Joined || p.Answered != p.Joined || !p.Revealed {
+		t.Fatalf("poll = %+v; want all %d well-behaved learners joined, counted once and revealed", p, res.WellBehaved)
+	}
+	v := res.Check(Targets{P99: time.Hour, PeakRSS: 1 << 40})
+	if !v.Pass {
+		t.Errorf("verdict: %q", v.Reasons)
+	}
+	// A poll whose counts are off fails the verdict.
+	p.Answered--
+	if res.Check(Targets{P99: time.Hour, PeakRSS: 1 << 40}).Pass {
+		t.Error("a poll missing an answer passed the verdict")
 	}
 }

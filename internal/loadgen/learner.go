@@ -40,7 +40,8 @@ type learner struct {
 	requests  int    // requests sent, hostile ones included
 	cssPath   string // the style sheet the lesson links to
 	lockSetAt time.Time
-	payloads  []step // hostile payloads, for a hostile learner
+	payloads  []step     // hostile payloads, for a hostile learner
+	poll      *pollState // the poll phase, for a learner who joined
 }
 
 // run sends requests until deadline, at most maxRequests of them, starting
@@ -64,6 +65,9 @@ func (l *learner) nextStep() step {
 	l.requests++
 	if l.hostile && l.requests%2 == 0 {
 		return l.payloads[l.rng.IntN(len(l.payloads))]
+	}
+	if ps := l.poll.nextPollSteps(l); ps != nil {
+		l.queue = append(ps, l.queue...)
 	}
 	if len(l.queue) == 0 {
 		l.queue = l.cycle()
@@ -101,6 +105,10 @@ func (l *learner) do(ctx context.Context, s step) {
 		}
 	case s.hostile != "" && r.status >= 400 && r.status < 500:
 		o.Refused = true // a 4xx is a fine answer to a hostile request
+	case s.redirect && r.status >= 300 && r.status <= 399:
+		if s.then != nil {
+			l.queue = append(s.then(r), l.queue...)
+		}
 	case r.status < 200 || r.status > 299:
 		o.Err = fmt.Errorf("learner %d: %s %s: status %d: %s", l.id, s.method, s.path, r.status, clip(r.body))
 		o.Class = fmt.Sprintf("status %d", r.status)
@@ -139,6 +147,8 @@ func (l *learner) send(ctx context.Context, s step) (reply, error) {
 	r := reply{sent: time.Now()}
 	var body io.Reader
 	switch {
+	case s.form != nil:
+		body = strings.NewReader(s.form.Encode())
 	case s.raw != nil:
 		body = bytes.NewReader(s.raw)
 	case s.body != nil:
@@ -152,7 +162,10 @@ func (l *learner) send(ctx context.Context, s step) (reply, error) {
 	if err != nil {
 		return r, fmt.Errorf("new request: %w", err)
 	}
-	if body != nil {
+	switch {
+	case s.form != nil:
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	case body != nil:
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if l.forwardedFor != "" {

@@ -51,6 +51,12 @@ type Config struct {
 	// Proc reads process information; Proc{Root: "/proc"} on Linux.
 	Proc Proc
 
+	// AdminToken, if set, adds the poll phase: the run starts a workshop
+	// that every well-behaved learner joins first, and PollAt after the
+	// start an instructor opens a poll that the whole room answers.
+	AdminToken string
+	PollAt     time.Duration
+
 	// Progress, if not nil, gets a line every ProgressEvery.
 	Progress      io.Writer
 	ProgressEvery time.Duration
@@ -66,6 +72,7 @@ type Result struct {
 	Requests        Summary // well-behaved learners' requests
 	Hostile         Summary // hostile learners' requests, ordinary ones included
 	Usage           Usage
+	Poll            *PollResult // the poll phase, when there was one
 }
 
 // Usage is what sampling the server's process tree, and the load
@@ -148,6 +155,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var sampler sync.WaitGroup
 	sampler.Go(func() { res.Usage.sample(runCtx, cfg, start, wellRec, hostileRec) })
 
+	var board *pollBoard
+	var teacher sync.WaitGroup
+	if cfg.AdminToken != "" {
+		in, err := newInstructor(cfg, transport)
+		if err != nil {
+			return nil, err
+		}
+		code, err := in.startWorkshop(ctx)
+		if err != nil {
+			return nil, err
+		}
+		board, res.Poll = &pollBoard{}, &PollResult{Workshop: code}
+		teacher.Go(func() { in.runPoll(runCtx, cfg, start, code, board, res.Poll) })
+	}
+
 	var wg sync.WaitGroup
 	for i := range cfg.Learners {
 		jar, err := cookiejar.New(nil)
@@ -168,6 +190,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		if l.hostile {
 			l.rec, l.payloads = hostileRec, hostilePayloads()
+		} else if board != nil {
+			l.poll = &pollState{board: board}
+			l.queue = l.joinSteps(res.Poll.Workshop, board)
 		}
 		joins := start.Add(time.Duration(l.rng.Float64() * float64(cfg.Ramp)))
 		wg.Go(func() { l.run(ctx, joins, deadline, interval, maxRequests) })
@@ -175,6 +200,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	wg.Wait()
 	stop()
 	sampler.Wait()
+	teacher.Wait()
+	if res.Poll != nil {
+		res.Poll.Joined = int(board.joined.Load())
+	}
 
 	res.Elapsed = time.Since(start)
 	res.Interrupted = ctx.Err() != nil
@@ -200,6 +229,8 @@ func (cfg Config) validate() error {
 		return fmt.Errorf("timeout = %v; want more than 0", cfg.Timeout)
 	case cfg.SampleEvery <= 0:
 		return fmt.Errorf("sample period = %v; want more than 0", cfg.SampleEvery)
+	case cfg.AdminToken != "" && (cfg.PollAt < cfg.Ramp || cfg.PollAt+pollAnswerTime(cfg) >= cfg.Duration):
+		return fmt.Errorf("poll at %v: want it after the ramp (%v) and %v before the end (%v), so that the room can answer", cfg.PollAt, cfg.Ramp, pollAnswerTime(cfg), cfg.Duration)
 	}
 	return nil
 }

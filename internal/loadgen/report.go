@@ -46,6 +46,18 @@ func (r *Result) Check(t Targets) Verdict {
 	default:
 		note(r.Usage.Peak < t.PeakRSS, "server peak memory under %s: %s", MB(t.PeakRSS), MB(r.Usage.Peak))
 	}
+	if p := r.Poll; p != nil {
+		switch {
+		case p.Err != nil:
+			note(false, "poll: %v", p.Err)
+		case p.ID == "":
+			note(false, "poll: never opened (the run ended first)")
+		default:
+			note(p.Joined == r.WellBehaved && p.Total == p.Joined && p.Answered == p.Joined && p.Revealed,
+				"poll: all %d well-behaved learners joined and predicted within %v of the poll opening, each counted once: %d joined, the server counts %d joined and %d answered, revealed %v",
+				r.WellBehaved, pollAnswerTime(r.Config), p.Joined, p.Total, p.Answered, p.Revealed)
+		}
+	}
 	return v
 }
 
@@ -78,6 +90,11 @@ func (r *Result) WriteReport(w io.Writer, t Targets) (Verdict, error) {
 			r.Hostile.All.Refused, r.Hostile.All.Errors, r.Hostile.All.Timeouts)
 		p.classes(r.Hostile.ErrorClasses)
 		p.samples(r.Hostile.ErrorSamples)
+	}
+
+	if pr := r.Poll; pr != nil {
+		p.printf("\nPoll phase: workshop %s, %d learners joined; poll %q opened at %v; the server counted %d answers of %d joined; revealed %v\n",
+			pr.Workshop, pr.Joined, pr.ID, pr.OpenedAt.Round(time.Millisecond), pr.Answered, pr.Total, pr.Revealed)
 	}
 
 	u := r.Usage

@@ -45,6 +45,10 @@ func LockLabRoutes() Routes {
 		"POST /api/topics/{slug}/quiz/{question}",
 		"GET /api/race/scenarios",
 		"GET /api/race/{id}",
+		"GET /join/{code}",
+		"POST /join",
+		"GET /api/workshop/poll",
+		"POST /api/workshop/poll/{id}/predict",
 	)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,9 +14,12 @@ import (
 // step is one request of a learner's session and what its answer must be.
 type step struct {
 	method string
-	path   string // with its query string
-	body   any    // sent as JSON when not nil
-	raw    []byte // sent as is (as JSON) when not nil, for hostile bodies
+	path   string     // with its query string
+	body   any        // sent as JSON when not nil
+	raw    []byte     // sent as is (as JSON) when not nil, for hostile bodies
+	form   url.Values // sent as a form when not nil
+	// redirect: the answer is a redirect (303 after a form), not a 2xx.
+	redirect bool
 	// hostile names the hostile payload; "" for an ordinary step.
 	hostile string
 	// check judges a 2xx answer; nil accepts any. Hostile learners skip it.
