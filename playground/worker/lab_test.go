@@ -247,9 +247,7 @@ func TestCheckLabStuckWorker(t *testing.T) {
 	if want := 550 * time.Millisecond; limit != want {
 		t.Errorf("labLimit(%+v) = %v; want %v", b, limit, want)
 	}
-	if err := syscall.Kill(s.pids()[0], syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, s.pids()[0])
 	start := time.Now()
 	_, err := s.CheckLab(context.Background(), lab.Request{Recipe: lab.Textbook()}, b)
 	if !errors.Is(err, ErrWorkerStopped) {

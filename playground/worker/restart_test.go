@@ -1,10 +1,13 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -242,9 +245,7 @@ func TestWorkerOutOfMemory(t *testing.T) {
 func TestStuckWorker(t *testing.T) {
 	s := newTestSupervisor(t, Options{Workers: 1, RequestTimeout: 700 * time.Millisecond})
 	runSteps(t, s, []step{{"ada", playground.ClientA, "SET k v", "OK"}})
-	if err := syscall.Kill(s.pids()[0], syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, s.pids()[0])
 	start := time.Now()
 	res, err := s.Exec(context.Background(), "ada", playground.ClientA, "PING")
 	if !errors.Is(err, ErrWorkerStopped) {
@@ -347,4 +348,27 @@ func TestCancelStopsScript(t *testing.T) {
 	if !strings.Contains(res.Output, "cancelled") {
 		t.Errorf("a cancelled script = %q; want it cancelled", res.Output)
 	}
+}
+
+// stopProcess stops pid with SIGSTOP and returns once the kernel shows it
+// stopped: the signal is delivered asynchronously, and a worker that
+// still runs for a moment would answer a request sent meanwhile.
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return // no /proc: the signal is all there is
+		}
+		// The state follows the command name in parentheses.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't') {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatalf("pid %d did not stop within 10 s of SIGSTOP", pid)
 }
