@@ -227,15 +227,20 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 
 // retry reports whether a call should be made again: the sandbox was
 // dropped by Sweep or the cap between get and the call, and the next get
-// gives the learner a new one.
+// gives the learner a new one. At the cap, with more learners than
+// sandboxes all busy, a new sandbox can be dropped again before it is
+// used; maxRetries bounds the loop, far above what a busy server sees.
 func (m *Manager) retry(err error, attempt int) bool {
-	if !errors.Is(err, ErrClosed) || attempt >= 3 {
+	if !errors.Is(err, ErrClosed) || attempt >= maxRetries {
 		return false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return !m.closed
 }
+
+// maxRetries is how many times a call is made again on a new sandbox.
+const maxRetries = 8
 
 // Reset gives the learner a fresh sandbox.
 func (m *Manager) Reset(learner string) error {
