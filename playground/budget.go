@@ -12,7 +12,8 @@ import "time"
 // has not or other calls hold some, none if it is full. To make room for
 // a full sandbox, it first drops the least recently used idle sandboxes
 // that hold data. It
-// returns the allowance for the call and what it reserved, for settle.
+// returns the allowance for the call and what it reserved, for settle;
+// an allowance of -1 when s was dropped meanwhile.
 func (m *Manager) grant(s *session) (allow, reserved int) {
 	now := m.opts.Now()
 	var toClose []*session
@@ -21,7 +22,7 @@ func (m *Manager) grant(s *session) (allow, reserved int) {
 	defer m.mu.Unlock()
 	s.running++
 	if s.gone {
-		return s.size, 0 // the call finds the box closed
+		return -1, 0 // dropped: the caller gets a new sandbox
 	}
 	want := max(m.opts.Limits.footprint()-s.size, 0)
 	// Idle sandboxes are dropped to make room for data, not for scripts:

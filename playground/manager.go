@@ -206,6 +206,16 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 			notice = n
 		}
 		allow, reserved := m.grant(s)
+		if allow < 0 {
+			// Dropped since getFrom (the cap, Sweep): its box is about
+			// to close, so the line goes to a new sandbox instead of
+			// running with no room.
+			m.settle(s, reserved, -1)
+			if m.retry(ErrClosed, attempt) {
+				continue
+			}
+			return Result{}, ErrClosed
+		}
 		var res Result
 		size := -1
 		moved, err := m.use(ctx, s, false, func(box Box) (err error) {
