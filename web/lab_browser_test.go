@@ -33,10 +33,10 @@ func TestLabInBrowser(t *testing.T) {
 			browsertest.ColorScheme(t, ctx, "light")
 			browsertest.Open(t, ctx, ts.URL+"/", 1280, 900)
 			// From the home page to the challenge, as a learner goes.
-			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="/lab"]`)), chromedp.WaitVisible(chromedp.CSS("[data-lab-form]"))); err != nil {
+			if err := follow(ctx, `a[href="/lab"]`, "[data-lab-form]"); err != nil {
 				t.Fatalf("follow the home page's link to /lab: %v", err)
 			}
-			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="/lab?challenge=plain-del"]`)), chromedp.WaitVisible(chromedp.CSS("[data-lab-brief]"))); err != nil {
+			if err := follow(ctx, `a[href="/lab?challenge=plain-del"]`, "[data-lab-brief]"); err != nil {
 				t.Fatalf("load the challenge: %v", err)
 			}
 			release, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#lab-release")))
@@ -151,4 +151,19 @@ func shot(t *testing.T, ctx context.Context, name string, width int64, scheme st
 		defer browsertest.Scripts(t, ctx, false)
 	}
 	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), name)
+}
+
+// follow clicks the link and waits for an element of the page it leads
+// to. A click that lands while the previous navigation still replaces the
+// document finds its node gone ("Could not find node"); it is tried again
+// on the new document, at most three times.
+func follow(ctx context.Context, link, then string) error {
+	var err error
+	for range 3 {
+		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(link)), chromedp.WaitVisible(chromedp.CSS(then)))
+		if err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			return err
+		}
+	}
+	return err
 }
