@@ -30,17 +30,7 @@ data=$(mktemp -d)
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$data" "$(dirname "$bin")"' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-# rps prints the requests per second of a wrk run, and fails the measure
-# when some answers were errors.
-rps() {
-  local out
-  out=$(cat)
-  if grep -q "Non-2xx" <<<"$out"; then
-    echo "some answers were not 2xx: $(grep Non-2xx <<<"$out")" >&2
-    exit 1
-  fi
-  awk '/Requests\/sec/ {print $2}' <<<"$out"
-}
+. bench/lib.sh
 # The measured request must really run: a refused one (403, 429) would be
 # measured as fast.
 tok=BenchTokenAbcdefghijklmnopqrstuv

@@ -64,17 +64,7 @@ for p in $visitor $learner; do
 done
 cat "$tmp/visitor.log"
 
-# rps prints the requests per second of a wrk run, and fails the measure
-# when some answers were errors (a refused request is measured as fast).
-rps() {
-  local out
-  out=$(cat)
-  if grep -q "Non-2xx" <<<"$out"; then
-    echo "some answers were not 2xx: $(grep Non-2xx <<<"$out")" >&2
-    exit 1
-  fi
-  awk '/Requests\/sec/ {print $2}' <<<"$out"
-}
+. bench/lib.sh
 load() { wrk -t2 -c"$conns" -d"$1" "${@:2}" | rps; }
 # A short warm-up of both, so that the first round does not pay for it.
 for p in "${pages[@]}"; do

@@ -236,24 +236,8 @@ func (s *Server) limitCheck(c echo.Context, learner string) (func(time.Duration)
 		// A reproduced link, opened by a visitor who has no id yet.
 		key = "anon:" + clientAddress(c)
 	}
-	charge, d, err := s.limits.Script(c.Request().Context(), &s.running, key, clientAddress(c), limit.Line{RunsScript: true, RunsLong: true})
-	if err != nil {
-		s.log.Warn("script limits", "error", err)
-	}
-	pay := func(used time.Duration) {
-		if err := charge(used); err != nil {
-			s.log.Warn("script budget", "error", err)
-		}
-	}
-	switch {
-	case d.Allowed():
-		return pay, nil
-	case d.Limit == "script_time" || d.Limit == "script_time_per_address":
-		return pay, s.refused(c, d, fmt.Sprintf(
-			"your checks have used their share of the sandbox's time; try again in %d s", retrySeconds(d.Wait)))
-	default:
-		return pay, s.tooMany(c, d)
-	}
+	return s.admitScript(c, key, limit.Line{RunsScript: true, RunsLong: true},
+		"your checks have used their share of the sandbox's time")
 }
 
 func recipeFromJSON(r labRecipeJSON) lab.Recipe {
