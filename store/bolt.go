@@ -30,6 +30,8 @@ type boltBackend struct {
 	// sweepMu guards where each sweep goes on from (sweep.go).
 	sweepMu                sync.Mutex
 	learnerCursor, carryAt []byte
+	// flags keeps what list read (boltcache.go).
+	flags flagCache
 }
 
 // OpenBolt opens (or creates) the progress file in dir.
@@ -63,6 +65,7 @@ func OpenBolt(dir string, opts ...Option) (*Store, error) {
 // before it is acknowledged.
 func (b *boltBackend) add(_ context.Context, learner string, flags ...string) error {
 	seen := unixBytes(b.now())
+	defer b.flags.forget(learner) // after the write, and after a failed one
 	return b.db.Batch(func(tx *bolt.Tx) error {
 		lb, err := tx.Bucket(learnersBucket).CreateBucketIfNotExists([]byte(learner))
 		if err != nil {
@@ -85,24 +88,36 @@ func (b *boltBackend) add(_ context.Context, learner string, flags ...string) er
 const seenEvery = 24 * time.Hour
 
 func (b *boltBackend) list(_ context.Context, learner string) ([]string, error) {
-	var flags []string
 	now := b.now()
-	stale := false
+	flags, ok, gen := b.flags.get(learner, now, seenEvery)
+	if ok {
+		return flags, nil
+	}
+	stale, found := false, false
+	var seen time.Time
 	err := b.db.View(func(tx *bolt.Tx) error {
 		lb := tx.Bucket(learnersBucket).Bucket([]byte(learner))
 		if lb == nil {
 			return nil
 		}
-		seen, ok := unixFrom(tx.Bucket(seenBucket).Get([]byte(learner)))
+		found = true
+		seen, ok = unixFrom(tx.Bucket(seenBucket).Get([]byte(learner)))
 		stale = !ok || now.Sub(seen) > seenEvery
 		return lb.ForEach(func(k, _ []byte) error {
 			flags = append(flags, string(k))
 			return nil
 		})
 	})
-	if err != nil || !stale {
+	if err != nil {
 		return flags, err
 	}
+	if !stale {
+		if found {
+			b.flags.put(learner, gen, flags, seen)
+		}
+		return flags, nil
+	}
+	defer b.flags.forget(learner)
 	err = b.db.Batch(func(tx *bolt.Tx) error {
 		if tx.Bucket(learnersBucket).Bucket([]byte(learner)) == nil {
 			return nil // swept in between

@@ -29,7 +29,12 @@ func (s *Store) Sweep(now time.Time) int {
 func (b *boltBackend) sweep(now time.Time) int {
 	b.sweepMu.Lock()
 	defer b.sweepMu.Unlock()
-	dropped := 0
+	dropped, learners := 0, 0
+	defer func() {
+		if learners > 0 {
+			b.flags.forgetAll()
+		}
+	}()
 	err := b.db.Update(func(tx *bolt.Tx) error {
 		n, next, err := sweepLearners(tx, b.learnerCursor, now.Add(-b.ttl), now)
 		if err != nil {
@@ -39,7 +44,7 @@ func (b *boltBackend) sweep(now time.Time) int {
 		if err != nil {
 			return err
 		}
-		dropped, b.learnerCursor, b.carryAt = n+m, next, nextCode
+		dropped, learners, b.learnerCursor, b.carryAt = n+m, n, next, nextCode
 		return nil
 	})
 	if err != nil {

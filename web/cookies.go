@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 )
@@ -36,23 +37,39 @@ func (s *Server) setCookie(c echo.Context, ck *http.Cookie) {
 // cookiesKey is where a request's parsed cookies are kept in its context.
 const cookiesKey = "locklab.cookies"
 
-// cookie reads the request's cookie of base name. The Cookie header is
-// parsed once per request: several handlers and middleware ask for the
-// learner's and the workshop's cookies on every command.
+// cookieJar is a request's cookies, parsed once: several handlers and
+// middleware ask for the learner's and the workshop's cookies on every
+// command. The first of a name wins, as in Request.Cookie; a cookie set
+// during the request goes first. A request carries a few cookies, and a
+// lookup reads them in order.
+type cookieJar struct{ cookies []*http.Cookie }
+
+func (j *cookieJar) get(name string) *http.Cookie {
+	for _, ck := range j.cookies {
+		if ck.Name == name {
+			return ck
+		}
+	}
+	return nil
+}
+
+func (j *cookieJar) drop(name string) {
+	j.cookies = slices.DeleteFunc(j.cookies, func(ck *http.Cookie) bool { return ck.Name == name })
+}
+
+// cookie reads the request's cookie of base name. A request without a
+// Cookie header costs nothing to read.
 func (s *Server) cookie(c echo.Context, base string) (*http.Cookie, error) {
 	name := s.cookieName(base)
-	jar, ok := c.Get(cookiesKey).(map[string]*http.Cookie)
+	jar, ok := c.Get(cookiesKey).(*cookieJar)
 	if !ok {
-		cks := c.Request().Cookies()
-		jar = make(map[string]*http.Cookie, len(cks))
-		for _, ck := range cks {
-			if _, dup := jar[ck.Name]; !dup { // the first wins, as in Request.Cookie
-				jar[ck.Name] = ck
-			}
+		if len(c.Request().Header["Cookie"]) == 0 {
+			return nil, http.ErrNoCookie
 		}
+		jar = &cookieJar{cookies: c.Request().Cookies()}
 		c.Set(cookiesKey, jar)
 	}
-	if ck, ok := jar[name]; ok {
+	if ck := jar.get(name); ck != nil {
 		return ck, nil
 	}
 	return nil, http.ErrNoCookie
@@ -61,8 +78,8 @@ func (s *Server) cookie(c echo.Context, base string) (*http.Cookie, error) {
 // rememberCookie makes a cookie set during this request visible to later
 // reads in it.
 func (s *Server) rememberCookie(c echo.Context, ck *http.Cookie) {
-	if jar, ok := c.Get(cookiesKey).(map[string]*http.Cookie); ok {
-		jar[ck.Name] = ck
+	if jar, ok := c.Get(cookiesKey).(*cookieJar); ok {
+		jar.cookies = slices.Insert(jar.cookies, 0, ck)
 	}
 	c.Request().AddCookie(ck)
 }

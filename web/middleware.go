@@ -26,32 +26,42 @@ func (s *Server) observe() echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			latency := time.Since(start)
-			req, res := c.Request(), c.Response()
-			route := c.Path()
-			if route == "" || res.Status == http.StatusNotFound && route == "/*" {
-				route = "unmatched"
-			}
-			s.metrics.record(route, req.Method, res.Status, latency)
-			level := slog.LevelInfo
-			if res.Status >= 500 {
-				level = slog.LevelError
-			}
-			attrs := [7]slog.Attr{
-				slog.String("method", req.Method), slog.String("uri", redactURI(req.RequestURI)),
-				slog.Int("status", res.Status), slog.Duration("latency", latency),
-				slog.Int64("bytes", res.Size), slog.String("remote_ip", c.RealIP()),
-			}
-			n := 6
-			if err != nil && res.Status >= 500 {
-				attrs[n] = slog.String("error", err.Error())
-				n++
-			}
-			s.accessLog.LogAttrs(req.Context(), level, "request", attrs[:n]...)
+			s.observed(c, start, err)
 			// Handled here: the error must not reach the error handler twice.
 			return nil
 		}
 	}
+}
+
+// observed logs and counts a request that started at start and has been
+// answered; err is what its handler returned, if anything.
+func (s *Server) observed(c echo.Context, start time.Time, err error) {
+	end := time.Now()
+	latency := end.Sub(start)
+	req, res := c.Request(), c.Response()
+	route := c.Path()
+	if route == "" || res.Status == http.StatusNotFound && route == "/*" {
+		route = "unmatched"
+	}
+	s.metrics.record(route, req.Method, res.Status, latency)
+	level := slog.LevelInfo
+	if res.Status >= 500 {
+		level = slog.LevelError
+	}
+	// The handler is called directly: the logger's own path would look up
+	// its caller's program counter, which an access log never shows.
+	h := s.accessLog.Handler()
+	if !h.Enabled(req.Context(), level) {
+		return
+	}
+	r := slog.NewRecord(end, level, "request", 0)
+	r.AddAttrs(slog.String("method", req.Method), slog.String("uri", redactURI(req.RequestURI)),
+		slog.Int("status", res.Status), slog.Duration("latency", latency),
+		slog.Int64("bytes", res.Size), slog.String("remote_ip", c.RealIP()))
+	if err != nil && res.Status >= 500 {
+		r.AddAttrs(slog.String("error", err.Error()))
+	}
+	_ = h.Handle(req.Context(), r)
 }
 
 // recoverPanics turns a panic in a handler into a 500 answer; the stack
@@ -59,39 +69,52 @@ func (s *Server) observe() echo.MiddlewareFunc {
 func (s *Server) recoverPanics() echo.MiddlewareFunc {
 	return middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
-		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.log.Error("panic", "uri", redactURI(c.Request().RequestURI), "error", err, "stack", string(stack))
-			return fmt.Errorf("panic serving %s: %w", c.Request().URL.Path, err)
-		},
+		LogErrorFunc:      s.logPanic,
 	})
 }
 
+// logPanic logs a handler's panic with its stack, and returns the error
+// the client's 500 answer is made from.
+func (s *Server) logPanic(c echo.Context, err error, stack []byte) error {
+	s.log.Error("panic", "uri", redactURI(c.Request().RequestURI), "error", err, "stack", string(stack))
+	return fmt.Errorf("panic serving %s: %w", c.Request().URL.Path, err)
+}
+
 // securityHeaders keeps every page to this origin: no third-party scripts,
-// styles or frames. Behind TLS, browsers are also told to use HTTPS only
+// styles or frames. There is no X-XSS-Protection: browsers dropped the
+// filter it controlled, and OWASP's advice is to leave it unset (or set
+// to 0, for the old browsers whose filter itself could leak). Behind TLS, browsers are also told to use HTTPS only
 // (HSTS), whatever the proxy in front says in X-Forwarded-Proto. The
 // values are set as they are, shared by every answer, as they run on
 // every request (net/http copies the header before it writes it).
 func (s *Server) securityHeaders() echo.MiddlewareFunc {
-	headers := map[string][]string{
-		"X-Xss-Protection":        {"0"},
-		"X-Content-Type-Options":  {"nosniff"},
-		"X-Frame-Options":         {"DENY"},
-		"Referrer-Policy":         {"no-referrer"},
-		"Content-Security-Policy": {"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"},
-	}
-	if s.secureCookies {
-		headers["Strict-Transport-Security"] = []string{hsts}
-	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			h := c.Response().Header()
-			for k, v := range headers {
-				h[k] = v
-			}
+			s.setSecurityHeaders(c.Response().Header())
 			return next(c)
 		}
 	}
 }
+
+// setSecurityHeaders sets the security headers in h.
+func (s *Server) setSecurityHeaders(h http.Header) {
+	h["X-Content-Type-Options"] = noSniffValue
+	h["X-Frame-Options"] = denyValue
+	h["Referrer-Policy"] = noReferrerValue
+	h["Content-Security-Policy"] = cspValue
+	if s.secureCookies {
+		h["Strict-Transport-Security"] = hstsValue
+	}
+}
+
+// The security headers' values.
+var (
+	noSniffValue       = []string{"nosniff"}
+	denyValue          = []string{"DENY"}
+	noReferrerValue    = []string{"no-referrer"}
+	cspValue           = []string{"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"}
+	hstsValue          = []string{hsts}
+)
 
 // hsts is the Strict-Transport-Security header behind TLS: a year, for
 // this host and the hosts under it.
@@ -153,7 +176,6 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		CookieHTTPOnly: false,
 		CookieSecure:   s.secureCookies,
 	})
-	name := s.csrfCookie()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		checked := tokens(next)
 		return func(c echo.Context) error {
@@ -162,23 +184,41 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 			if isStatic(c.Request()) {
 				return next(c)
 			}
-			ck, err := s.cookie(c, csrfCookieBase)
-			if err == nil && !validCSRFToken(ck.Value) {
-				// Never reuse a token this site did not make: it is written
-				// into pages, and a sibling host could have planted it.
-				dropCookie(c, name)
-				err = http.ErrNoCookie
-			}
-			// A read from a browser that already has its token needs
-			// nothing more: the cookie stays as it was set (it lasts
-			// csrfCookieAge), and pages are told the token. Writes, and
-			// browsers without a token, go through the check.
-			if err == nil && c.Request().Header.Get(echo.HeaderSecFetchSite) == "" && safeMethod(c.Request().Method) {
-				c.Set(csrfContextKey, ck.Value)
+			s.dropForeignToken(c)
+			if safeMethod(c.Request().Method) {
+				s.readToken(c)
 				return next(c)
 			}
 			return checked(c)
 		}
+	}
+}
+
+// dropForeignToken forgets a CSRF cookie that does not have the shape of
+// a token this site makes: it would be written into pages, and a sibling
+// host could have planted it.
+func (s *Server) dropForeignToken(c echo.Context) {
+	if ck, err := s.cookie(c, csrfCookieBase); err == nil && !validCSRFToken(ck.Value) {
+		dropCookie(c, s.csrfCookie())
+	}
+}
+
+// readToken gives a read (a safe method, which is never checked) the
+// token its page's forms and scripts send back. A browser that sends
+// Sec-Fetch-Site has its writes checked by that header, and its pages get
+// the CSRF middleware's placeholder. Otherwise the browser's token is
+// kept as it was set (it lasts csrfCookieAge), or a new one is made and
+// set. Writes go through the CSRF middleware itself.
+func (s *Server) readToken(c echo.Context) {
+	switch ck, err := s.cookie(c, csrfCookieBase); {
+	case c.Request().Header.Get(echo.HeaderSecFetchSite) != "":
+		c.Set(csrfContextKey, middleware.CSRFUsingSecFetchSite)
+	case err == nil:
+		c.Set(csrfContextKey, ck.Value)
+	default:
+		token := newCSRFToken()
+		c.Response().Header().Add(echo.HeaderSetCookie, s.csrfSetCookie(token, time.Now()))
+		c.Set(csrfContextKey, token)
 	}
 }
 
@@ -228,8 +268,8 @@ func dropCookie(c echo.Context, name string) {
 	if len(kept) > 0 {
 		req.Header.Set("Cookie", strings.Join(kept, "; "))
 	}
-	if jar, ok := c.Get(cookiesKey).(map[string]*http.Cookie); ok {
-		delete(jar, name)
+	if jar, ok := c.Get(cookiesKey).(*cookieJar); ok {
+		jar.drop(name)
 	}
 }
 
@@ -261,8 +301,7 @@ func compress() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		zipped := gzip(next)
 		return func(c echo.Context) error {
-			if c.Request().Method == http.MethodGet && keptRoutes[c.Path()] {
-				c.Set(selfGzipKey, true)
+			if selfGzipped(c) {
 				return next(c)
 			}
 			return zipped(c)
@@ -273,8 +312,12 @@ func compress() echo.MiddlewareFunc {
 // keptRoutes are the routes whose pages writePage gzips itself.
 var keptRoutes = map[string]bool{"/": true, "/topics/:slug": true, "/race": true, "/race/present": true}
 
-// selfGzipKey marks a request whose answer writePage may gzip itself.
-const selfGzipKey = "locklab.gzip-self"
+// selfGzipped reports whether the request's answer is a kept page that
+// writePage gzips itself (from its kept compressed parts), rather than the
+// gzip middleware.
+func selfGzipped(c echo.Context) bool {
+	return c.Request().Method == http.MethodGet && keptRoutes[c.Path()]
+}
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each
 // page has one address. It only ever redirects to a plain path on this

@@ -241,13 +241,17 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 	}
 	h := c.Response().Header()
 	h[echo.HeaderContentType] = htmlType
-	h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+	if _, set := h[echo.HeaderVary]; !set {
+		// (serveKept sets it first; a Go map of eight entries grows on
+		// any assignment, even to a key it has.)
+		h[echo.HeaderVary] = varyPage
+	}
 	// The page goes out in one write: a write per part would be a system
 	// call per part, dearer than copying the bytes.
 	buf := pageBuffers.Get().(*bytes.Buffer)
 	defer putPageBuffer(buf)
 	buf.Reset()
-	if self, _ := c.Get(selfGzipKey).(bool); !self || !acceptsGzip(c.Request()) {
+	if !selfGzipped(c) || !acceptsGzip(c.Request()) {
 		buf.Grow(size)
 		for i, part := range p.parts {
 			buf.Write(part)
@@ -284,6 +288,10 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 // htmlType is the Content-Type of pages, shared (net/http copies the
 // header as it writes it).
 var htmlType = []string{echo.MIMETextHTMLCharsetUTF8}
+
+// varyPage is the Vary of a page: it differs by the learner's cookie and
+// by whether it is gzipped. Shared, as htmlType.
+var varyPage = []string{echo.HeaderCookie, echo.HeaderAcceptEncoding}
 
 // pageBuffers are the buffers pages and widgets are assembled in.
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

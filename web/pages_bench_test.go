@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/internal/linelog"
 )
 
 // BenchmarkPages serves the home, lesson and race pages in process, for a
@@ -19,6 +21,8 @@ import (
 func BenchmarkPages(b *testing.B) {
 	cfg := testConfig(b)
 	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	// As the binary logs requests.
+	cfg.AccessLog = slog.New(linelog.NewJSON(io.Discard, nil))
 	s, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)

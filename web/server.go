@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -115,8 +116,10 @@ type Server struct {
 	limits     limit.Limits
 	running    limit.Running
 	// Carrying progress to another device (carry.go).
-	carry          *carry.Codes
-	carryLimits    limit.CarryLimits
+	carry       *carry.Codes
+	carryLimits limit.CarryLimits
+	// csrfCookieTail is the CSRF cookie's attributes, made once a second.
+	csrfCookieTail atomic.Pointer[cookieTail]
 	publicURL      string
 	trustedProxies []netip.Prefix
 	// secureCookies: see Config.SecureCookies.
@@ -196,6 +199,10 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if route, slug, ok := keptRoute(r); ok {
+		s.serveKept(w, r, route, slug)
+		return
+	}
 	s.echo.ServeHTTP(w, r)
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/linelog"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	accessLog, _ := newLogger(cfg.logFormat, requests) // the format is checked above
+	accessLog := newAccessLog(cfg.logFormat, requests) // the format is checked above
 	source, quizzes, err := loadContent(cfg.contentDir)
 	if err != nil {
 		return err
@@ -259,6 +260,16 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("-log-format %q: want text or json", format)
 	}
+}
+
+// newAccessLog is the logger of the request lines: in the format of
+// newLogger's, one line per request, written without slog's general
+// encoder (linelog), which would cost as much as a small page.
+func newAccessLog(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(linelog.NewJSON(w, nil))
+	}
+	return slog.New(linelog.NewText(w, nil))
 }
 
 // sweep drops idle sandboxes once a minute until ctx ends.

@@ -1,0 +1,175 @@
+// Package linelog is a slog handler for logs written once per request: it
+// writes the same bytes as slog's JSON and text handlers, but encodes the
+// common record (a message and flat string, integer and duration attributes
+// of plain ASCII) directly, without slog's general machinery, which costs
+// about as much as serving a small page. Any other record (groups, other
+// kinds, characters that need escaping, attributes added with WithAttrs)
+// goes to slog's own handler, on the same writer.
+package linelog
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Handler is a slog.Handler; see the package comment.
+type Handler struct {
+	w    io.Writer
+	json bool
+	slow slog.Handler
+}
+
+// NewJSON writes records as slog.NewJSONHandler(w, opts) would.
+func NewJSON(w io.Writer, opts *slog.HandlerOptions) *Handler {
+	return newHandler(w, true, slog.NewJSONHandler(w, opts), opts)
+}
+
+// NewText writes records as slog.NewTextHandler(w, opts) would.
+func NewText(w io.Writer, opts *slog.HandlerOptions) *Handler {
+	return newHandler(w, false, slog.NewTextHandler(w, opts), opts)
+}
+
+func newHandler(w io.Writer, json bool, slow slog.Handler, opts *slog.HandlerOptions) *Handler {
+	h := &Handler{w: w, json: json, slow: slow}
+	if opts != nil && (opts.AddSource || opts.ReplaceAttr != nil) {
+		// What these options do is slog's to decide: every record goes there.
+		h.w = nil
+	}
+	return h
+}
+
+// Enabled reports whether records at level are written.
+func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
+	return h.slow.Enabled(ctx, level)
+}
+
+// WithAttrs returns slog's handler with attrs: such loggers are not the
+// per-request one.
+func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler { return h.slow.WithAttrs(attrs) }
+
+// WithGroup returns slog's handler with the group.
+func (h *Handler) WithGroup(name string) slog.Handler { return h.slow.WithGroup(name) }
+
+// Handle writes r as one line, in one Write.
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+	if h.w == nil || r.Time.IsZero() || r.Time.Year() < 0 || r.Time.Year() >= 10000 {
+		return h.slow.Handle(ctx, r)
+	}
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b, ok := h.encode((*bp)[:0], r)
+	*bp = b[:0]
+	if !ok {
+		return h.slow.Handle(ctx, r)
+	}
+	_, err := h.w.Write(b)
+	return err
+}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// encode appends r's line to b; false when some part of it is not one this
+// handler writes itself.
+func (h *Handler) encode(b []byte, r slog.Record) ([]byte, bool) {
+	if !plain(r.Message, h.json) {
+		return b, false
+	}
+	if h.json {
+		b = append(b, `{"time":"`...)
+		b = r.Time.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, `","level":"`...)
+		b = append(b, r.Level.String()...)
+		b = append(b, `","msg":"`...)
+		b = append(b, r.Message...)
+		b = append(b, '"')
+	} else {
+		b = append(b, "time="...)
+		b = appendRFC3339Millis(b, r.Time)
+		b = append(b, " level="...)
+		b = append(b, r.Level.String()...)
+		b = append(b, " msg="...)
+		b = append(b, r.Message...)
+	}
+	ok := true
+	r.Attrs(func(a slog.Attr) bool {
+		b, ok = h.attr(b, a)
+		return ok
+	})
+	if !ok {
+		return b, false
+	}
+	if h.json {
+		b = append(b, '}')
+	}
+	return append(b, '\n'), true
+}
+
+// attr appends one attribute, as a key and a plain value.
+func (h *Handler) attr(b []byte, a slog.Attr) ([]byte, bool) {
+	if a.Key == "" || !plain(a.Key, h.json) {
+		return b, false
+	}
+	if h.json {
+		b = append(b, ',', '"')
+		b = append(b, a.Key...)
+		b = append(b, '"', ':')
+	} else {
+		b = append(b, ' ')
+		b = append(b, a.Key...)
+		b = append(b, '=')
+	}
+	v := a.Value
+	switch v.Kind() {
+	case slog.KindString:
+		s := v.String()
+		if !plain(s, h.json) {
+			return b, false
+		}
+		if h.json {
+			b = append(b, '"')
+			b = append(b, s...)
+			return append(b, '"'), true
+		}
+		return append(b, s...), true
+	case slog.KindInt64:
+		return strconv.AppendInt(b, v.Int64(), 10), true
+	case slog.KindDuration:
+		if h.json {
+			return strconv.AppendInt(b, int64(v.Duration()), 10), true
+		}
+		return append(b, v.Duration().String()...), true
+	}
+	return b, false
+}
+
+// plain reports whether s is written as it is: printable ASCII that
+// neither a JSON string escapes nor the text format quotes (no quote,
+// backslash, space or equals sign there), and not empty.
+func plain(s string, json bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || !json && (c == ' ' || c == '=') {
+			return false
+		}
+	}
+	return true
+}
+
+// appendRFC3339Millis writes t as the text handler does: RFC 3339 with
+// exactly three digits of milliseconds.
+func appendRFC3339Millis(b []byte, t time.Time) []byte {
+	const prefixLen = len("2006-01-02T15:04:05.000")
+	n := len(b)
+	// RFC3339Nano trims trailing zeros; a tenth of a millisecond more keeps
+	// four digits, and the fourth is dropped.
+	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b[:n+prefixLen], b[n+prefixLen+1:]...)
+}

@@ -1,0 +1,105 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// The kept pages (home, a lesson, the race and its presenter view) are
+// the most read answers, and their bytes are kept (pagecache.go). Echo
+// rebuilds its middleware chain for every request, a closure per
+// middleware, and looks the route up; for these pages that costs more
+// than the page itself. A plain GET of one of them is served here instead:
+// the same handler, with the same headers, token, error page, log line and
+// metrics as through the middleware, from the same functions. Anything
+// else about the request (a query, a body, an escaped path) takes the
+// middleware's way.
+
+// keptRoute is the route of a plain GET of a kept page, and the lesson's
+// slug on /topics/:slug; ok is false for every other request.
+func keptRoute(r *http.Request) (route, slug string, ok bool) {
+	if r.Method != http.MethodGet || r.URL.RawQuery != "" || r.URL.RawPath != "" ||
+		r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		return "", "", false
+	}
+	switch p := r.URL.Path; p {
+	case "/", "/race", "/race/present":
+		return p, "", true
+	default:
+		slug, ok := strings.CutPrefix(p, "/topics/")
+		if !ok || slug == "" || strings.Contains(slug, "/") {
+			return "", "", false
+		}
+		return "/topics/:slug", slug, true
+	}
+}
+
+// slugParam names the one parameter of /topics/:slug.
+var slugParam = []string{"slug"}
+
+// serveKept serves a kept page's route without the middleware chain,
+// doing what the middleware would: noStore, securityHeaders, observe,
+// recoverPanics, csrf and compress (limitBodies and limitWrites have
+// nothing to do for a GET without a body).
+func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug string) {
+	start := time.Now()
+	c := s.echo.AcquireContext()
+	defer s.echo.ReleaseContext(c)
+	c.Reset(r, w)
+	c.SetPath(route)
+	if slug != "" {
+		c.SetParamNames(slugParam...)
+		c.SetParamValues(slug)
+	}
+	h := w.Header()
+	h["Cache-Control"] = noStoreValue
+	h["Vary"] = varyPage
+	s.setSecurityHeaders(h)
+	err := s.runKept(c, route)
+	if err != nil {
+		s.handleError(err, c)
+	}
+	s.observed(c, start, err)
+}
+
+
+// runKept runs the route's handler with the request's CSRF token, and
+// turns a panic into the error the recover middleware makes of it.
+func (s *Server) runKept(c echo.Context, route string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			perr, ok := p.(error)
+			if !ok {
+				perr = fmt.Errorf("%v", p)
+			}
+			stack := make([]byte, 4<<10)
+			stack = stack[:runtime.Stack(stack, false)]
+			// As through the middleware: the panic's 500 page is written
+			// here, and the log line shows no error of its own.
+			s.handleError(s.logPanic(c, perr, stack), c)
+			err = nil
+		}
+	}()
+	s.dropForeignToken(c)
+	s.readToken(c)
+	switch route {
+	case "/":
+		return s.handleHome(c)
+	case "/race":
+		return s.handleRacePage(c)
+	case "/race/present":
+		return s.handleRacePresent(c)
+	case "/topics/:slug":
+		return s.handleLesson(c)
+	}
+	return errors.New("no kept route " + route)
+}
