@@ -59,7 +59,7 @@ func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug s
 	}
 	h := w.Header()
 	h["Cache-Control"] = noStoreValue
-	h["Vary"] = varyPage
+	h["Vary"] = varyCookie
 	s.setSecurityHeaders(h)
 	err := s.runKept(c, route)
 	if err != nil {
@@ -68,6 +68,10 @@ func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug s
 	s.observed(c, start, err)
 }
 
+
+// varyCookie is the Vary of a dynamic answer, shared; writePage adds
+// Accept-Encoding.
+var varyCookie = []string{echo.HeaderCookie}
 
 // runKept runs the route's handler with the request's CSRF token, and
 // turns a panic into the error the recover middleware makes of it.

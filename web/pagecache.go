@@ -240,12 +240,10 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 		size += len(fills[i])
 	}
 	h := c.Response().Header()
+	// Vary before the new keys: a Go map of eight entries grows on any
+	// assignment, even to a key it has (serveKept set Vary already).
+	h[echo.HeaderVary] = varyPage
 	h[echo.HeaderContentType] = htmlType
-	if _, set := h[echo.HeaderVary]; !set {
-		// (serveKept sets it first; a Go map of eight entries grows on
-		// any assignment, even to a key it has.)
-		h[echo.HeaderVary] = varyPage
-	}
 	// The page goes out in one write: a write per part would be a system
 	// call per part, dearer than copying the bytes.
 	buf := pageBuffers.Get().(*bytes.Buffer)
@@ -279,11 +277,21 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 		buf.Write(tail[:])
 		h.Set(echo.HeaderContentEncoding, "gzip")
 	}
-	h.Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
+	if buf.Len() > framedInOneWrite {
+		// Chunked framing would cost a write of its own at the end.
+		h.Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
+	}
 	c.Response().WriteHeader(p.code)
 	_, err := c.Response().Write(buf.Bytes())
 	return err
 }
+
+// framedInOneWrite is the largest page sent without a Content-Length.
+// net/http writes a connection's answer through a 4 KB buffer: a page of
+// up to 3 KB goes out with its headers in one write, framed (chunked) or
+// not, and the header it would cost is dearer than the framing. A larger
+// page, framed, costs one more write than with its length.
+const framedInOneWrite = 3 << 10
 
 // htmlType is the Content-Type of pages, shared (net/http copies the
 // header as it writes it).

@@ -106,7 +106,7 @@ func benchRatio(b *testing.B, ours, yardstick func()) {
 // benchLearner makes a learner with progress on the lesson's quiz (its
 // first question answered right, its second wrong) and returns the
 // Cookie header of their browser.
-func benchLearner(b *testing.B, s *Server) string {
+func benchLearner(b testing.TB, s *Server) string {
 	b.Helper()
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
