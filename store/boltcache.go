@@ -29,8 +29,9 @@ type cachedFlags struct {
 // some 6 MB. When full it starts over.
 const maxCachedLearners = 20_000
 
-// get returns a copy of the learner's flags if they are kept and were
-// seen within fresh of now, and the generation to keep a new read under.
+// get returns the learner's flags if they are kept and were seen within
+// fresh of now (shared: callers only read them), and the generation to
+// keep a new read under.
 func (fc *flagCache) get(learner string, now time.Time, fresh time.Duration) ([]string, bool, uint64) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
@@ -38,7 +39,7 @@ func (fc *flagCache) get(learner string, now time.Time, fresh time.Duration) ([]
 	if !ok || now.Sub(e.seen) > fresh {
 		return nil, false, fc.gen
 	}
-	return slices.Clone(e.flags), true, fc.gen
+	return e.flags, true, fc.gen
 }
 
 // put keeps a read made at generation gen, unless a write came since.

@@ -38,6 +38,8 @@ type Progress map[string]TopicProgress
 // per learner, keep one signing secret, and keep workshops.
 type backend interface {
 	add(ctx context.Context, learner string, flags ...string) error
+	// list returns the learner's flags, which callers must not modify
+	// (the bolt back end shares them with its cache).
 	list(ctx context.Context, learner string) ([]string, error)
 	secret(ctx context.Context, fresh []byte) ([]byte, error)
 	close() error
@@ -168,6 +170,9 @@ func parseFlags(flags []string) Progress {
 		case rest == "started":
 			tp.Started = true
 		case strings.HasPrefix(rest, "right/"):
+			if tp.Right == nil {
+				tp.Right = make([]string, 0, len(flags)) // one allocation per topic
+			}
 			tp.Right = append(tp.Right, strings.TrimPrefix(rest, "right/"))
 		default:
 			continue

@@ -86,10 +86,12 @@ type pageCache struct {
 	pages map[string]*keptPage
 }
 
-func (pc *pageCache) get(course *content.Course, key string, version any) *keptPage {
+// get looks a page up by its key, given as bytes: a request builds its key
+// on the stack, and the lookup copies nothing.
+func (pc *pageCache) get(course *content.Course, key []byte, version any) *keptPage {
 	pc.mu.RLock()
 	defer pc.mu.RUnlock()
-	if p := pc.pages[key]; p != nil && p.course == course && p.version == version {
+	if p := pc.pages[string(key)]; p != nil && p.course == course && p.version == version {
 		return p
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -32,15 +31,12 @@ func (s *Server) handleHome(c echo.Context) error {
 	if s.hasLearner(c) {
 		learner = s.learnerProgress(c)
 	}
-	statuses := map[string]views.Status{}
-	var key strings.Builder
-	key.WriteString("home")
+	var keyBuf [128]byte
+	key := append(keyBuf[:0], "home"...)
 	for _, l := range course.Lessons() {
-		st := s.status(l.Slug, learner[l.Slug])
-		statuses[l.Slug] = st
-		key.WriteString("|" + string(st))
+		key = append(append(key, '|'), s.status(l.Slug, learner[l.Slug])...)
 	}
-	p := s.pages.get(course, key.String(), nil)
+	p := s.pages.get(course, key, nil)
 	if p == nil {
 		m := views.Home{
 			Page:        s.page(course.Title, course.Description, "home"),
@@ -54,7 +50,7 @@ func (s *Server) handleHome(c echo.Context) error {
 				hs.Topics = append(hs.Topics, views.TopicCard{
 					Number: t.Number, TopicCount: course.TopicCount,
 					Title: t.Lesson.Title, Why: t.Lesson.Why,
-					Href: lessonHref(t.Lesson), Status: statuses[t.Lesson.Slug],
+					Href: lessonHref(t.Lesson), Status: s.status(t.Lesson.Slug, learner[t.Lesson.Slug]),
 				})
 				m.Shipped++
 			}
@@ -63,7 +59,7 @@ func (s *Server) handleHome(c echo.Context) error {
 		if p, err = keepPage(c.Request().Context(), http.StatusOK, views.HomePage(m), nil); err != nil {
 			return err
 		}
-		s.pages.put(course, key.String(), p)
+		s.pages.put(course, string(key), p)
 	}
 	return s.writePage(c, p, pageFill{csrf: csrfOf(c)})
 }
@@ -141,8 +137,18 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	}
 	status := s.status(slug, tp)
 	plain := x.feedback == nil && x.playground == nil
-	key := "lesson|" + slug + "|" + string(status) + "|" + strconv.FormatBool(tp.Started) + "|" +
-		strconv.FormatBool(unavailable) + "|" + strings.Join(tp.Right, ",")
+	var keyBuf [256]byte
+	key := append(keyBuf[:0], "lesson|"...)
+	key = append(append(append(key, slug...), '|'), status...)
+	key = strconv.AppendBool(append(key, '|'), tp.Started)
+	key = strconv.AppendBool(append(key, '|'), unavailable)
+	key = append(key, '|')
+	for i, r := range tp.Right {
+		if i > 0 {
+			key = append(key, ',')
+		}
+		key = append(key, r...)
+	}
 	var p *keptPage
 	if plain {
 		p = s.pages.get(course, key, version)
@@ -183,7 +189,7 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 			return err
 		}
 		if keep {
-			s.pages.put(course, key, p)
+			s.pages.put(course, string(key), p)
 		}
 	}
 	token := csrfOf(c)
@@ -209,7 +215,8 @@ func (s *Server) serveRacePage(c echo.Context, title string, view func(views.Rac
 	// The race does not come from the course content.
 	var course *content.Course
 	var err error
-	key := "race|" + title
+	var keyBuf [64]byte
+	key := append(append(keyBuf[:0], "race|"...), title...)
 	plain := c.Request().URL.RawQuery == ""
 	var p *keptPage
 	if plain {
@@ -221,7 +228,7 @@ func (s *Server) serveRacePage(c echo.Context, title string, view func(views.Rac
 			return err
 		}
 		if plain && code == http.StatusOK {
-			s.pages.put(course, key, p)
+			s.pages.put(course, string(key), p)
 		}
 	}
 	return s.writePage(c, p, pageFill{csrf: csrfOf(c)})
