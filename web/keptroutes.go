@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -49,9 +50,12 @@ var slugParam = []string{"slug"}
 // nothing to do for a GET without a body).
 func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug string) {
 	start := time.Now()
-	c := s.echo.AcquireContext()
-	defer s.echo.ReleaseContext(c)
-	c.Reset(r, w)
+	ec := s.echo.AcquireContext()
+	defer s.echo.ReleaseContext(ec)
+	ec.Reset(r, w)
+	c := keptContexts.Get().(*keptContext)
+	*c = keptContext{Context: ec}
+	defer func() { *c = keptContext{}; keptContexts.Put(c) }()
 	c.SetPath(route)
 	if slug != "" {
 		c.SetParamNames(slugParam...)
@@ -67,7 +71,6 @@ func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug s
 	}
 	s.observed(c, start, err)
 }
-
 
 // varyCookie is the Vary of a dynamic answer, shared; writePage adds
 // Accept-Encoding.
@@ -106,4 +109,43 @@ func (s *Server) runKept(c echo.Context, route string) (err error) {
 		return s.handleLesson(c)
 	}
 	return errors.New("no kept route " + route)
+}
+
+// keptContext is a request's context on the short way. What the
+// middleware keeps in Echo's store, a map made for each request, it keeps
+// in fields: the CSRF token and the parsed cookies.
+type keptContext struct {
+	echo.Context
+	csrf string
+	jar  *cookieJar
+}
+
+var keptContexts = sync.Pool{New: func() any { return new(keptContext) }}
+
+// Get returns the value kept under key.
+func (c *keptContext) Get(key string) any {
+	switch {
+	case key == csrfContextKey && c.csrf != "":
+		return c.csrf
+	case key == cookiesKey && c.jar != nil:
+		return c.jar
+	}
+	return c.Context.Get(key)
+}
+
+// Set keeps val under key.
+func (c *keptContext) Set(key string, val any) {
+	switch v := val.(type) {
+	case string:
+		if key == csrfContextKey {
+			c.csrf = v
+			return
+		}
+	case *cookieJar:
+		if key == cookiesKey {
+			c.jar = v
+			return
+		}
+	}
+	c.Context.Set(key, val)
 }

@@ -6,12 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/locklab/locklab/internal/linelog"
 )
 
 // observe writes one structured log line per request and counts it in
@@ -54,13 +55,22 @@ func (s *Server) observed(c echo.Context, start time.Time, err error) {
 	if !h.Enabled(req.Context(), level) {
 		return
 	}
-	r := slog.NewRecord(end, level, "request", 0)
-	r.AddAttrs(slog.String("method", req.Method), slog.String("uri", redactURI(req.RequestURI)),
+	attrs := [7]slog.Attr{
+		slog.String("method", req.Method), slog.String("uri", redactURI(req.RequestURI)),
 		slog.Int("status", res.Status), slog.Duration("latency", latency),
-		slog.Int64("bytes", res.Size), slog.String("remote_ip", c.RealIP()))
-	if err != nil && res.Status >= 500 {
-		r.AddAttrs(slog.String("error", err.Error()))
+		slog.Int64("bytes", res.Size), slog.String("remote_ip", c.RealIP()),
 	}
+	n := 6
+	if err != nil && res.Status >= 500 {
+		attrs[n] = slog.String("error", err.Error())
+		n++
+	}
+	if lh, ok := h.(*linelog.Handler); ok {
+		_ = lh.LogAttrs(req.Context(), end, level, "request", attrs[:n]...)
+		return
+	}
+	r := slog.NewRecord(end, level, "request", 0)
+	r.AddAttrs(attrs[:n]...)
 	_ = h.Handle(req.Context(), r)
 }
 
@@ -109,11 +119,11 @@ func (s *Server) setSecurityHeaders(h http.Header) {
 
 // The security headers' values.
 var (
-	noSniffValue       = []string{"nosniff"}
-	denyValue          = []string{"DENY"}
-	noReferrerValue    = []string{"no-referrer"}
-	cspValue           = []string{"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"}
-	hstsValue          = []string{hsts}
+	noSniffValue    = []string{"nosniff"}
+	denyValue       = []string{"DENY"}
+	noReferrerValue = []string{"no-referrer"}
+	cspValue        = []string{"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"}
+	hstsValue       = []string{hsts}
 )
 
 // hsts is the Strict-Transport-Security header behind TLS: a year, for
@@ -134,14 +144,27 @@ func noStore() echo.MiddlewareFunc {
 				h["Cache-Control"] = noStoreValue
 				// Once, however many middlewares say so (the CSRF one does).
 				c.Response().Before(func() {
-					if !slices.Contains(h.Values("Vary"), "Cookie") {
-						h.Add("Vary", "Cookie")
+					if !varies(h, echo.HeaderCookie) {
+						h.Add(echo.HeaderVary, echo.HeaderCookie)
 					}
 				})
 			}
 			return next(c)
 		}
 	}
+}
+
+// varies reports whether h's Vary names the header name, in any of its
+// lines or lists.
+func varies(h http.Header, name string) bool {
+	for _, v := range h.Values(echo.HeaderVary) {
+		for f := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(f), name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noStoreValue is the Cache-Control of dynamic answers, shared.

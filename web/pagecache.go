@@ -224,15 +224,16 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 	}
 	fills = fills[:len(p.holes)]
 	size := p.size()
-	widget := pageBuffers.Get().(*bytes.Buffer)
-	defer putPageBuffer(widget)
-	widget.Reset()
+	var widget *bytes.Buffer
 	for i, h := range p.holes {
 		switch h {
 		case holeCSRF:
 			fills[i] = fill.csrf
 		case holePlayground:
 			if fill.playground != nil {
+				widget = pageBuffers.Get().(*bytes.Buffer)
+				defer putPageBuffer(widget)
+				widget.Reset()
 				if err := fill.playground(widget); err != nil {
 					return err
 				}
@@ -300,8 +301,8 @@ const framedInOneWrite = 3 << 10
 var htmlType = []string{echo.MIMETextHTMLCharsetUTF8}
 
 // varyPage is the Vary of a page: it differs by the learner's cookie and
-// by whether it is gzipped. Shared, as htmlType.
-var varyPage = []string{echo.HeaderCookie, echo.HeaderAcceptEncoding}
+// by whether it is gzipped. One line, as a list; shared, as htmlType.
+var varyPage = []string{echo.HeaderCookie + ", " + echo.HeaderAcceptEncoding}
 
 // pageBuffers are the buffers pages and widgets are assembled in.
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

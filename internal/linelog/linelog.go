@@ -56,56 +56,91 @@ func (h *Handler) WithGroup(name string) slog.Handler { return h.slow.WithGroup(
 
 // Handle writes r as one line, in one Write.
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
-	if h.w == nil || r.Time.IsZero() || r.Time.Year() < 0 || r.Time.Year() >= 10000 {
+	if !h.direct(r.Time) {
 		return h.slow.Handle(ctx, r)
 	}
 	bp := buffers.Get().(*[]byte)
 	defer buffers.Put(bp)
-	b, ok := h.encode((*bp)[:0], r)
+	b, ok := h.head((*bp)[:0], r.Time, r.Level, r.Message)
+	if ok {
+		r.Attrs(func(a slog.Attr) bool {
+			b, ok = h.attr(b, a)
+			return ok
+		})
+	}
+	return h.finish(ctx, bp, b, ok, r)
+}
+
+// LogAttrs writes a record of msg and attrs at time t, as Handle would,
+// without making the record: the way of a logger called for every
+// request, which then costs no more than encoding the line. The caller
+// checks Enabled first.
+func (h *Handler) LogAttrs(ctx context.Context, t time.Time, level slog.Level, msg string, attrs ...slog.Attr) error {
+	if !h.direct(t) {
+		return h.slow.Handle(ctx, record(t, level, msg, attrs))
+	}
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b, ok := h.head((*bp)[:0], t, level, msg)
+	for i := 0; ok && i < len(attrs); i++ {
+		b, ok = h.attr(b, attrs[i])
+	}
+	if ok {
+		return h.finish(ctx, bp, b, true, slog.Record{})
+	}
+	return h.slow.Handle(ctx, record(t, level, msg, attrs))
+}
+
+func record(t time.Time, level slog.Level, msg string, attrs []slog.Attr) slog.Record {
+	r := slog.NewRecord(t, level, msg, 0)
+	r.AddAttrs(attrs...)
+	return r
+}
+
+// direct reports whether a record at t may be encoded here.
+func (h *Handler) direct(t time.Time) bool {
+	return h.w != nil && !t.IsZero() && t.Year() >= 0 && t.Year() < 10000
+}
+
+// finish writes the line b, or, when it is not one encoded here (!ok),
+// hands r to slog; bp is b's pooled buffer.
+func (h *Handler) finish(ctx context.Context, bp *[]byte, b []byte, ok bool, r slog.Record) error {
 	*bp = b[:0]
 	if !ok {
 		return h.slow.Handle(ctx, r)
 	}
+	if h.json {
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	*bp = b[:0]
 	_, err := h.w.Write(b)
 	return err
 }
 
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// encode appends r's line to b; false when some part of it is not one this
-// handler writes itself.
-func (h *Handler) encode(b []byte, r slog.Record) ([]byte, bool) {
-	if !plain(r.Message, h.json) {
+// head appends a line's time, level and message; false when the message
+// is not one this handler writes itself.
+func (h *Handler) head(b []byte, t time.Time, level slog.Level, msg string) ([]byte, bool) {
+	if !plain(msg, h.json) {
 		return b, false
 	}
 	if h.json {
 		b = append(b, `{"time":"`...)
-		b = r.Time.AppendFormat(b, time.RFC3339Nano)
+		b = t.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `","level":"`...)
-		b = append(b, r.Level.String()...)
+		b = append(b, level.String()...)
 		b = append(b, `","msg":"`...)
-		b = append(b, r.Message...)
-		b = append(b, '"')
-	} else {
-		b = append(b, "time="...)
-		b = appendRFC3339Millis(b, r.Time)
-		b = append(b, " level="...)
-		b = append(b, r.Level.String()...)
-		b = append(b, " msg="...)
-		b = append(b, r.Message...)
+		b = append(b, msg...)
+		return append(b, '"'), true
 	}
-	ok := true
-	r.Attrs(func(a slog.Attr) bool {
-		b, ok = h.attr(b, a)
-		return ok
-	})
-	if !ok {
-		return b, false
-	}
-	if h.json {
-		b = append(b, '}')
-	}
-	return append(b, '\n'), true
+	b = append(b, "time="...)
+	b = appendRFC3339Millis(b, t)
+	b = append(b, " level="...)
+	b = append(b, level.String()...)
+	b = append(b, " msg="...)
+	return append(b, msg...), true
 }
 
 // attr appends one attribute, as a key and a plain value.

@@ -65,6 +65,14 @@ func TestSameBytesAsSlog(t *testing.T) {
 				if ours.String() != theirs.String() {
 					t.Errorf("wrote\n%q\nwant (slog's)\n%q", ours.String(), theirs.String())
 				}
+				// LogAttrs writes the same line as Handle.
+				ours.Reset()
+				if err := h.(*Handler).LogAttrs(context.Background(), tt.t, tt.level, tt.msg, tt.attrs...); err != nil {
+					t.Fatal(err)
+				}
+				if ours.String() != theirs.String() {
+					t.Errorf("LogAttrs wrote\n%q\nwant (slog's)\n%q", ours.String(), theirs.String())
+				}
 			})
 		}
 	}
