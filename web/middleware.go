@@ -235,13 +235,13 @@ func (s *Server) dropForeignToken(c echo.Context) {
 func (s *Server) readToken(c echo.Context) {
 	switch ck, err := s.cookie(c, csrfCookieBase); {
 	case c.Request().Header.Get(echo.HeaderSecFetchSite) != "":
-		c.Set(csrfContextKey, middleware.CSRFUsingSecFetchSite)
+		setCSRF(c, middleware.CSRFUsingSecFetchSite)
 	case err == nil:
-		c.Set(csrfContextKey, ck.Value)
+		setCSRF(c, ck.Value)
 	default:
 		token := newCSRFToken()
 		c.Response().Header().Add(echo.HeaderSetCookie, s.csrfSetCookie(token, time.Now()))
-		c.Set(csrfContextKey, token)
+		setCSRF(c, token)
 	}
 }
 

@@ -145,9 +145,9 @@ const widgetClock = 4102444799999
 // playgroundWidget renders the playground widget. The widget of a learner
 // with an empty sandbox (or none yet) and no transcript differs only in
 // its clock: it is kept, by where it is shown, and the clock filled in.
-func (s *Server) playgroundWidget(ctx context.Context, b *bytes.Buffer, v views.Playground, token []byte) error {
+func (s *Server) playgroundWidget(ctx context.Context, b *bytes.Buffer, v views.Playground, token string) error {
 	if len(v.Keys) > 0 || len(v.Entries) > 0 || v.Transcript != "" || v.Client != "A" {
-		return views.PlaygroundWidget(v).Render(views.WithCSRF(ctx, string(token)), b)
+		return views.PlaygroundWidget(v).Render(views.WithCSRF(ctx, token), b)
 	}
 	key := v.From + "|" + v.Topic
 	kept, _ := s.widgets.Load(key)
@@ -170,7 +170,7 @@ func (s *Server) playgroundWidget(ctx context.Context, b *bytes.Buffer, v views.
 		if i < len(p.holes) {
 			switch p.holes[i] {
 			case holeCSRF:
-				b.Write(token)
+				b.WriteString(token)
 			case holeClockMS:
 				b.WriteString(strconv.FormatInt(v.ClockMS, 10))
 			case holeClockText:
@@ -209,7 +209,7 @@ func (p *keptPage) compressed() [][]byte {
 
 // pageFill is what a request fills a page's holes with.
 type pageFill struct {
-	csrf []byte
+	csrf string
 	// playground writes the playground widget.
 	playground func(*bytes.Buffer) error
 }
@@ -224,11 +224,13 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 	}
 	fills = fills[:len(p.holes)]
 	size := p.size()
+	var tokenBuf [64]byte
+	token := append(tokenBuf[:0], fill.csrf...)
 	var widget *bytes.Buffer
 	for i, h := range p.holes {
 		switch h {
 		case holeCSRF:
-			fills[i] = fill.csrf
+			fills[i] = token
 		case holePlayground:
 			if fill.playground != nil {
 				widget = pageBuffers.Get().(*bytes.Buffer)
@@ -351,7 +353,19 @@ func acceptsGzip(r *http.Request) bool {
 }
 
 // csrfOf is the request's CSRF token, as the CSRF middleware left it.
-func csrfOf(c echo.Context) []byte {
+func csrfOf(c echo.Context) string {
+	if kc, ok := c.(*keptContext); ok {
+		return kc.csrf // a string kept as an interface would cost an allocation
+	}
 	token, _ := c.Get(csrfContextKey).(string)
-	return []byte(token)
+	return token
+}
+
+// setCSRF leaves the request's CSRF token for the handlers.
+func setCSRF(c echo.Context, token string) {
+	if kc, ok := c.(*keptContext); ok {
+		kc.csrf = token
+		return
+	}
+	c.Set(csrfContextKey, token)
 }
