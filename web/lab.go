@@ -237,7 +237,7 @@ func (s *Server) limitCheck(c echo.Context, learner string) (func(time.Duration)
 		key = "anon:" + clientAddress(c)
 	}
 	return s.admitScript(c, key, limit.Line{RunsScript: true, RunsLong: true},
-		"your checks have used their share of the sandbox's time")
+		func() string { return "your checks have used their share of the sandbox's time" })
 }
 
 func recipeFromJSON(r labRecipeJSON) lab.Recipe {

@@ -84,15 +84,16 @@ func lineCost(res playground.Result) time.Duration {
 // Result.ScriptTime once it has run (or the time it took, if it failed).
 func (s *Server) limitScript(c echo.Context, learner, line string) (func(used time.Duration), error) {
 	ln := limit.Line{RunsScript: playground.RunsScript(line), RunsLong: playground.RunsLong(line)}
-	return s.admitScript(c, learner, ln, fmt.Sprintf(
-		"your scripts have used their share of the sandbox's time (a script may run for up to %v)", s.limits.ScriptTime.Deadline()))
+	return s.admitScript(c, learner, ln, func() string {
+		return fmt.Sprintf("your scripts have used their share of the sandbox's time (a script may run for up to %v)", s.limits.ScriptTime.Deadline())
+	})
 }
 
 // admitScript admits work that runs scripts for key (a learner) under the
 // script limits, or answers the refusal; spent says what ran out when the
-// script time budget did. It returns the function that pays the time the
+// script time budget did (made only then). It returns the function that pays the time the
 // work used.
-func (s *Server) admitScript(c echo.Context, key string, ln limit.Line, spent string) (func(used time.Duration), error) {
+func (s *Server) admitScript(c echo.Context, key string, ln limit.Line, spent func() string) (func(used time.Duration), error) {
 	charge, d, err := s.limits.Script(c.Request().Context(), &s.running, key, clientAddress(c), ln)
 	if err != nil {
 		s.log.Warn("script limits", "error", err)
@@ -106,7 +107,7 @@ func (s *Server) admitScript(c echo.Context, key string, ln limit.Line, spent st
 	case d.Allowed():
 		return pay, nil
 	case d.Limit == "script_time" || d.Limit == "script_time_per_address":
-		return pay, s.refused(c, d, fmt.Sprintf("%s; try again in %d s", spent, retrySeconds(d.Wait)))
+		return pay, s.refused(c, d, fmt.Sprintf("%s; try again in %d s", spent(), retrySeconds(d.Wait)))
 	default:
 		return pay, s.tooMany(c, d)
 	}
