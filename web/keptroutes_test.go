@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/linelog"
 	"github.com/locklab/locklab/internal/testenv"
 )
 
@@ -177,5 +178,35 @@ func TestKeptRoutePanicIsA500(t *testing.T) {
 	}
 	if n := strings.Count(logged.String(), "a bug in the content"); n < 2 {
 		t.Errorf("the panic was logged %d times; want once per request:\n%s", n, logged.String())
+	}
+}
+
+// TestKeptRouteCountedAndLogged: a page served the short way is counted
+// under its route pattern and logged, as through the middleware.
+func TestKeptRouteCountedAndLogged(t *testing.T) {
+	cfg := testConfig(t)
+	var logged testenv.SyncBuffer
+	cfg.AccessLog = slog.New(linelog.NewJSON(&logged, nil))
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/topics/distributed-locks", "/topics/distributed-locks?from=home", "/topics/no-such-topic"} {
+		s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}
+	w := httptest.NewRecorder()
+	s.metrics.handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, want := range []string{
+		`locklab_http_requests_total{method="GET",route="/topics/:slug",status="200"} 2`,
+		`locklab_http_requests_total{method="GET",route="/topics/:slug",status="404"} 1`,
+	} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"uri":"/topics/distributed-locks","status":200`) ||
+		!strings.Contains(lines[2], `"status":404`) {
+		t.Errorf("request log:\n%s\nwant three lines, the first a 200 of the lesson and the last a 404", logged.String())
 	}
 }
