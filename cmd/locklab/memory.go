@@ -22,12 +22,8 @@ const (
 	// defaultMemoryLimit is the server process's Go memory limit: room
 	// for the workers' mirrors of a full budget and for the web server.
 	defaultMemoryLimit = 512 << 20
-	// defaultGCPercent is the server's GOGC. Its live heap is a few
-	// megabytes, so at Go's 100 the collector runs at the 4 MB floor,
-	// some forty times a second under load, and each run scans the
-	// binary's globals whatever the heap: measured, that was 3.5 of the
-	// 25 µs of CPU the home page cost. At 400 it runs a quarter as often
-	// for some 12 MB more, and the memory limit still bounds the heap.
+	// defaultGCPercent is the most GOGC the server takes while its live
+	// heap is small (gctune.go).
 	defaultGCPercent = 400
 )
 
@@ -40,8 +36,8 @@ type memoryConfig struct {
 	// limit is this process's Go memory limit; 0 leaves the runtime's
 	// (GOMEMLIMIT, if set).
 	limit int64
-	// gcPercent is this process's GOGC; 0 leaves the runtime's (GOGC,
-	// if set).
+	// gcPercent is the most GOGC this process takes while its heap is
+	// small (gctune.go); 0 leaves the runtime's (GOGC, if set).
 	gcPercent int
 }
 
@@ -60,7 +56,7 @@ func addMemoryFlags(fset *flag.FlagSet, getenv func(string) string, mc *memoryCo
 	fset.Var((*byteSize)(&mc.sandboxData), "sandbox-memory", "data all playground sandboxes may hold together, counted as the 4 MiB limit of one sandbox counts it; near it, the least recently used idle sandboxes are reset, and when none is left, writes are refused (env LOCKLAB_SANDBOX_MEMORY)")
 	fset.IntVar(&mc.perAddress, "sandboxes-per-address", mc.perAddress, "most playground sandboxes alive at once for the learners of one client address; at the cap, that address's least recently used one is reset (env LOCKLAB_SANDBOXES_PER_ADDRESS)")
 	fset.Var((*byteSize)(&mc.limit), "memory-limit", "Go memory limit of the server process, such as 512MiB; 0 leaves GOMEMLIMIT to the Go runtime (env LOCKLAB_MEMORY_LIMIT; default 512MiB unless GOMEMLIMIT is set)")
-	fset.IntVar(&mc.gcPercent, "gc-percent", mc.gcPercent, "GOGC of the server process: how much the heap grows between collections, in percent of what is live; 0 leaves GOGC to the Go runtime (env LOCKLAB_GC_PERCENT; default 400 unless GOGC is set)")
+	fset.IntVar(&mc.gcPercent, "gc-percent", mc.gcPercent, "most GOGC of the server process while its live heap is small: the heap may grow to 64 MiB between collections, by this many percent at most, and by 100% once it is larger; 0 leaves GOGC to the Go runtime (env LOCKLAB_GC_PERCENT; default 400 unless GOGC is set)")
 	for flagName, env := range map[string]string{
 		"sandbox-memory": "LOCKLAB_SANDBOX_MEMORY", "sandboxes-per-address": "LOCKLAB_SANDBOXES_PER_ADDRESS",
 		"memory-limit": "LOCKLAB_MEMORY_LIMIT", "gc-percent": "LOCKLAB_GC_PERCENT",
@@ -90,22 +86,12 @@ func checkMemoryFlags(mc memoryConfig) error {
 	return nil
 }
 
-// limitMemory sets this process's Go memory limit and GOGC, where mc has
-// them, and returns a function that puts the previous ones back.
+// limitMemory sets this process's Go memory limit, if mc has one, and
+// returns a function that puts the previous one back.
 func limitMemory(mc memoryConfig) (restore func()) {
-	prevLimit, prevGC := int64(-1), -1
-	if mc.limit != 0 {
-		prevLimit = debug.SetMemoryLimit(mc.limit)
+	if mc.limit == 0 {
+		return func() {}
 	}
-	if mc.gcPercent != 0 {
-		prevGC = debug.SetGCPercent(mc.gcPercent)
-	}
-	return func() {
-		if prevLimit >= 0 {
-			debug.SetMemoryLimit(prevLimit)
-		}
-		if prevGC >= 0 {
-			debug.SetGCPercent(prevGC)
-		}
-	}
+	prev := debug.SetMemoryLimit(mc.limit)
+	return func() { debug.SetMemoryLimit(prev) }
 }

@@ -49,24 +49,55 @@ func TestMemoryFlags(t *testing.T) {
 
 func TestLimitMemory(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
-	gcBefore := debug.SetGCPercent(100)
-	debug.SetGCPercent(gcBefore)
-	restore := limitMemory(memoryConfig{limit: 300 << 20, gcPercent: 250})
+	restore := limitMemory(memoryConfig{limit: 300 << 20})
 	if got := debug.SetMemoryLimit(-1); got != 300<<20 {
 		t.Errorf("memory limit = %d; want %d", got, 300<<20)
-	}
-	if got := debug.SetGCPercent(250); got != 250 {
-		t.Errorf("GOGC = %d; want 250", got)
 	}
 	restore()
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("memory limit after restore = %d; want %d back", got, before)
 	}
-	if got := debug.SetGCPercent(gcBefore); got != gcBefore {
-		t.Errorf("GOGC after restore = %d; want %d back", got, gcBefore)
-	}
 	limitMemory(memoryConfig{})() // no limit: nothing to set or restore
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("memory limit after a zero config = %d; want %d", got, before)
+	}
+}
+
+func TestGCPercentFor(t *testing.T) {
+	for _, tt := range []struct {
+		live uint64
+		max  int
+		want int
+	}{
+		{live: 3 << 20, max: 400, want: 400},   // a reader's heap: the floor would allow 2033
+		{live: 16 << 20, max: 400, want: 300},  // grows to the 64 MiB floor
+		{live: 24 << 20, max: 400, want: 166},  // still to the floor
+		{live: 32 << 20, max: 400, want: 100},  // from half the floor on, Go's default
+		{live: 200 << 20, max: 400, want: 100}, // a full playground's heap is not multiplied
+		{live: 0, max: 400, want: 100},         // nothing measured yet
+		{live: 3 << 20, max: 150, want: 150},
+		{live: 3 << 20, max: 50, want: 50}, // a max under 100 is kept
+	} {
+		if got := gcPercentFor(tt.live, tt.max); got != tt.want {
+			t.Errorf("gcPercentFor(%d MiB, %d) = %d; want %d", tt.live>>20, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestTuneGCSetsAndRestores(t *testing.T) {
+	before := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(before)
+	stop := tuneGC(300)
+	got := debug.SetGCPercent(77) // reads what tuneGC set (and sets 77 again)
+	stop()
+	if got < 100 || got > 300 {
+		t.Errorf("GOGC under tuneGC(300) = %d; want 100 to 300", got)
+	}
+	if after := debug.SetGCPercent(before); after != 77 {
+		t.Errorf("GOGC after stop = %d; want 77 back", after)
+	}
+	tuneGC(0)() // 0: nothing to set or restore
+	if after := debug.SetGCPercent(before); after != before {
+		t.Errorf("GOGC after tuneGC(0) = %d; want %d", after, before)
 	}
 }
