@@ -98,17 +98,28 @@ func (s *Server) runKept(c echo.Context, route string) (err error) {
 	}()
 	s.dropForeignToken(c)
 	s.readToken(c)
+	h := keptHandler(route)
+	if h == nil {
+		return errors.New("no kept route " + route)
+	}
+	return h(s, c)
+}
+
+// keptHandler is the handler of a route whose pages are kept, nil for any
+// other route: these are served the short way, and writePage gzips their
+// pages itself.
+func keptHandler(route string) func(*Server, echo.Context) error {
 	switch route {
 	case "/":
-		return s.handleHome(c)
-	case "/race":
-		return s.handleRacePage(c)
-	case "/race/present":
-		return s.handleRacePresent(c)
+		return (*Server).handleHome
 	case "/topics/:slug":
-		return s.handleLesson(c)
+		return (*Server).handleLesson
+	case "/race":
+		return (*Server).handleRacePage
+	case "/race/present":
+		return (*Server).handleRacePresent
 	}
-	return errors.New("no kept route " + route)
+	return nil
 }
 
 // keptContext is a request's context on the short way. What the

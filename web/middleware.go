@@ -355,14 +355,11 @@ func compress() echo.MiddlewareFunc {
 	}
 }
 
-// keptRoutes are the routes whose pages writePage gzips itself.
-var keptRoutes = map[string]bool{"/": true, "/topics/:slug": true, "/race": true, "/race/present": true}
-
 // selfGzipped reports whether the request's answer is a kept page that
 // writePage gzips itself (from its kept compressed parts), rather than the
 // gzip middleware.
 func selfGzipped(c echo.Context) bool {
-	return c.Request().Method == http.MethodGet && keptRoutes[c.Path()]
+	return c.Request().Method == http.MethodGet && keptHandler(c.Path()) != nil
 }
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each

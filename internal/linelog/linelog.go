@@ -105,8 +105,8 @@ func (h *Handler) direct(t time.Time) bool {
 // finish writes the line b, or, when it is not one encoded here (!ok),
 // hands r to slog; bp is b's pooled buffer.
 func (h *Handler) finish(ctx context.Context, bp *[]byte, b []byte, ok bool, r slog.Record) error {
-	*bp = b[:0]
 	if !ok {
+		*bp = b[:0] // the pool keeps the buffer as it grew
 		return h.slow.Handle(ctx, r)
 	}
 	if h.json {
