@@ -32,7 +32,7 @@ func tokenize(line string, limit int) ([]string, error) {
 	if i := strings.IndexByte(line, 0); i >= 0 {
 		line = line[:i]
 	}
-	var args []string
+	args := make([]string, 0, argsBound(line, limit))
 	// buf holds the argument being built; it is reused for the next one
 	// once the argument is copied out, so it only grows to the longest.
 	var buf []byte
@@ -42,6 +42,9 @@ func tokenize(line string, limit int) ([]string, error) {
 			p++
 		}
 		if p == len(line) || len(args) == limit {
+			if len(args) == 0 {
+				return nil, nil // a blank line, as before
+			}
 			return args, nil
 		}
 		// Fast path: a word without quotes is a substring of the line.
@@ -121,6 +124,20 @@ func tokenize(line string, limit int) ([]string, error) {
 		args = append(args, string(cur))
 		buf = cur
 	}
+}
+
+// argsBound is at most how many arguments tokenize finds in line, so
+// that it allocates their slice once: an argument starts at a non-blank
+// byte at the start of the line or after a blank, so there are no more
+// arguments than such bytes (a quoted argument with blanks has fewer).
+func argsBound(line string, limit int) int {
+	n := 0
+	for i := 0; i < len(line) && n != limit; i++ {
+		if !isSpace(line[i]) && (i == 0 || isSpace(line[i-1])) {
+			n++
+		}
+	}
+	return n
 }
 
 // isTokenEnd reports whether c ends an unquoted argument: fewer bytes than

@@ -13,6 +13,11 @@ func addressGroup(ip string) string {
 	if err != nil {
 		return ip
 	}
+	if a.Is4() {
+		// ParseAddr takes IPv4 only as four decimal bytes without
+		// leading zeros: ip is already what a.String() would make.
+		return ip
+	}
 	a = a.Unmap()
 	if a.Is4() {
 		return a.String()

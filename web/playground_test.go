@@ -87,6 +87,12 @@ func TestPlaygroundBadRequests(t *testing.T) {
 		{"/api/playground/exec", `{"line": "PING"}`, 400, "client must be"},
 		{"/api/playground/exec", `{"line": `, 400, "malformed JSON"},
 		{"/api/playground/exec", `{"line": "PING", "client": "A", "x": 1}`, 400, "malformed JSON"},
+		// Strict JSON: one value, each member once, names as documented,
+		// strings in UTF-8. None of these runs its SET.
+		{"/api/playground/exec", `{"line": "SET k 1", "client": "A"} {}`, 400, "after top-level value"},
+		{"/api/playground/exec", `{"line": "SET k 1", "line": "SET k 2", "client": "A"}`, 400, `duplicate object member name "line"`},
+		{"/api/playground/exec", "{\"line\": \"SET k \xff\", \"client\": \"A\"}", 400, "invalid UTF-8"},
+		{"/api/playground/exec", `{"Line": "SET k 1", "client": "A"}`, 400, `unknown object member name "Line"`},
 		{"/api/playground/advance", `{"ms": 0}`, 400, "ms must be"},
 		{"/api/playground/advance", `{"ms": -5}`, 400, "ms must be"},
 		{"/api/playground/advance", `{"ms": 999999999999}`, 400, "ms must be"},
@@ -96,6 +102,9 @@ func TestPlaygroundBadRequests(t *testing.T) {
 		if code != tt.status || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e.Error, tt.want) {
 			t.Errorf("POST %s %s = %d %s; want %d mentioning %q", tt.path, tt.body, code, body, tt.status, tt.want)
 		}
+	}
+	if ks := l.keys(); len(ks) != 0 {
+		t.Errorf("after refused requests the sandbox holds %+v; want nothing", ks)
 	}
 }
 

@@ -12,23 +12,30 @@ import (
 // whatever the heap. Measured, that was 3.5 of the 25 µs of CPU a home
 // page cost. A higher GOGC for good would also multiply a full
 // playground's heap (the mirrors of 128 MiB of sandboxes) by as much. So
-// GOGC follows the live heap: enough that the heap may grow to gcFloor
+// GOGC follows the live heap: enough that the heap may grow to a floor
 // between collections, at most -gc-percent, and Go's default of 100 once
-// the live heap is half that.
+// the live heap is half that. A sandbox worker is the same: its live heap
+// is small until learners fill their sandboxes, and a collection every
+// few megabytes was a tenth of what it spent on a playground line.
 
-// gcFloor is the heap the collector waits for while the live heap is
-// small.
-const gcFloor = 64 << 20
+// serverGCFloor is the heap the server's collector waits for while the
+// live heap is small.
+const serverGCFloor = 64 << 20
+
+// workerGCFloor is a sandbox worker's: a quarter of what its memory
+// limit leaves to the heap, so that a worker holding little data does not
+// run near that limit.
+func workerGCFloor(memory int64) uint64 { return uint64(memory / 4 * 3 / 4) }
 
 // gcPercentFor is the GOGC for a live heap of live bytes: the heap may
-// grow to gcFloor, or by 100%, whichever is more, and by most% at most.
-func gcPercentFor(live uint64, most int) int {
-	if most <= 100 || live >= gcFloor/2 {
+// grow to floor, or by 100%, whichever is more, and by most% at most.
+func gcPercentFor(live uint64, most int, floor uint64) int {
+	if most <= 100 || live >= floor/2 {
 		return min(100, most)
 	}
 	p := 100
 	if live > 0 {
-		p = int(gcFloor*100/live) - 100
+		p = int(floor*100/live) - 100
 	}
 	return min(max(p, 100), most)
 }
@@ -36,11 +43,11 @@ func gcPercentFor(live uint64, most int) int {
 // tuneGC sets GOGC from the live heap, now and then every second, and
 // returns a function that stops and puts back the GOGC it found. most 0
 // leaves GOGC alone.
-func tuneGC(most int) (stop func()) {
+func tuneGC(most int, floor uint64) (stop func()) {
 	if most == 0 {
 		return func() {}
 	}
-	set := gcPercentFor(liveHeap(), most)
+	set := gcPercentFor(liveHeap(), most, floor)
 	prev := debug.SetGCPercent(set)
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -53,7 +60,7 @@ func tuneGC(most int) (stop func()) {
 				return
 			case <-t.C:
 			}
-			if p := gcPercentFor(liveHeap(), most); p != set {
+			if p := gcPercentFor(liveHeap(), most, floor); p != set {
 				debug.SetGCPercent(p)
 				set = p
 			}

@@ -78,8 +78,29 @@ func TestGCPercentFor(t *testing.T) {
 		{live: 3 << 20, max: 150, want: 150},
 		{live: 3 << 20, max: 50, want: 50}, // a max under 100 is kept
 	} {
-		if got := gcPercentFor(tt.live, tt.max); got != tt.want {
+		if got := gcPercentFor(tt.live, tt.max, serverGCFloor); got != tt.want {
 			t.Errorf("gcPercentFor(%d MiB, %d) = %d; want %d", tt.live>>20, tt.max, got, tt.want)
+		}
+	}
+}
+
+// A sandbox worker's floor is a quarter of what its memory limit leaves
+// the heap: 48 MiB for the default 256 MiB.
+func TestWorkerGCFloor(t *testing.T) {
+	floor := workerGCFloor(256 << 20)
+	if floor != 48<<20 {
+		t.Fatalf("workerGCFloor(256 MiB) = %d MiB; want 48", floor>>20)
+	}
+	for _, tt := range []struct {
+		live uint64
+		want int
+	}{
+		{live: 2 << 20, want: 400},  // a worker with a few sandboxes
+		{live: 20 << 20, want: 140}, // grows to the 48 MiB floor
+		{live: 24 << 20, want: 100}, // from half of it on, Go's default
+	} {
+		if got := gcPercentFor(tt.live, 400, floor); got != tt.want {
+			t.Errorf("gcPercentFor(%d MiB, 400, worker floor) = %d; want %d", tt.live>>20, got, tt.want)
 		}
 	}
 }
@@ -87,7 +108,7 @@ func TestGCPercentFor(t *testing.T) {
 func TestTuneGCSetsAndRestores(t *testing.T) {
 	before := debug.SetGCPercent(77)
 	defer debug.SetGCPercent(before)
-	stop := tuneGC(300)
+	stop := tuneGC(300, serverGCFloor)
 	got := debug.SetGCPercent(77) // reads what tuneGC set (and sets 77 again)
 	stop()
 	if got < 100 || got > 300 {
@@ -96,7 +117,7 @@ func TestTuneGCSetsAndRestores(t *testing.T) {
 	if after := debug.SetGCPercent(before); after != 77 {
 		t.Errorf("GOGC after stop = %d; want 77 back", after)
 	}
-	tuneGC(0)() // 0: nothing to set or restore
+	tuneGC(0, serverGCFloor)() // 0: nothing to set or restore
 	if after := debug.SetGCPercent(before); after != before {
 		t.Errorf("GOGC after tuneGC(0) = %d; want %d", after, before)
 	}

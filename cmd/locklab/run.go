@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer limitMemory(cfg.memory)()
-	defer tuneGC(cfg.memory.gcPercent)()
+	defer tuneGC(cfg.memory.gcPercent, serverGCFloor)()
 
 	// Request lines go out in batches, a tenth of a second apart at most
 	// (the batch is closed last, after everything else has logged); other

@@ -104,9 +104,12 @@ func newSandboxes(cfg config, logger *slog.Logger, copies playground.SandboxCopi
 		exe = "/proc/self/exe"
 	}
 	memory := strconv.FormatInt(cfg.workerMemory, 10)
+	gc := strconv.Itoa(cfg.memory.gcPercent)
 	s, err := worker.NewSupervisor(worker.Options{
-		Workers:    cfg.workers,
-		Command:    func() *exec.Cmd { return exec.Command(exe, "sandbox-worker", "-memory", memory) },
+		Workers: cfg.workers,
+		Command: func() *exec.Cmd {
+			return exec.Command(exe, "sandbox-worker", "-memory", memory, "-gc-percent", gc)
+		},
 		Playground: opts,
 		Logger:     logger,
 	})
@@ -130,6 +133,8 @@ func sandboxWorker(ctx context.Context, args []string, getenv func(string) strin
 		}
 	}
 	fset.Var(&memory, "memory", "memory limit of this process, such as 256MiB (env LOCKLAB_WORKER_MEMORY)")
+	// The server passes its own -gc-percent; 0 leaves GOGC to the runtime.
+	gcPercent := fset.Int("gc-percent", 0, "most GOGC of this process while its live heap is small, as the server's -gc-percent; 0 leaves GOGC to the Go runtime")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: locklab sandbox-worker [-memory SIZE]\n\nRuns playground sandboxes for a Lock Lab server, which starts it; not for use by hand.\n\nFlags:\n")
 		fset.PrintDefaults()
@@ -143,9 +148,13 @@ func sandboxWorker(ctx context.Context, args []string, getenv func(string) strin
 	// Ctrl-C in a terminal reaches the whole process group; the worker
 	// stays until the server, shutting down, closes its stdin.
 	signal.Ignore(os.Interrupt)
+	if *gcPercent < 0 || *gcPercent > 10_000 {
+		return fmt.Errorf("-gc-percent must be 0 (the runtime's) or 1 to 10000")
+	}
 	if err := worker.LimitMemory(int64(memory)); err != nil {
 		return err
 	}
+	defer tuneGC(*gcPercent, workerGCFloor(int64(memory)))()
 	return worker.Serve(ctx, stdin, stdout, stderr)
 }
 

@@ -79,6 +79,15 @@ func TestRunWithSandboxWorkers(t *testing.T) {
 	if len(pids) != 2 {
 		t.Fatalf("sandbox workers %v; want 2", pids)
 	}
+	// The workers take the server's -gc-percent (gctune.go), 400 by
+	// default (the server's settings here are all defaults).
+	const gc = "400"
+	for _, pid := range pids {
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if !strings.Contains(string(cmdline), "\x00-gc-percent\x00"+gc+"\x00") {
+			t.Errorf("worker %d runs %q; want -gc-percent %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), gc)
+		}
+	}
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
@@ -182,5 +191,14 @@ func TestLabChecker(t *testing.T) {
 			t.Errorf("-sandbox-workers %s: CheckLab(empty recipe) = %v; want ErrBadRecipe", tt.workers, err)
 		}
 		sb.Close()
+	}
+}
+
+func TestSandboxWorkerRefusesABadGCPercent(t *testing.T) {
+	for _, v := range []string{"-1", "10001", "x"} {
+		err := sandboxWorker(context.Background(), []string{"-gc-percent", v}, func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "gc-percent") {
+			t.Errorf("sandbox-worker -gc-percent %s = %v; want an error naming -gc-percent", v, err)
+		}
 	}
 }

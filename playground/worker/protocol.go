@@ -106,10 +106,11 @@ const (
 )
 
 func encodeErr(err error) (errKind, string) {
+	if err == nil {
+		return errNone, "" // most answers; and ref below would escape
+	}
 	var ref *playground.RefusedError
 	switch {
-	case err == nil:
-		return errNone, ""
 	case errors.As(err, &ref) && errors.Is(ref.Kind, playground.ErrNotAllowed):
 		return errNotAllowed, ref.Msg
 	case errors.As(err, &ref):
