@@ -95,3 +95,28 @@ func FuzzTokenize(f *testing.F) {
 		}
 	})
 }
+
+// TestTokenizeAllocatesOnce checks that a line of plain words costs one
+// allocation, its argument list: the words are substrings of the line,
+// and argsBound sizes the list.
+func TestTokenizeAllocatesOnce(t *testing.T) {
+	for _, line := range []string{"SET lock:invoice:7 3f9a1c PX 30000", "  GET   k  ", "PING"} {
+		if n := testing.AllocsPerRun(100, func() { tokenize(line, -1) }); n != 1 {
+			t.Errorf("Tokenize(%q) allocates %v times; want 1", line, n)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { tokenize("", -1) }); n != 0 {
+		t.Errorf("Tokenize of a blank line allocates %v times; want 0", n)
+	}
+	for _, tt := range []struct {
+		line  string
+		limit int
+		want  int
+	}{
+		{"SET k v", -1, 3}, {"SET k v", 2, 2}, {`SET "a b" c`, -1, 4}, {" \t", -1, 0}, {"a\vb", -1, 2},
+	} {
+		if got := argsBound(tt.line, tt.limit); got != tt.want {
+			t.Errorf("argsBound(%q, %d) = %d; want %d", tt.line, tt.limit, got, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -83,6 +84,20 @@ func TestJSONBodyOverLimit(t *testing.T) {
 	code, body := l.do("POST", "/api/playground/exec", "application/json", string(b))
 	if code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than 192 KiB") {
 		t.Errorf("a 200 KiB JSON body = %d %s; want 413 saying the limit", code, body)
+	}
+	// The same without a Content-Length (chunked), which only reading
+	// it tells.
+	req, _ := http.NewRequest("POST", ts.URL+"/api/playground/exec", io.MultiReader(strings.NewReader(string(b))))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", l.csrfToken())
+	resp, err := l.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunked, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || req.ContentLength != 0 || !strings.Contains(string(chunked), "larger than 192 KiB") {
+		t.Errorf("a chunked 200 KiB JSON body = %d %s; want 413 saying the limit", resp.StatusCode, chunked)
 	}
 	// A line just past the playground's limit, as JSON with escapes, is
 	// the playground's own clear refusal.
