@@ -97,6 +97,12 @@ func Screenshot(t *testing.T, ctx context.Context, name string) string {
 // selector, for a close look at one widget of a long page.
 func ElementScreenshot(t *testing.T, ctx context.Context, selector, name string) string {
 	t.Helper()
+	// The page's stylesheet and fonts first: an element taken while they
+	// load is the unstyled element (a QR code at the wrong size).
+	settled := `document.readyState === "complete" && document.fonts.status === "loaded"`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](settled, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("wait for the page to settle before a screenshot of %s: %v", selector, err)
+	}
 	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(selector)))
 	if err != nil {
 		t.Fatalf("screenshot of %s: %v", selector, err)
