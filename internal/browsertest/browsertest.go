@@ -99,10 +99,7 @@ func ElementScreenshot(t *testing.T, ctx context.Context, selector, name string)
 	t.Helper()
 	// The page's stylesheet and fonts first: an element taken while they
 	// load is the unstyled element (a QR code at the wrong size).
-	settled := `document.readyState === "complete" && document.fonts.status === "loaded"`
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](settled, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
-		t.Fatalf("wait for the page to settle before a screenshot of %s: %v", selector, err)
-	}
+	WaitFor(t, ctx, `document.readyState === "complete" && document.fonts.status === "loaded"`)
 	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(selector)))
 	if err != nil {
 		t.Fatalf("screenshot of %s: %v", selector, err)

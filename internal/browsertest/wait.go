@@ -2,7 +2,6 @@ package browsertest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -15,32 +14,37 @@ import (
 const WaitTimeout = 30 * time.Second
 
 // WaitFor waits until the JavaScript expression js is truthy on the page,
-// or fails the test after WaitTimeout. The browser evaluates it on every
-// animation frame, so nothing here sleeps; an expression that throws (an
-// element not there yet) counts as false, and a navigation meanwhile
-// (which destroys the page's context) starts the wait again on the new
-// page.
+// or fails the test after WaitTimeout. It evaluates js from here every
+// pollEvery rather than with chromedp.Poll, whose polling and timeout run
+// on the page's own timers and animation frames: those do not run while
+// the page's scripts are off (Scripts(false)), and a no-script test whose
+// condition was false at the first look then waited for its whole
+// context. An expression that throws (an element not there yet) counts as
+// false, and an evaluation that a navigation cuts short is tried again on
+// the new page.
 func WaitFor(t *testing.T, ctx context.Context, js string) {
 	t.Helper()
 	expr := fmt.Sprintf(`(() => { try { return !!(%s); } catch (e) { return false; } })()`, js)
 	deadline := time.Now().Add(WaitTimeout)
 	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			t.Fatalf("timed out after %v waiting for %s", WaitTimeout, js)
-		}
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(left)))
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
 		switch {
-		case err == nil:
+		case err == nil && ok:
 			return
-		case errors.Is(err, chromedp.ErrPollingTimeout):
-			t.Fatalf("timed out after %v waiting for %s", WaitTimeout, js)
 		case ctx.Err() != nil:
-			t.Fatalf("waiting for %s: %v", js, err)
+			t.Fatalf("waiting for %s: %v", js, ctx.Err())
+		case time.Now().After(deadline):
+			t.Fatalf("timed out after %v waiting for %s (last error: %v)", WaitTimeout, js, err)
 		}
-		// Any other error is the page going away under the poll.
+		select {
+		case <-ctx.Done():
+		case <-time.After(pollEvery):
+		}
 	}
 }
+
+// pollEvery is how often WaitFor looks: about a frame.
+const pollEvery = 15 * time.Millisecond
 
 // Scripts turns the page's JavaScript on or off, for the pages' no-script
 // paths. It holds for the tab until changed.
