@@ -46,7 +46,10 @@ func decodeJSON(c echo.Context, v any) error {
 		return errJSONTooLarge()
 	}
 	if err := jsonv2.Unmarshal(buf.Bytes(), v, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("malformed JSON body: %v", err))
+		// The library's package names ("jsontext: ", "json: ") say
+		// nothing to a client; what follows them does.
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "jsontext: "), "json: ")
+		return echo.NewHTTPError(http.StatusBadRequest, "malformed JSON body: "+msg)
 	}
 	return nil
 }

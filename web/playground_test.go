@@ -102,6 +102,9 @@ func TestPlaygroundBadRequests(t *testing.T) {
 		if code != tt.status || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e.Error, tt.want) {
 			t.Errorf("POST %s %s = %d %s; want %d mentioning %q", tt.path, tt.body, code, body, tt.status, tt.want)
 		}
+		if strings.Contains(e.Error, "jsontext:") || strings.Contains(e.Error, "json:") {
+			t.Errorf("POST %s %s says %q; want no package name in it", tt.path, tt.body, e.Error)
+		}
 	}
 	if ks := l.keys(); len(ks) != 0 {
 		t.Errorf("after refused requests the sandbox holds %+v; want nothing", ks)
