@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/labstack/echo/v4"
@@ -32,8 +31,11 @@ func decodeJSON(c echo.Context, v any) error {
 	if r.ContentLength > maxJSONBody {
 		return errJSONTooLarge()
 	}
-	buf := bodyBuffers.Get().(*bytes.Buffer)
-	defer putBodyBuffer(buf)
+	// Unmarshal copies the strings it decodes, so the buffer is free
+	// again once the body is decoded.
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer putPageBuffer(buf)
+	buf.Reset()
 	if r.ContentLength > 0 {
 		buf.Grow(int(r.ContentLength) + 1) // and the read that sees the end
 	}
@@ -56,20 +58,4 @@ func decodeJSON(c echo.Context, v any) error {
 
 func errJSONTooLarge() error {
 	return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("the JSON body is larger than %d KiB", maxJSONBody>>10))
-}
-
-// bodyBuffers keeps the buffers request bodies are read into: most
-// bodies are a playground line, and a buffer per request was garbage.
-// Unmarshal copies the strings it decodes, so a buffer is free again
-// once the body is decoded.
-var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// putBodyBuffer hands a buffer back, unless a large body grew it: a pool
-// of buffers at the limit would hold megabytes for the rare large body.
-func putBodyBuffer(b *bytes.Buffer) {
-	if b.Cap() > 16<<10 {
-		return
-	}
-	b.Reset()
-	bodyBuffers.Put(b)
 }

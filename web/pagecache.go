@@ -306,7 +306,8 @@ var htmlType = []string{echo.MIMETextHTMLCharsetUTF8}
 // by whether it is gzipped. One line, as a list; shared, as htmlType.
 var varyPage = []string{echo.HeaderCookie + ", " + echo.HeaderAcceptEncoding}
 
-// pageBuffers are the buffers pages and widgets are assembled in.
+// pageBuffers are the buffers pages and widgets are assembled in, and
+// JSON request bodies read into (decodeJSON).
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // putPageBuffer returns buf to the pool, unless it grew past a megabyte:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -26,6 +27,14 @@ const serverGCFloor = 64 << 20
 // limit leaves to the heap, so that a worker holding little data does not
 // run near that limit.
 func workerGCFloor(memory int64) uint64 { return uint64(memory / 4 * 3 / 4) }
+
+// checkGCPercent checks a -gc-percent, the server's or a worker's.
+func checkGCPercent(n int) error {
+	if n < 0 || n > 10_000 {
+		return fmt.Errorf("-gc-percent must be 0 (the runtime's) or 1 to 10000")
+	}
+	return nil
+}
 
 // gcPercentFor is the GOGC for a live heap of live bytes: the heap may
 // grow to floor, or by 100%, whichever is more, and by most% at most.

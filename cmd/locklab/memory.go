@@ -80,10 +80,7 @@ func checkMemoryFlags(mc memoryConfig) error {
 	if mc.limit != 0 && mc.limit < 64<<20 {
 		return fmt.Errorf("-memory-limit must be 0 (the runtime's) or at least 64MiB")
 	}
-	if mc.gcPercent < 0 || mc.gcPercent > 10_000 {
-		return fmt.Errorf("-gc-percent must be 0 (the runtime's) or 1 to 10000")
-	}
-	return nil
+	return checkGCPercent(mc.gcPercent)
 }
 
 // limitMemory sets this process's Go memory limit, if mc has one, and

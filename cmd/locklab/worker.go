@@ -148,8 +148,8 @@ func sandboxWorker(ctx context.Context, args []string, getenv func(string) strin
 	// Ctrl-C in a terminal reaches the whole process group; the worker
 	// stays until the server, shutting down, closes its stdin.
 	signal.Ignore(os.Interrupt)
-	if *gcPercent < 0 || *gcPercent > 10_000 {
-		return fmt.Errorf("-gc-percent must be 0 (the runtime's) or 1 to 10000")
+	if err := checkGCPercent(*gcPercent); err != nil {
+		return err
 	}
 	if err := worker.LimitMemory(int64(memory)); err != nil {
 		return err
