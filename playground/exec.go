@@ -186,5 +186,5 @@ func (s *Sandbox) runSafely(c *conn, argv []string) (v resp.Value, ref *RefusedE
 		}
 		v, ref = resp.Err(msg), nil
 	}()
-	return s.run(c, argv)
+	return s.runFrozen(func() (resp.Value, *RefusedError) { return s.run(c, argv) })
 }

@@ -111,6 +111,8 @@ type Sandbox struct {
 	track tracker
 	// ticked is the clock miniredis was last moved to.
 	ticked time.Time
+	// frozen is set while a command runs: the clock stands at ticked.
+	frozen bool
 	// far holds the expiries too far ahead for miniredis, and farBase is
 	// when their stand-ins were last renewed; see expire.go.
 	far     map[string]farExpiry
@@ -213,14 +215,38 @@ func (s *Sandbox) hook(p *server.Peer, cmd string, args ...string) bool {
 func (s *Sandbox) clock() time.Time { return s.now().Add(s.offset) }
 
 // tick moves miniredis to the sandbox clock, which expires keys whose TTL
-// has run out.
+// has run out; while a command runs, it leaves the clock where it stood
+// when the command began (see runFrozen).
 func (s *Sandbox) tick() {
-	now := s.clock()
+	if !s.frozen {
+		s.moveTo(s.clock())
+	}
+}
+
+// moveTo moves miniredis's clock to now.
+func (s *Sandbox) moveTo(now time.Time) {
 	if len(s.far) > 0 && now.Sub(s.farBase) > farTTL/2 {
 		s.renewFar(now)
 	}
 	s.ticked = now
 	s.m.SetTime(now)
+}
+
+// runFrozen runs f, one command, on one reading of the clock, taken when
+// it begins. Redis too decides what has expired from one reading per
+// command (and per script), and a command's steps here take microseconds,
+// far below the milliseconds expiries count in. It matters for cost:
+// miniredis walks every key of the sandbox each time its clock has moved,
+// so a full sandbox's SET, several steps here, pays for one walk, not one
+// per step.
+func (s *Sandbox) runFrozen(f func() (resp.Value, *RefusedError)) (resp.Value, *RefusedError) {
+	if s.frozen {
+		return f() // a queued command of EXEC, or a script's call
+	}
+	s.tick()
+	s.frozen = true
+	defer func() { s.frozen = false }()
+	return f()
 }
 
 // Now returns the sandbox clock.
@@ -302,7 +328,12 @@ func (s *Sandbox) startServer() error {
 	s.m, s.srv = m, m.Server()
 	s.conns[0], s.conns[1], s.inner = newConn(), newConn(), newConn()
 	s.far = map[string]farExpiry{}
-	s.tick()
+	// A server replaced during a command keeps that command's clock.
+	now := s.ticked
+	if !s.frozen {
+		now = s.clock()
+	}
+	s.moveTo(now)
 	m.ClockTTL(true)
 	s.srv.SetPreHook(s.hook)
 	s.keysBound, s.sizeBound, s.sizeMeasured = 0, 0, 0

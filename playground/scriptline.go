@@ -55,21 +55,28 @@ func commandName(line string) (string, bool) {
 // which the line's deadline stops. Any other line is one command that the
 // sandbox's limits keep short (reply size, work, patterns).
 func RunsLong(line string) bool {
+	_, long := LineKind(line)
+	return long
+}
+
+// LineKind returns RunsScript(line) and RunsLong(line), from one reading
+// of line: callers that meter scripts ask both of every line.
+func LineKind(line string) (runsScript, runsLong bool) {
 	if len(line) > defaultMaxLineBytes {
-		return false
+		return false, false
 	}
 	args, err := tokenize(line, 2)
 	if err != nil || len(args) == 0 {
-		return false
+		return false, false
 	}
+	repeats := false
 	if len(args) == 2 {
 		if n, isNum := strtol(args[0]); isNum {
-			if n > 1 {
-				return true
-			}
+			repeats = n > 1
 			args = args[1:]
 		}
 	}
 	name := strings.ToUpper(args[0])
-	return scriptCommands[name] || name == "EXEC"
+	runsScript = scriptCommands[name]
+	return runsScript, repeats || runsScript || name == "EXEC"
 }

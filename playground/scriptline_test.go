@@ -44,6 +44,9 @@ func TestRunsScript(t *testing.T) {
 		if got := MayRunScript(tt.line); got != tt.mayRun {
 			t.Errorf("MayRunScript(%.40q) = %v; want %v", tt.line, got, tt.mayRun)
 		}
+		if got, _ := LineKind(tt.line); got != tt.want {
+			t.Errorf("LineKind(%.40q) runs a script: %v; want %v", tt.line, got, tt.want)
+		}
 	}
 }
 

@@ -49,6 +49,22 @@ var slugParam = []string{"slug"}
 // recoverPanics, csrf and compress (limitBodies and limitWrites have
 // nothing to do for a GET without a body).
 func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug string) {
+	s.serveShort(w, r, route, slug, func(c echo.Context) error {
+		s.dropForeignToken(c)
+		s.readToken(c)
+		h := keptHandler(route)
+		if h == nil {
+			return errors.New("no kept route " + route)
+		}
+		return h(s, c)
+	})
+}
+
+// serveShort serves a request on route, whose slug parameter (if any) is
+// slug, by run, with what the middleware around every route does for it:
+// the headers of noStore and securityHeaders, then run as recoverPanics
+// would, and the log line and metrics of observe.
+func (s *Server) serveShort(w http.ResponseWriter, r *http.Request, route, slug string, run func(echo.Context) error) {
 	start := time.Now()
 	ec := s.echo.AcquireContext()
 	defer s.echo.ReleaseContext(ec)
@@ -65,20 +81,20 @@ func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug s
 	h["Cache-Control"] = noStoreValue
 	h["Vary"] = varyCookie
 	s.setSecurityHeaders(h)
-	err := s.runKept(c, route)
+	err := s.runShort(c, run)
 	if err != nil {
 		s.handleError(err, c)
 	}
 	s.observed(c, start, err)
 }
 
-// varyCookie is the Vary of a dynamic answer, shared; writePage adds
-// Accept-Encoding.
+// varyCookie is the Vary of a dynamic answer, shared; writePage and the
+// gzip middleware add Accept-Encoding.
 var varyCookie = []string{echo.HeaderCookie}
 
-// runKept runs the route's handler with the request's CSRF token, and
-// turns a panic into the error the recover middleware makes of it.
-func (s *Server) runKept(c echo.Context, route string) (err error) {
+// runShort runs run, and turns a panic into the error the recover
+// middleware makes of it.
+func (s *Server) runShort(c echo.Context, run func(echo.Context) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -96,13 +112,7 @@ func (s *Server) runKept(c echo.Context, route string) (err error) {
 			err = nil
 		}
 	}()
-	s.dropForeignToken(c)
-	s.readToken(c)
-	h := keptHandler(route)
-	if h == nil {
-		return errors.New("no kept route " + route)
-	}
-	return h(s, c)
+	return run(c)
 }
 
 // keptHandler is the handler of a route whose pages are kept, nil for any

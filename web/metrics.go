@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/locklab/locklab/playground"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
@@ -23,7 +25,10 @@ type metrics struct {
 	answers     *prometheus.CounterVec
 	rateLimited *prometheus.CounterVec
 	execs       *prometheus.CounterVec
-	races       *prometheus.CounterVec
+	// execA and execB are execs's two series, looked up once: a command
+	// line is the most frequent write.
+	execA, execB prometheus.Counter
+	races        *prometheus.CounterVec
 	// series keeps each route's metrics by route, method and status.
 	series sync.Map
 }
@@ -55,6 +60,7 @@ func newMetrics(pg Playground) *metrics {
 			Name: "locklab_race_runs_total", Help: "Race scenarios computed, by scenario.",
 		}, []string{"scenario"}),
 	}
+	m.execA, m.execB = m.execs.WithLabelValues(string(playground.ClientA)), m.execs.WithLabelValues(string(playground.ClientB))
 	m.reg.MustRegister(m.requests, m.latency, m.answers, m.rateLimited, m.execs, m.races,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Worker restarts and script timeouts, when the playground counts them
@@ -115,6 +121,15 @@ func (m *metrics) record(route, method string, status int, latency time.Duration
 	rs := v.(routeSeries)
 	rs.requests.Inc()
 	rs.latency.Observe(latency.Seconds())
+}
+
+// exec counts a command line run as client.
+func (m *metrics) exec(client playground.Client) {
+	if client == playground.ClientB {
+		m.execB.Inc()
+		return
+	}
+	m.execA.Inc()
 }
 
 func standardMethod(m string) bool {

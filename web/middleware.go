@@ -76,11 +76,13 @@ func (s *Server) observed(c echo.Context, start time.Time, err error) {
 }
 
 // recoverPanics turns a panic in a handler into a 500 answer; the stack
-// goes to the log, never to the client.
+// of the goroutine that panicked goes to the log (logPanic), never to the
+// client. The 500 is written here, inside observe, so that the request is
+// logged and counted like any other.
 func (s *Server) recoverPanics() echo.MiddlewareFunc {
 	return middleware.RecoverWithConfig(middleware.RecoverConfig{
-		DisablePrintStack: true,
-		LogErrorFunc:      s.logPanic,
+		DisableStackAll: true,
+		LogErrorFunc:    s.logPanic,
 	})
 }
 

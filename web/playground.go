@@ -96,7 +96,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 		return res, err
 	}
 	s.markStarted(c.Request().Context(), id)
-	s.metrics.execs.WithLabelValues(string(client)).Inc()
+	s.metrics.exec(client)
 	s.workshopEvent(c, workshop.Event{Kind: workshop.EventCommand})
 	return res, nil
 }

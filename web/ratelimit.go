@@ -83,7 +83,8 @@ func lineCost(res playground.Result) time.Duration {
 // before it runs. It returns charge, to call with the line's
 // Result.ScriptTime once it has run (or the time it took, if it failed).
 func (s *Server) limitScript(c echo.Context, learner, line string) (func(used time.Duration), error) {
-	ln := limit.Line{RunsScript: playground.RunsScript(line), RunsLong: playground.RunsLong(line)}
+	script, long := playground.LineKind(line)
+	ln := limit.Line{RunsScript: script, RunsLong: long}
 	return s.admitScript(c, learner, ln, func() string {
 		return fmt.Sprintf("your scripts have used their share of the sandbox's time (a script may run for up to %v)", s.limits.ScriptTime.Deadline())
 	})

@@ -13,12 +13,12 @@ func (s *Server) routes() {
 	e.Pre(noStore())
 	e.Pre(s.securityHeaders())
 	e.Pre(stripTrailingSlash())
-	e.Use(s.recoverPanics())
 	e.Use(s.observe())
-	e.Use(limitBodies())
-	e.Use(s.csrf())
-	e.Use(s.limitWrites())
-	e.Use(compress())
+	e.Use(s.recoverPanics())
+	// The middleware that differ from route to route; the exec API's short
+	// way (shortexec.go) runs the same ones.
+	perRoute := []echo.MiddlewareFunc{limitBodies(), s.csrf(), s.limitWrites(), compress()}
+	e.Use(perRoute...)
 
 	e.GET("/healthz", handleHealthz)
 	if !s.separateMetrics {
@@ -34,7 +34,8 @@ func (s *Server) routes() {
 	if s.playground != nil {
 		e.GET("/playground", s.handlePlaygroundPage)
 		e.POST("/playground/:action", s.handlePlaygroundForm)
-		e.POST("/api/playground/exec", s.handleExecAPI)
+		e.POST(execPath, s.handleExecAPI)
+		s.execShort = composeMiddleware(s.handleExecAPI, perRoute)
 		e.POST("/api/playground/reset", s.handleResetAPI)
 		e.POST("/api/playground/advance", s.handleAdvanceAPI)
 		e.GET("/api/playground/keys", s.handleKeysAPI)

@@ -150,6 +150,9 @@ type Server struct {
 	accessLog *slog.Logger
 	lab       LabChecker
 	assets    *assets
+	// execShort is the exec API's handler within its middleware, for its
+	// short way (shortexec.go); nil without a playground.
+	execShort echo.HandlerFunc
 }
 
 // New builds the server and its routes.
@@ -201,6 +204,10 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if route, slug, ok := keptRoute(r); ok {
 		s.serveKept(w, r, route, slug)
+		return
+	}
+	if s.execShort != nil && execRoute(r) {
+		s.serveExec(w, r)
 		return
 	}
 	s.echo.ServeHTTP(w, r)
