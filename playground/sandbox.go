@@ -273,6 +273,15 @@ func (s *Sandbox) Advance(d time.Duration) (time.Time, error) {
 	return s.clock(), nil
 }
 
+// KeysAtMost returns an upper bound of the keys the sandbox holds. A
+// command costs time in proportion to them, whatever it is: miniredis
+// walks every key each time the sandbox clock has moved.
+func (s *Sandbox) KeysAtMost() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keysBound
+}
+
 // Writes returns a count that grows with every command and clock move
 // that may have changed the sandbox's keys, scripts or clock. A caller
 // that keeps a copy of the sandbox compares it with the count of its copy
