@@ -273,9 +273,10 @@ func (s *Sandbox) Advance(d time.Duration) (time.Time, error) {
 	return s.clock(), nil
 }
 
-// KeysAtMost returns an upper bound of the keys the sandbox holds. A
-// command costs time in proportion to them, whatever it is: miniredis
-// walks every key each time the sandbox clock has moved.
+// KeysAtMost returns an upper bound of the keys the sandbox holds, which
+// is their count once it is more than a few (exactKeysAbove). A command
+// costs time in proportion to them, whatever it is: miniredis walks every
+// key each time the sandbox clock has moved.
 func (s *Sandbox) KeysAtMost() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

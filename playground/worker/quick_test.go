@@ -41,6 +41,12 @@ func TestQuickCommandsOfAFullSandboxLeaveTheReader(t *testing.T) {
 	}
 	fill(1, 3)
 	fill(2, 500)
+	// A learner who writes one key again and again still has one.
+	for range 200 {
+		if _, _, err := s.boxes[1].sb.ExecWithin(context.Background(), playground.ClientA, "SET key:1 again PX 30000", 1<<22); err != nil {
+			t.Fatal(err)
+		}
+	}
 	get := func(box, id uint64) *request {
 		return &request{ID: id, Op: opExec, Box: box, Now: time.Now().UnixNano(), Client: playground.ClientA, Line: "GET key:1", Allow: 1 << 22}
 	}
@@ -48,7 +54,7 @@ func TestQuickCommandsOfAFullSandboxLeaveTheReader(t *testing.T) {
 		t.Fatal("GET is not a quick command")
 	}
 	if ran := s.handle(get(1, 1)); !ran {
-		t.Error("a GET in a sandbox of 3 keys was not run by the reading goroutine")
+		t.Error("a GET in a sandbox of 3 keys, written 200 times, was not run by the reading goroutine")
 	}
 	if ran := s.handle(get(2, 2)); ran {
 		t.Error("a GET in a sandbox of 500 keys was run by the reading goroutine")
