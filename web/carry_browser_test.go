@@ -84,8 +84,17 @@ func TestCarryInBrowser(t *testing.T) {
 		t.Fatalf("code %q, link %q; want a code and its link", code, link)
 	}
 	look("/progress", "code")
-	// The QR code, as the phone's screen shows it, scans as the link.
-	browsertest.Open(t, ctx, ts.URL+"/progress", 390, 844)
+	// The QR code, as the phone's screen shows it, scans as the link. A
+	// phone draws three device pixels to a CSS pixel; at one, the code's
+	// modules are 5 or 6 pixels wide by turns, which a scanner can misjudge
+	// (a CI run read one code as 19 modules wide).
+	if err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3)),
+		chromedp.Navigate(ts.URL+"/progress"),
+		chromedp.WaitReady(chromedp.CSS("body")),
+	); err != nil {
+		t.Fatalf("open /progress as a phone: %v", err)
+	}
 	f, err := os.Open(browsertest.ElementScreenshot(t, ctx, ".carry-qr", "carry-qr"))
 	if err != nil {
 		t.Fatal(err)
