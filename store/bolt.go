@@ -88,11 +88,32 @@ func (b *boltBackend) add(_ context.Context, learner string, flags ...string) er
 const seenEvery = 24 * time.Hour
 
 func (b *boltBackend) list(_ context.Context, learner string) ([]string, error) {
-	now := b.now()
-	flags, ok, gen := b.flags.get(learner, now, seenEvery)
-	if ok {
-		return flags, nil
+	e, err := b.read(learner)
+	return e.flags, err
+}
+
+// progress returns the learner's progress, parsed once for as long as
+// their flags are kept (shared: callers only read it).
+func (b *boltBackend) progress(_ context.Context, learner string) (Progress, error) {
+	e, err := b.read(learner)
+	if err != nil {
+		return nil, err
 	}
+	if e.progress == nil {
+		return parseFlags(e.flags), nil
+	}
+	return e.progress, nil
+}
+
+// read returns the learner's flags, from the cache while they are fresh;
+// the entry's progress is nil when the read was not kept.
+func (b *boltBackend) read(learner string) (cachedFlags, error) {
+	now := b.now()
+	e, ok, gen := b.flags.get(learner, now, seenEvery)
+	if ok {
+		return e, nil
+	}
+	var flags []string
 	stale, found := false, false
 	var seen time.Time
 	err := b.db.View(func(tx *bolt.Tx) error {
@@ -109,13 +130,13 @@ func (b *boltBackend) list(_ context.Context, learner string) ([]string, error) 
 		})
 	})
 	if err != nil {
-		return flags, err
+		return cachedFlags{flags: flags}, err
 	}
 	if !stale {
 		if found {
-			b.flags.put(learner, gen, flags, seen)
+			return b.flags.put(learner, gen, flags, seen), nil
 		}
-		return flags, nil
+		return cachedFlags{}, nil
 	}
 	defer b.flags.forget(learner)
 	err = b.db.Batch(func(tx *bolt.Tx) error {
@@ -124,7 +145,7 @@ func (b *boltBackend) list(_ context.Context, learner string) ([]string, error) 
 		}
 		return tx.Bucket(seenBucket).Put([]byte(learner), unixBytes(now))
 	})
-	return flags, err
+	return cachedFlags{flags: flags}, err
 }
 
 func unixBytes(t time.Time) []byte {

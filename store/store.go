@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,11 +72,25 @@ func checkLearner(id string) error {
 func startedFlag(topic string) string         { return topic + "/started" }
 func rightFlag(topic, question string) string { return topic + "/right/" + question }
 
+// progressBackend is a back end that keeps learners' progress parsed
+// (bolt, whose file only this process writes).
+type progressBackend interface {
+	progress(ctx context.Context, learner string) (Progress, error)
+}
+
 // Progress returns a learner's progress on every topic. An unknown learner
-// has no progress.
+// has no progress. The Progress may be shared with the store's cache:
+// callers read it and never modify it, nor the Right of its topics.
 func (s *Store) Progress(ctx context.Context, id string) (Progress, error) {
 	if err := checkLearner(id); err != nil {
 		return nil, err
+	}
+	if pb, ok := s.b.(progressBackend); ok {
+		l, err := pb.progress(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("store: read learner: %w", err)
+		}
+		return l, nil
 	}
 	flags, err := s.b.list(ctx, id)
 	if err != nil {
@@ -181,6 +196,9 @@ func parseFlags(flags []string) Progress {
 	}
 	for topic, tp := range l {
 		sort.Strings(tp.Right)
+		// Clipped: an append by a reader copies rather than writing into
+		// a slice the cache shares.
+		tp.Right = slices.Clip(tp.Right)
 		l[topic] = tp
 	}
 	return l

@@ -24,11 +24,11 @@ func validLearnerID(id string) bool { return learnerid.Valid(id) }
 // learnerID returns the learner's id from the cookie, or "" if there is
 // none (or it is malformed).
 func (s *Server) learnerID(c echo.Context) string {
-	ck, err := s.cookie(c, learnerCookie)
-	if err != nil || !validLearnerID(ck.Value) {
+	v, ok := s.cookie(c, learnerCookie)
+	if !ok || !validLearnerID(v) {
 		return ""
 	}
-	return ck.Value
+	return v
 }
 
 // ensureLearner returns the learner's id, creating one and setting the

@@ -227,7 +227,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 // a token this site makes: it would be written into pages, and a sibling
 // host could have planted it.
 func (s *Server) dropForeignToken(c echo.Context) {
-	if ck, err := s.cookie(c, csrfCookieBase); err == nil && !validCSRFToken(ck.Value) {
+	if v, ok := s.cookie(c, csrfCookieBase); ok && !validCSRFToken(v) {
 		dropCookie(c, s.csrfCookie())
 	}
 }
@@ -243,11 +243,11 @@ func (s *Server) tokenMatches(c echo.Context) bool {
 		return false
 	}
 	sent := req.Header.Get(echo.HeaderXCSRFToken)
-	ck, err := s.cookie(c, csrfCookieBase)
-	if err != nil || sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(ck.Value)) != 1 {
+	token, ok := s.cookie(c, csrfCookieBase)
+	if !ok || sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
 		return false
 	}
-	setCSRF(c, ck.Value)
+	setCSRF(c, token)
 	return true
 }
 
@@ -258,11 +258,11 @@ func (s *Server) tokenMatches(c echo.Context) bool {
 // kept as it was set (it lasts csrfCookieAge), or a new one is made and
 // set. Writes go through the CSRF middleware itself.
 func (s *Server) readToken(c echo.Context) {
-	switch ck, err := s.cookie(c, csrfCookieBase); {
+	switch token, ok := s.cookie(c, csrfCookieBase); {
 	case c.Request().Header.Get(echo.HeaderSecFetchSite) != "":
 		setCSRF(c, middleware.CSRFUsingSecFetchSite)
-	case err == nil:
-		setCSRF(c, ck.Value)
+	case ok:
+		setCSRF(c, token)
 	default:
 		token := newCSRFToken()
 		c.Response().Header().Add(echo.HeaderSetCookie, s.csrfSetCookie(token, time.Now()))

@@ -27,10 +27,7 @@ func (s *Server) handleHome(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var learner store.Progress
-	if s.hasLearner(c) {
-		learner = s.learnerProgress(c)
-	}
+	learner := s.learnerProgress(c)
 	var keyBuf [128]byte
 	key := append(keyBuf[:0], "home"...)
 	for _, l := range course.Lessons() {
@@ -64,15 +61,12 @@ func (s *Server) handleHome(c echo.Context) error {
 	return s.writePage(c, p, pageFill{csrf: csrfOf(c)})
 }
 
-// hasLearner reports whether the request comes with a learner's cookie.
-// A visitor who only reads gets none: their id is made with their first
-// answer or command (ensureLearner), and until then they have no progress
-// to show. Pages then cost no Set-Cookie, and a crawler mints no ids.
-func (s *Server) hasLearner(c echo.Context) bool { return s.learnerID(c) != "" }
-
-// learnerProgress reads everything the learner has done. A store that
-// cannot be read must not take the pages down: the learner then sees
-// "Not started" and the error goes to the log.
+// learnerProgress reads everything the learner has done. A visitor who
+// only reads has no learner's cookie, and so no progress: their id is made
+// with their first answer or command (ensureLearner). Pages then cost no
+// Set-Cookie, and a crawler mints no ids. A store that cannot be read must
+// not take the pages down: the learner then sees "Not started" and the
+// error goes to the log.
 func (s *Server) learnerProgress(c echo.Context) store.Progress {
 	id := s.learnerID(c)
 	if id == "" {
@@ -124,8 +118,8 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	}
 	var tp store.TopicProgress
 	unavailable := false
-	if s.hasLearner(c) {
-		if tp, err = s.progress.Topic(c.Request().Context(), s.learnerID(c), slug); err != nil {
+	if id := s.learnerID(c); id != "" {
+		if tp, err = s.progress.Topic(c.Request().Context(), id, slug); err != nil {
 			s.log.Warn("read progress", "error", err)
 			unavailable = true
 		}

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,13 +110,23 @@ func benchRatio(b *testing.B, ours, yardstick func()) {
 // Cookie header of their browser.
 func benchLearner(b testing.TB, s *Server) string {
 	b.Helper()
+	jar := map[string]string{} // the browser's cookies, as the answers set them
+	keep := func(w *httptest.ResponseRecorder) {
+		for _, ck := range w.Result().Cookies() {
+			jar[ck.Name] = ck.Value
+		}
+	}
+	header := func() string {
+		var cookies []string
+		for name, value := range jar {
+			cookies = append(cookies, name+"="+value)
+		}
+		slices.Sort(cookies)
+		return strings.Join(cookies, "; ")
+	}
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
-	var cookies []string
-	for _, ck := range w.Result().Cookies() {
-		cookies = append(cookies, ck.Name+"="+ck.Value)
-	}
-	cookie := strings.Join(cookies, "; ")
+	keep(w)
 	q, err := s.quizzes.Quiz("distributed-locks")
 	if err != nil {
 		b.Fatal(err)
@@ -123,12 +135,13 @@ func benchLearner(b testing.TB, s *Server) string {
 		req := httptest.NewRequest(http.MethodPost, "/api/topics/distributed-locks/quiz/"+question, strings.NewReader(`{"choice":"`+choice+`"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
-		req.Header.Set("Cookie", cookie)
+		req.Header.Set("Cookie", header())
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, req)
 		if w.Code != http.StatusOK {
 			b.Fatalf("answer %s: %d %s", question, w.Code, w.Body)
 		}
+		keep(w) // the first answer makes the learner
 	}
 	first, second := q.Questions[0], q.Questions[1]
 	for _, ch := range first.Choices {
@@ -142,7 +155,12 @@ func benchLearner(b testing.TB, s *Server) string {
 			break
 		}
 	}
-	return cookie
+	id := jar[learnerCookie]
+	tp, err := s.progress.Topic(context.Background(), id, "distributed-locks")
+	if err != nil || !tp.Started || len(tp.Right) != 1 {
+		b.Fatalf("the learner %q has %+v (%v); want the topic started, one question right", id, tp, err)
+	}
+	return header()
 }
 
 // BenchmarkExecRatio runs POST /api/playground/exec (a SET, with the

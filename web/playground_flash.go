@@ -123,7 +123,7 @@ func (s *Server) setFlash(c echo.Context, f pgFlash) {
 
 // clearFlash drops a kept transcript, if there is one.
 func (s *Server) clearFlash(c echo.Context) {
-	if _, err := s.cookie(c, pgFlashCookie); err == nil {
+	if _, ok := s.cookie(c, pgFlashCookie); ok {
 		s.setCookie(c, &http.Cookie{Name: pgFlashCookie, MaxAge: -1, HttpOnly: true})
 	}
 }
@@ -131,11 +131,11 @@ func (s *Server) clearFlash(c echo.Context) {
 // flashState is the playground as the last form left it, nil if no form
 // was posted lately.
 func (s *Server) flashState(c echo.Context) *pgState {
-	ck, err := s.cookie(c, pgFlashCookie)
-	if err != nil {
+	v, ok := s.cookie(c, pgFlashCookie)
+	if !ok {
 		return nil
 	}
-	f, ok := decodeFlash(ck.Value)
+	f, ok := decodeFlash(v)
 	if !ok {
 		return nil
 	}

@@ -307,13 +307,13 @@ func (s *Server) workshopEvent(c echo.Context, ev workshop.Event) {
 	if s.workshops == nil {
 		return
 	}
-	ck, err := s.cookie(c, workshopCookie)
+	code, _ := s.cookie(c, workshopCookie)
 	id := s.learnerID(c)
-	if err != nil || ck.Value == "" || id == "" {
+	if code == "" || id == "" {
 		return
 	}
 	ev.At = time.Now()
-	if err := s.workshops.Record(c.Request().Context(), workshop.NormalizeCode(ck.Value), id, ev); err != nil {
+	if err := s.workshops.Record(c.Request().Context(), workshop.NormalizeCode(code), id, ev); err != nil {
 		s.log.Warn("workshop event", "kind", ev.Kind, "error", err)
 	}
 }

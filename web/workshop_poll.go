@@ -316,11 +316,11 @@ func newLearnerJSON(st workshop.LearnerState) learnerWorkshopJSON {
 // learnerState is the state of the workshop this browser joined; a
 // browser that joined none has not joined the one asked about.
 func (s *Server) learnerState(c echo.Context) (workshop.LearnerState, error) {
-	ck, err := s.cookie(c, workshopCookie)
-	if err != nil || ck.Value == "" {
+	code, _ := s.cookie(c, workshopCookie)
+	if code == "" {
 		return workshop.LearnerState{}, fmt.Errorf("workshop: %w", workshop.ErrNotJoined)
 	}
-	return s.workshops.Learner(c.Request().Context(), workshop.NormalizeCode(ck.Value), s.learnerID(c))
+	return s.workshops.Learner(c.Request().Context(), workshop.NormalizeCode(code), s.learnerID(c))
 }
 
 // handleLearnerWorkshop is GET /api/workshop.
@@ -353,12 +353,12 @@ type predictRequest struct {
 
 // predict records the learner's prediction on poll id.
 func (s *Server) predict(c echo.Context, id string, prediction []string) (workshop.LearnerState, error) {
-	ck, err := s.cookie(c, workshopCookie)
+	joined, _ := s.cookie(c, workshopCookie)
 	learner := s.learnerID(c)
-	if err != nil || ck.Value == "" || learner == "" {
+	if joined == "" || learner == "" {
 		return workshop.LearnerState{}, fmt.Errorf("workshop: predict: %w", workshop.ErrNotJoined)
 	}
-	code := workshop.NormalizeCode(ck.Value)
+	code := workshop.NormalizeCode(joined)
 	if err := s.workshops.Predict(c.Request().Context(), code, id, learner, prediction, time.Now()); err != nil {
 		return workshop.LearnerState{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -128,7 +129,7 @@ func (h *Handler) head(b []byte, t time.Time, level slog.Level, msg string) ([]b
 	}
 	if h.json {
 		b = append(b, `{"time":"`...)
-		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = appendRFC3339Nano(b, t)
 		b = append(b, `","level":"`...)
 		b = append(b, level.String()...)
 		b = append(b, `","msg":"`...)
@@ -200,11 +201,58 @@ func plain(s string, json bool) bool {
 // appendRFC3339Millis writes t as the text handler does: RFC 3339 with
 // exactly three digits of milliseconds.
 func appendRFC3339Millis(b []byte, t time.Time) []byte {
-	const prefixLen = len("2006-01-02T15:04:05.000")
-	n := len(b)
-	// RFC3339Nano trims trailing zeros; a tenth of a millisecond more keeps
-	// four digits, and the fourth is dropped.
-	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b[:n+prefixLen], b[n+prefixLen+1:]...)
+	st := stampOf(t)
+	b = append(b, st.clock...)
+	ms := t.Nanosecond() / int(time.Millisecond)
+	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, st.zone...)
+}
+
+// appendRFC3339Nano writes t as t.AppendFormat(b, time.RFC3339Nano) does:
+// the nanoseconds without their trailing zeros, and no fraction at all on
+// a whole second.
+func appendRFC3339Nano(b []byte, t time.Time) []byte {
+	st := stampOf(t)
+	b = append(b, st.clock...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := len(frac)
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, st.zone...)
+}
+
+// stamp is one second of one time zone as RFC 3339 writes it: the date
+// and time of day, and the zone after the fraction. Every line of a
+// second shares it, so that a line formats its time in a copy.
+type stamp struct {
+	unix  int64
+	loc   *time.Location
+	clock string // 2006-01-02T15:04:05
+	zone  string // Z or -07:00
+}
+
+// lastStamp is the second last written.
+var lastStamp atomic.Pointer[stamp]
+
+// stampOf returns the stamp of t's second. A zone's offset changes only
+// on a whole second, so a second has one.
+func stampOf(t time.Time) *stamp {
+	unix, loc := t.Unix(), t.Location()
+	if st := lastStamp.Load(); st != nil && st.unix == unix && st.loc == loc {
+		return st
+	}
+	full := t.AppendFormat(make([]byte, 0, 32), "2006-01-02T15:04:05Z07:00")
+	const clockLen = len("2006-01-02T15:04:05")
+	st := &stamp{unix: unix, loc: loc, clock: string(full[:clockLen]), zone: string(full[clockLen:])}
+	lastStamp.Store(st)
+	return st
 }

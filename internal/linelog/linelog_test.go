@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -133,3 +134,44 @@ func BenchmarkHandle(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestTimesAsSlogWritesThem: the kept second gives the bytes that
+// AppendFormat gives, and slog's millisecond form, for times across
+// years, zones, seconds shared with the line before and a zone's change.
+func TestTimesAsSlogWritesThem(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		ny = time.FixedZone("EST", -5*3600) // no zone database here
+	}
+	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("IST", 5*3600+1800), time.FixedZone("odd", -(3*3600 + 25*60 + 7)), ny}
+	// slog's text handler: AppendFormat, then the fourth digit dropped.
+	slogMillis := func(t time.Time) string {
+		t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
+		b := t.AppendFormat(nil, time.RFC3339Nano)
+		const prefixLen = len("2006-01-02T15:04:05.000")
+		return string(append(b[:prefixLen], b[prefixLen+1:]...))
+	}
+	var times []time.Time
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		sec := rng.Int64N(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC).Unix()-time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()) + time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+		ns := []int64{0, 1, 100, 1_000_000, 999_999_999, 120_000_000, rng.Int64N(1e9)}[rng.IntN(7)]
+		z := rng.IntN(len(zones))
+		at := time.Unix(sec, ns).In(zones[z])
+		// The same second again, a moment later, and in another zone.
+		times = append(times, at, at.Add(time.Duration(rng.Int64N(1e9))), at, at.In(zones[(z+1)%len(zones)]))
+	}
+	// Around New York's change to summer time, a second at a time.
+	change := time.Date(2026, 3, 8, 6, 59, 58, 500_000_000, time.UTC)
+	for i := range 4 {
+		times = append(times, change.Add(time.Duration(i)*time.Second).In(ny))
+	}
+	for _, at := range times {
+		if got, want := string(appendRFC3339Nano(nil, at)), at.Format(time.RFC3339Nano); got != want {
+			t.Fatalf("appendRFC3339Nano(%v) = %s; want %s", at, got, want)
+		}
+		if got, want := string(appendRFC3339Millis([]byte("x"), at)), "x"+slogMillis(at); got != want {
+			t.Fatalf("appendRFC3339Millis(%v) = %s; want %s", at, got, want)
+		}
+	}
+}
