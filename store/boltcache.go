@@ -3,6 +3,7 @@ package store
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,10 +14,20 @@ import (
 // what they change. A read that raced a write is not kept: each write
 // bumps gen, and a read keeps what it read only if gen did not move while
 // it read.
+//
+// Reads take no lock (every page a learner opens reads, on every core);
+// put, forget and forgetAll hold mu, so that a put's check of gen and its
+// store are one step to a write's bump of gen and its delete.
 type flagCache struct {
 	mu      sync.Mutex
-	gen     uint64
-	entries map[string]cachedFlags
+	gen     atomic.Uint64
+	entries atomic.Pointer[cacheEntries]
+}
+
+// cacheEntries is the kept learners, and how many (counted under mu).
+type cacheEntries struct {
+	m sync.Map // learner id → cachedFlags
+	n int
 }
 
 // cachedFlags is a learner's flags, the progress they say, and when the
@@ -33,15 +44,18 @@ const maxCachedLearners = 20_000
 
 // get returns the learner's entry if it is kept and was seen within
 // fresh of now (shared: callers only read its flags and progress), and the
-// generation to keep a new read under.
+// generation to keep a new read under. The generation is read first: a
+// write after it makes a later put of this read refused.
 func (fc *flagCache) get(learner string, now time.Time, fresh time.Duration) (cachedFlags, bool, uint64) {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	e, ok := fc.entries[learner]
-	if !ok || now.Sub(e.seen) > fresh {
-		return cachedFlags{}, false, fc.gen
+	gen := fc.gen.Load()
+	if es := fc.entries.Load(); es != nil {
+		if v, ok := es.m.Load(learner); ok {
+			if e := v.(cachedFlags); now.Sub(e.seen) <= fresh {
+				return e, true, gen
+			}
+		}
 	}
-	return e, true, fc.gen
+	return cachedFlags{}, false, gen
 }
 
 // put keeps a read made at generation gen, unless a write came since, and
@@ -51,13 +65,17 @@ func (fc *flagCache) put(learner string, gen uint64, flags []string, seen time.T
 	e := cachedFlags{flags: slices.Clip(flags), progress: parseFlags(flags), seen: seen}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	if gen != fc.gen {
+	if gen != fc.gen.Load() {
 		return e
 	}
-	if fc.entries == nil || len(fc.entries) >= maxCachedLearners {
-		fc.entries = make(map[string]cachedFlags)
+	es := fc.entries.Load()
+	if es == nil || es.n >= maxCachedLearners {
+		es = &cacheEntries{}
+		fc.entries.Store(es)
 	}
-	fc.entries[learner] = e
+	if _, had := es.m.Swap(learner, e); !had {
+		es.n++
+	}
 	return e
 }
 
@@ -65,14 +83,18 @@ func (fc *flagCache) put(learner string, gen uint64, flags []string, seen time.T
 func (fc *flagCache) forget(learner string) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	fc.gen++
-	delete(fc.entries, learner)
+	fc.gen.Add(1)
+	if es := fc.entries.Load(); es != nil {
+		if _, had := es.m.LoadAndDelete(learner); had {
+			es.n--
+		}
+	}
 }
 
 // forgetAll drops every learner, after a sweep.
 func (fc *flagCache) forgetAll() {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	fc.gen++
-	fc.entries = nil
+	fc.gen.Add(1)
+	fc.entries.Store(nil)
 }

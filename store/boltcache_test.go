@@ -89,3 +89,48 @@ func BenchmarkBoltProgress(b *testing.B) {
 		}
 	}
 }
+
+// TestFlagCacheRefusesARacedReadAndStaysBounded: a read that a write
+// overtook is not kept, a forgotten learner is read again, a stale entry
+// is not served, and the cache starts over when full.
+func TestFlagCacheRefusesARacedReadAndStaysBounded(t *testing.T) {
+	var fc flagCache
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, ok, gen := fc.get("a", now, time.Hour)
+	if ok {
+		t.Fatal("an empty cache has a")
+	}
+	fc.forget("b") // a write to someone else, while a was read
+	fc.put("a", gen, []string{"locks/started"}, now)
+	if _, ok, _ := fc.get("a", now, time.Hour); ok {
+		t.Fatal("a read made before a write was kept")
+	}
+	_, _, gen = fc.get("a", now, time.Hour)
+	if e := fc.put("a", gen, []string{"locks/started", "locks/right/q1"}, now); !e.progress["locks"].Started || len(e.progress["locks"].Right) != 1 {
+		t.Fatalf("put parsed %+v; want locks started, q1 right", e.progress)
+	}
+	e, ok, _ := fc.get("a", now.Add(time.Hour), time.Hour)
+	if !ok || len(e.flags) != 2 || e.progress["locks"].Right[0] != "q1" {
+		t.Fatalf("get = %+v, %v; want the kept read", e, ok)
+	}
+	if _, ok, _ := fc.get("a", now.Add(time.Hour+time.Second), time.Hour); ok {
+		t.Error("an entry seen longer ago than fresh was served")
+	}
+	fc.forget("a")
+	if _, ok, _ := fc.get("a", now, time.Hour); ok {
+		t.Error("a forgotten learner was served")
+	}
+	for i := range maxCachedLearners + 10 {
+		_, _, gen := fc.get("x", now, time.Hour)
+		fc.put(fmt.Sprintf("learner-%d", i), gen, nil, now)
+	}
+	if n := fc.entries.Load().n; n > maxCachedLearners || n != 10 {
+		t.Errorf("after %d puts the cache holds %d; want it started over (10)", maxCachedLearners+10, n)
+	}
+	if _, ok, _ := fc.get("learner-5", now, time.Hour); ok {
+		t.Error("an entry from before the cache started over is still there")
+	}
+	if _, ok, _ := fc.get(fmt.Sprintf("learner-%d", maxCachedLearners+9), now, time.Hour); !ok {
+		t.Error("the last put is not kept")
+	}
+}

@@ -50,8 +50,8 @@ var slugParam = []string{"slug"}
 // nothing to do for a GET without a body).
 func (s *Server) serveKept(w http.ResponseWriter, r *http.Request, route, slug string) {
 	s.serveShort(w, r, route, slug, func(c echo.Context) error {
-		s.dropForeignToken(c)
-		s.readToken(c)
+		token, ok := s.ownToken(c)
+		s.readToken(c, token, ok)
 		h := keptHandler(route)
 		if h == nil {
 			return errors.New("no kept route " + route)

@@ -210,12 +210,12 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 			if isStatic(c.Request()) {
 				return next(c)
 			}
-			s.dropForeignToken(c)
+			token, ok := s.ownToken(c)
 			if safeMethod(c.Request().Method) {
-				s.readToken(c)
+				s.readToken(c, token, ok)
 				return next(c)
 			}
-			if s.tokenMatches(c) {
+			if s.tokenMatches(c, token, ok) {
 				return next(c)
 			}
 			return checked(c)
@@ -223,27 +223,31 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 	}
 }
 
-// dropForeignToken forgets a CSRF cookie that does not have the shape of
-// a token this site makes: it would be written into pages, and a sibling
-// host could have planted it.
-func (s *Server) dropForeignToken(c echo.Context) {
-	if v, ok := s.cookie(c, csrfCookieBase); ok && !validCSRFToken(v) {
+// ownToken returns the browser's CSRF token, and whether it has one. A
+// CSRF cookie that does not have the shape of a token this site makes is
+// dropped, and the browser has none: such a token would be written into
+// pages, and a sibling host could have planted it.
+func (s *Server) ownToken(c echo.Context) (string, bool) {
+	v, ok := s.cookie(c, csrfCookieBase)
+	if ok && !validCSRFToken(v) {
 		dropCookie(c, s.csrfCookie())
+		return "", false
 	}
+	return v, ok
 }
 
 // tokenMatches admits a write from a client without Sec-Fetch-Site whose
 // X-CSRF-Token is its cookie's token, as the CSRF middleware would, but
 // without setting the cookie again on every write: it was set to last
 // csrfCookieAge when it was made. Anything else is the middleware's to
-// judge (a browser's Sec-Fetch-Site, the form field, a mismatch).
-func (s *Server) tokenMatches(c echo.Context) bool {
+// judge (a browser's Sec-Fetch-Site, the form field, a mismatch). token
+// and ok are the browser's own token (ownToken).
+func (s *Server) tokenMatches(c echo.Context, token string, ok bool) bool {
 	req := c.Request()
-	if req.Header.Get(echo.HeaderSecFetchSite) != "" {
+	if sentSecFetchSite(req) {
 		return false
 	}
 	sent := req.Header.Get(echo.HeaderXCSRFToken)
-	token, ok := s.cookie(c, csrfCookieBase)
 	if !ok || sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
 		return false
 	}
@@ -256,10 +260,11 @@ func (s *Server) tokenMatches(c echo.Context) bool {
 // Sec-Fetch-Site has its writes checked by that header, and its pages get
 // the CSRF middleware's placeholder. Otherwise the browser's token is
 // kept as it was set (it lasts csrfCookieAge), or a new one is made and
-// set. Writes go through the CSRF middleware itself.
-func (s *Server) readToken(c echo.Context) {
-	switch token, ok := s.cookie(c, csrfCookieBase); {
-	case c.Request().Header.Get(echo.HeaderSecFetchSite) != "":
+// set. Writes go through the CSRF middleware itself. token and ok are the
+// browser's own token (ownToken).
+func (s *Server) readToken(c echo.Context, token string, ok bool) {
+	switch {
+	case sentSecFetchSite(c.Request()):
 		setCSRF(c, middleware.CSRFUsingSecFetchSite)
 	case ok:
 		setCSRF(c, token)
@@ -268,6 +273,14 @@ func (s *Server) readToken(c echo.Context) {
 		c.Response().Header().Add(echo.HeaderSetCookie, s.csrfSetCookie(token, time.Now()))
 		setCSRF(c, token)
 	}
+}
+
+// sentSecFetchSite reports whether the request says where it comes from,
+// as Header.Get(echo.HeaderSecFetchSite) != "" does, without
+// canonicalizing a name that is canonical already.
+func sentSecFetchSite(r *http.Request) bool {
+	v := r.Header[echo.HeaderSecFetchSite]
+	return len(v) > 0 && v[0] != ""
 }
 
 // csrfTokenLength is the length of a CSRF token: letters, as the CSRF

@@ -217,32 +217,25 @@ type pageFill struct {
 // writePage writes a kept page with its holes filled, gzipped when the
 // client accepts it and the compress middleware left it to us.
 func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
-	var fillBuf [16][]byte // a page's holes: the token appears a few times
-	fills := fillBuf[:0]
-	if len(p.holes) > len(fillBuf) {
-		fills = make([][]byte, 0, len(p.holes))
-	}
-	fills = fills[:len(p.holes)]
+	// A page has at most one playground, rendered once here.
+	var widget []byte
 	size := p.size()
-	var tokenBuf [64]byte
-	token := append(tokenBuf[:0], fill.csrf...)
-	var widget *bytes.Buffer
-	for i, h := range p.holes {
+	for _, h := range p.holes {
 		switch h {
 		case holeCSRF:
-			fills[i] = token
+			size += len(fill.csrf)
 		case holePlayground:
-			if fill.playground != nil {
-				widget = pageBuffers.Get().(*bytes.Buffer)
-				defer putPageBuffer(widget)
-				widget.Reset()
-				if err := fill.playground(widget); err != nil {
+			if fill.playground != nil && widget == nil {
+				wb := pageBuffers.Get().(*bytes.Buffer)
+				defer putPageBuffer(wb)
+				wb.Reset()
+				if err := fill.playground(wb); err != nil {
 					return err
 				}
-				fills[i] = widget.Bytes()
+				widget = wb.Bytes()
 			}
+			size += len(widget)
 		}
-		size += len(fills[i])
 	}
 	h := c.Response().Header()
 	// Vary before the new keys: a Go map of eight entries grows on any
@@ -258,20 +251,38 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 		buf.Grow(size)
 		for i, part := range p.parts {
 			buf.Write(part)
-			if i < len(fills) {
-				buf.Write(fills[i])
+			if i < len(p.holes) {
+				switch p.holes[i] {
+				case holeCSRF:
+					buf.WriteString(fill.csrf)
+				case holePlayground:
+					buf.Write(widget)
+				}
 			}
 		}
 	} else {
+		// The CRC reads the token as bytes (a copy: crc32 keeps no
+		// promise not to hold on to what it reads).
+		token := []byte(fill.csrf)
 		// The gzip header: deflate, no name, no time, unknown OS.
 		buf.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff})
 		crc := uint32(0)
 		for i, part := range p.compressed() {
 			crc = crc32.Update(crc, crc32.IEEETable, p.parts[i])
 			buf.Write(part)
-			if i < len(fills) && len(fills[i]) > 0 {
-				crc = crc32.Update(crc, crc32.IEEETable, fills[i])
-				writeStored(buf, fills[i])
+			if i >= len(p.holes) {
+				continue
+			}
+			var f []byte
+			switch p.holes[i] {
+			case holeCSRF:
+				f = token
+			case holePlayground:
+				f = widget
+			}
+			if len(f) > 0 {
+				crc = crc32.Update(crc, crc32.IEEETable, f)
+				writeStored(buf, f)
 			}
 		}
 		// The final block (fixed Huffman, empty), then CRC-32 and size.
@@ -280,7 +291,7 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 		binary.LittleEndian.PutUint32(tail[2:], crc)
 		binary.LittleEndian.PutUint32(tail[6:], uint32(size))
 		buf.Write(tail[:])
-		h.Set(echo.HeaderContentEncoding, "gzip")
+		h[echo.HeaderContentEncoding] = gzipEncoding
 	}
 	if buf.Len() > framedInOneWrite {
 		// Chunked framing would cost a write of its own at the end.
@@ -301,6 +312,10 @@ const framedInOneWrite = 3 << 10
 // htmlType is the Content-Type of pages, shared (net/http copies the
 // header as it writes it).
 var htmlType = []string{echo.MIMETextHTMLCharsetUTF8}
+
+// gzipEncoding is the Content-Encoding of a gzipped page, shared as
+// htmlType.
+var gzipEncoding = []string{"gzip"}
 
 // varyPage is the Vary of a page: it differs by the learner's cookie and
 // by whether it is gzipped. One line, as a list; shared, as htmlType.

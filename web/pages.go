@@ -30,8 +30,10 @@ func (s *Server) handleHome(c echo.Context) error {
 	learner := s.learnerProgress(c)
 	var keyBuf [128]byte
 	key := append(keyBuf[:0], "home"...)
-	for _, l := range course.Lessons() {
-		key = append(append(key, '|'), s.status(l.Slug, learner[l.Slug])...)
+	for _, sec := range course.Sections { // as course.Lessons(), which makes a slice
+		for _, t := range sec.Topics {
+			key = append(append(key, '|'), s.status(t.Lesson.Slug, learner[t.Lesson.Slug])...)
+		}
 	}
 	p := s.pages.get(course, key, nil)
 	if p == nil {

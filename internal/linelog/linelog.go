@@ -100,7 +100,11 @@ func record(t time.Time, level slog.Level, msg string, attrs []slog.Attr) slog.R
 
 // direct reports whether a record at t may be encoded here.
 func (h *Handler) direct(t time.Time) bool {
-	return h.w != nil && !t.IsZero() && t.Year() >= 0 && t.Year() < 10000
+	if h.w == nil || t.IsZero() {
+		return false
+	}
+	y := t.Year()
+	return y >= 0 && y < 10000
 }
 
 // finish writes the line b, or, when it is not one encoded here (!ok),
