@@ -8,6 +8,9 @@
 # Usage: bench/pages.sh [seconds] [connections] [rounds] [-- server flags]
 # LOCKLAB_BIN=path measures that locklab binary instead of building one
 # (for example an older build, to compare).
+# SAME_HEADERS=1 has the yardstick send Lock Lab's headers with the bytes
+# (samebytes -headers), to tell what the security headers, Cache-Control
+# and Vary cost apart from Lock Lab's own work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
@@ -55,9 +58,14 @@ progress=$(curl -fs -b "$jar" "$base/api/topics/$topic/quiz" | jq -c .progress)
 echo "learner: $progress"
 
 pages=(/ /topics/$topic /race)
-"$tmp/samebytes" -origin "$base" -addr 127.0.0.1:$visitor "${pages[@]}" 2>"$tmp/visitor.log" &
+same=()
+if [ "${SAME_HEADERS:-}" = 1 ]; then
+  same=(-headers)
+  echo "yardstick: the same bytes and headers"
+fi
+"$tmp/samebytes" -origin "$base" -addr 127.0.0.1:$visitor "${same[@]}" "${pages[@]}" 2>"$tmp/visitor.log" &
 pids="$pids $!"
-"$tmp/samebytes" -origin "$base" -addr 127.0.0.1:$learner -cookie "$cookie" "${pages[@]}" 2>"$tmp/learner.log" &
+"$tmp/samebytes" -origin "$base" -addr 127.0.0.1:$learner -cookie "$cookie" "${same[@]}" "${pages[@]}" 2>"$tmp/learner.log" &
 pids="$pids $!"
 for p in $visitor $learner; do
   for _ in $(seq 50); do curl -fs "http://127.0.0.1:$p/race" >/dev/null && break; sleep 0.1; done
