@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Measures the course pages (home, lesson, race) against the same bytes
 # served from memory by a bare net/http server (bench/samebytes), with wrk
-# in alternating rounds, for a visitor without a cookie and for a learner
-# with progress (one question of the lesson's quiz answered right, one
-# wrong). Prints each round's ratio, and per page and visitor the median
-# ratio and the spread (lowest and highest). The target is 0.8.
+# in alternating rounds (each side first in every other round), for a
+# visitor without a cookie and for a learner with progress (one question
+# of the lesson's quiz answered right, one wrong). Prints each round's
+# ratio, and per page and visitor the median ratio and the spread (lowest
+# and highest). The target is 0.8.
 # Usage: bench/pages.sh [seconds] [connections] [rounds] [-- server flags]
 # LOCKLAB_BIN=path measures that locklab binary instead of building one
 # (for example an older build, to compare).
@@ -84,11 +85,18 @@ for r in $(seq "$rounds"); do
   for p in "${pages[@]}"; do
     for who in visitor learner; do
       if [ $who = visitor ]; then
-        ours=$(load "${secs}s" "$base$p")
-        bare=$(load "${secs}s" "http://127.0.0.1:$visitor$p")
+        hdr=() yard=http://127.0.0.1:$visitor$p
       else
-        ours=$(load "${secs}s" -H "Cookie: $cookie" "$base$p")
-        bare=$(load "${secs}s" -H "Cookie: $cookie" "http://127.0.0.1:$learner$p")
+        hdr=(-H "Cookie: $cookie") yard=http://127.0.0.1:$learner$p
+      fi
+      # Every other round measures the yardstick first, so that a drift of
+      # the machine within a round favours neither side.
+      if ((r % 2)); then
+        ours=$(load "${secs}s" "${hdr[@]}" "$base$p")
+        bare=$(load "${secs}s" "${hdr[@]}" "$yard")
+      else
+        bare=$(load "${secs}s" "${hdr[@]}" "$yard")
+        ours=$(load "${secs}s" "${hdr[@]}" "$base$p")
       fi
       ratio=$(awk -v a="$ours" -v b="$bare" 'BEGIN {printf "%.2f", a/b}')
       ratios[$p $who]="${ratios[$p $who]:-} $ratio"
