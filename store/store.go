@@ -85,16 +85,22 @@ func (s *Store) Progress(ctx context.Context, id string) (Progress, error) {
 	if err := checkLearner(id); err != nil {
 		return nil, err
 	}
+	l, err := s.read(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: read learner: %w", err)
+	}
+	return l, nil
+}
+
+// read is the learner's progress as the back end keeps it: parsed already
+// (progressBackend), or parsed here from the flags.
+func (s *Store) read(ctx context.Context, id string) (Progress, error) {
 	if pb, ok := s.b.(progressBackend); ok {
-		l, err := pb.progress(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("store: read learner: %w", err)
-		}
-		return l, nil
+		return pb.progress(ctx, id)
 	}
 	flags, err := s.b.list(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("store: read learner: %w", err)
+		return nil, err
 	}
 	return parseFlags(flags), nil
 }
