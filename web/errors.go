@@ -35,10 +35,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("request failed", "uri", redactURI(c.Request().RequestURI), "error", err)
 	}
 	if isAPI(c.Request()) {
-		if c.Request().Method == http.MethodHead {
-			_ = c.NoContent(code)
-			return
-		}
+		// A HEAD gets the same headers; net/http drops the body.
 		_ = c.JSON(code, apiError{Error: msg})
 		return
 	}

@@ -372,9 +372,11 @@ func compress() echo.MiddlewareFunc {
 
 // selfGzipped reports whether the request's answer is a kept page that
 // writePage gzips itself (from its kept compressed parts), rather than the
-// gzip middleware.
+// gzip middleware. A HEAD is answered as the GET would be, so that its
+// headers (Content-Encoding, Vary) are the GET's.
 func selfGzipped(c echo.Context) bool {
-	return c.Request().Method == http.MethodGet && keptHandler(c.Path()) != nil
+	m := c.Request().Method
+	return (m == http.MethodGet || m == http.MethodHead) && keptHandler(c.Path()) != nil
 }
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each

@@ -20,67 +20,67 @@ func (s *Server) routes() {
 	perRoute := []echo.MiddlewareFunc{limitBodies(), s.csrf(), s.limitWrites(), compress()}
 	e.Use(perRoute...)
 
-	e.GET("/healthz", handleHealthz)
+	e.Match(readMethods, "/healthz", handleHealthz)
 	if !s.separateMetrics {
-		e.GET("/metrics", s.handleMetrics)
+		e.Match(readMethods, "/metrics", s.handleMetrics)
 	}
-	e.GET("/static/*", s.assets.handle)
+	e.Match(readMethods, "/static/*", s.assets.handle)
 
-	e.GET("/", s.handleHome)
-	e.GET("/topics/:slug", s.handleLesson)
+	e.Match(readMethods, "/", s.handleHome)
+	e.Match(readMethods, "/topics/:slug", s.handleLesson)
 	e.POST("/topics/:slug/quiz/:question", s.handleAnswerForm)
-	e.GET("/race", s.handleRacePage)
-	e.GET("/race/present", s.handleRacePresent)
+	e.Match(readMethods, "/race", s.handleRacePage)
+	e.Match(readMethods, "/race/present", s.handleRacePresent)
 	if s.playground != nil {
-		e.GET("/playground", s.handlePlaygroundPage)
+		e.Match(readMethods, "/playground", s.handlePlaygroundPage)
 		e.POST("/playground/:action", s.handlePlaygroundForm)
 		e.POST(execPath, s.handleExecAPI)
 		s.execShort = composeMiddleware(s.handleExecAPI, perRoute)
 		e.POST("/api/playground/reset", s.handleResetAPI)
 		e.POST("/api/playground/advance", s.handleAdvanceAPI)
-		e.GET("/api/playground/keys", s.handleKeysAPI)
+		e.Match(readMethods, "/api/playground/keys", s.handleKeysAPI)
 	}
-	e.GET("/lab", s.handleLabPage)
+	e.Match(readMethods, "/lab", s.handleLabPage)
 	e.POST("/lab", s.handleLabForm)
-	e.GET("/api/lab/challenges", s.handleLabChallenges)
+	e.Match(readMethods, "/api/lab/challenges", s.handleLabChallenges)
 	e.POST("/api/lab/check", s.handleLabCheck)
-	e.GET("/progress", s.handleCarryPage)
+	e.Match(readMethods, "/progress", s.handleCarryPage)
 	e.POST("/progress/code", s.handleCodeForm)
 	e.POST("/progress/carry", s.handleCarryForm)
-	e.GET("/carry/:code", s.handleCarryLink)
+	e.Match(readMethods, "/carry/:code", s.handleCarryLink)
 	e.POST("/api/progress/code", s.handleCodeAPI)
 	e.POST("/api/progress/carry", s.handleCarryAPI)
 
-	e.GET("/api/topics/:slug/quiz", s.handleQuizAPI)
+	e.Match(readMethods, "/api/topics/:slug/quiz", s.handleQuizAPI)
 	e.POST("/api/topics/:slug/quiz/:question", s.handleAnswerAPI)
-	e.GET("/api/race/scenarios", s.handleRaceScenarios)
-	e.GET("/api/race/:id", s.handleRaceAPI)
+	e.Match(readMethods, "/api/race/scenarios", s.handleRaceScenarios)
+	e.Match(readMethods, "/api/race/:id", s.handleRaceAPI)
 	e.POST("/api/race/done", s.handleRaceDone)
 
 	if s.workshops != nil {
-		e.GET("/join", s.handleJoinForm)
-		e.GET("/join/:code", s.handleJoinForm)
+		e.Match(readMethods, "/join", s.handleJoinForm)
+		e.Match(readMethods, "/join/:code", s.handleJoinForm)
 		e.POST("/join", s.handleJoin)
-		e.GET("/admin", s.handleAdminHome)
+		e.Match(readMethods, "/admin", s.handleAdminHome)
 		e.POST("/admin/login", s.handleAdminLogin)
 		e.POST("/admin/logout", s.handleAdminLogout)
 		admin := e.Group("/admin/workshops", s.requireAdmin)
 		admin.POST("", s.handleStartWorkshop)
-		admin.GET("/:code", s.handleWorkshopDashboard)
+		admin.Match(readMethods, "/:code", s.handleWorkshopDashboard)
 		admin.GET("/:code/events", s.handleWorkshopEvents)
-		admin.GET("/:code/export.csv", s.handleWorkshopCSV)
+		admin.Match(readMethods, "/:code/export.csv", s.handleWorkshopCSV)
 		admin.POST("/:code/end", s.handleEndWorkshop)
 		// Polls (workshop_poll.go): the instructor's side, then the learner's.
-		admin.GET("/:code/present", s.handleWorkshopPresent)
+		admin.Match(readMethods, "/:code/present", s.handleWorkshopPresent)
 		admin.POST("/:code/polls", s.handleOpenPoll)
-		admin.GET("/:code/polls/:id", s.handlePoll)
+		admin.Match(readMethods, "/:code/polls/:id", s.handlePoll)
 		admin.POST("/:code/polls/:id/reveal", s.handleRevealPoll)
-		e.GET("/workshop", s.handleLearnerPage)
+		e.Match(readMethods, "/workshop", s.handleLearnerPage)
 		e.POST("/workshop/leave", s.handleLeaveWorkshop)
 		e.POST("/workshop/poll/:id/predict", s.handlePredictForm)
-		e.GET("/api/workshop", s.handleLearnerWorkshop)
+		e.Match(readMethods, "/api/workshop", s.handleLearnerWorkshop)
 		e.GET("/api/workshop/events", s.handleLearnerEvents)
-		e.GET("/api/workshop/poll", s.handleLearnerPoll)
+		e.Match(readMethods, "/api/workshop/poll", s.handleLearnerPoll)
 		e.POST("/api/workshop/poll/:id/predict", s.handlePredict)
 	}
 
@@ -90,6 +90,13 @@ func (s *Server) routes() {
 		return echo.NewHTTPError(http.StatusNotFound, "no API endpoint "+c.Request().Method+" "+c.Request().URL.Path)
 	})
 }
+
+// readMethods are the methods of a route that only reads: HEAD answers as
+// GET does, without the body (net/http drops it), so that link checkers and
+// uptime probes that send HEAD get the page's status and headers rather
+// than a 405. The event streams stay GET only: a HEAD of a stream would
+// hold its connection open with nothing to show for it.
+var readMethods = []string{http.MethodGet, http.MethodHead}
 
 func handleHealthz(c echo.Context) error {
 	return c.String(http.StatusOK, "ok")
