@@ -11,12 +11,14 @@ command -v wrk >/dev/null || { echo "wrk is not installed (Debian: apt-get insta
 tmp=$(mktemp -d)
 if [ -n "${LOCKLAB_BIN:-}" ]; then cp "$LOCKLAB_BIN" "$tmp/locklab"; else go build -o "$tmp/locklab" ./cmd/locklab; fi
 port=18185
+. bench/lib.sh
+freeport $port
 mkdir "$tmp/data"
 # Limits off: the measure is the worker's, not the rate limiter's.
 "$tmp/locklab" -addr 127.0.0.1:$port -data "$tmp/data" -log-format json -rate-limit 0 -ip-rate-limit 0 -sandbox-workers 1 2>/dev/null >/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+await "http://127.0.0.1:$port/healthz" $pid
 url=http://127.0.0.1:$port/api/playground/exec
 tok=BenchTokenAbcdefghijklmnopqrstuv
 full=fullsandboxlearner0123 bystander=bystanderlearner012345

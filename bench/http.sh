@@ -24,13 +24,14 @@ else
   go build -o "$bin" ./cmd/locklab
 fi
 port=18181
+. bench/lib.sh
+freeport $port
 data=$(mktemp -d)
 # The rate limits are policy, not capacity: off for this measure.
 "$bin" -addr 127.0.0.1:$port -data "$data" -log-format json -rate-limit 0 "$@" 2>/dev/null >/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$data" "$(dirname "$bin")"' EXIT
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-. bench/lib.sh
+await "http://127.0.0.1:$port/healthz" $pid
 # The measured request must really run: a refused one (403, 429) would be
 # measured as fast.
 tok=BenchTokenAbcdefghijklmnopqrstuv

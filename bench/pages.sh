@@ -30,13 +30,15 @@ else
 fi
 go build -o "$tmp/samebytes" ./bench/samebytes
 port=18182 visitor=18183 learner=18184
+. bench/lib.sh
+for p in $port $visitor $learner; do freeport $p; done
 base=http://127.0.0.1:$port
 mkdir "$tmp/data"
 # The rate limits are policy, not capacity: off for this measure.
 "$tmp/locklab" -addr 127.0.0.1:$port -data "$tmp/data" -log-format json -rate-limit 0 "$@" 2>/dev/null >/dev/null &
 pids=$!
 trap 'kill $pids 2>/dev/null; rm -rf "$tmp"' EXIT
-for _ in $(seq 50); do curl -fs "$base/healthz" >/dev/null && break; sleep 0.1; done
+await "$base/healthz" $pids
 
 # A learner with progress: the first question right, the second wrong.
 jar=$tmp/jar
@@ -65,15 +67,16 @@ if [ "${SAME_HEADERS:-}" = 1 ]; then
   echo "yardstick: the same bytes and headers"
 fi
 "$tmp/samebytes" -origin "$base" -addr 127.0.0.1:$visitor "${same[@]}" "${pages[@]}" 2>"$tmp/visitor.log" &
-pids="$pids $!"
+vpid=$!
 "$tmp/samebytes" -origin "$base" -addr 127.0.0.1:$learner -cookie "$cookie" "${same[@]}" "${pages[@]}" 2>"$tmp/learner.log" &
-pids="$pids $!"
-for p in $visitor $learner; do
-  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$p/race" >/dev/null && break; sleep 0.1; done
+lpid=$!
+pids="$pids $vpid $lpid"
+for p in "${pages[@]}"; do
+  await "http://127.0.0.1:$visitor$p" $vpid
+  await "http://127.0.0.1:$learner$p" $lpid
 done
 cat "$tmp/visitor.log"
 
-. bench/lib.sh
 load() { wrk -t2 -c"$conns" -d"$1" "${@:2}" | rps; }
 # A short warm-up of both, so that the first round does not pay for it.
 for p in "${pages[@]}"; do
