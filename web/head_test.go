@@ -1,7 +1,6 @@
 package web
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,22 +17,13 @@ func TestHEADAnswersAsGETWithoutABody(t *testing.T) {
 	if css == "" {
 		t.Fatal("the home page links no versioned style sheet")
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, path := range []string{
 		"/", "/topics/distributed-locks", "/race", "/race/present", "/playground", "/lab",
 		"/progress", "/healthz", "/api/race/scenarios", "/api/topics/distributed-locks/quiz",
 		"/static/" + css + "css", "/topics/no-such-topic", "/api/no-such-endpoint", "/race/",
 	} {
 		resp, body := get(t, ts.URL, path)
-		req, _ := http.NewRequest(http.MethodHead, ts.URL+path, nil)
-		req.Header.Set("Accept-Encoding", "identity")
-		req.AddCookie(&http.Cookie{Name: "_csrf", Value: "GoldenCsrfTokenAbcdefghijklmnopq"})
-		head, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("HEAD %s: %v", path, err)
-		}
-		got, _ := io.ReadAll(head.Body)
-		head.Body.Close()
+		head, got := fetch(t, http.MethodHead, ts.URL, path)
 		if head.StatusCode != resp.StatusCode {
 			t.Errorf("HEAD %s = %d; GET answers %d", path, head.StatusCode, resp.StatusCode)
 		}

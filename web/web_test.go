@@ -24,19 +24,25 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // asking for compression, and returns the response and its body.
 func get(t *testing.T, base, path string) (*http.Response, string) {
 	t.Helper()
+	return fetch(t, http.MethodGet, base, path)
+}
+
+// fetch is get with another method (HEAD).
+func fetch(t *testing.T, method, base, path string) (*http.Response, string) {
+	t.Helper()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	req, _ := http.NewRequest(method, base+path, nil)
 	req.Header.Set("Accept-Encoding", "identity")
 	// A fixed CSRF token keeps rendered pages (and golden files) stable.
 	req.AddCookie(&http.Cookie{Name: "_csrf", Value: "GoldenCsrfTokenAbcdefghijklmnopq"})
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("GET %s: read body: %v", path, err)
+		t.Fatalf("%s %s: read body: %v", method, path, err)
 	}
 	return resp, string(b)
 }
