@@ -1,7 +1,9 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 )
@@ -86,9 +88,40 @@ func (s *Server) routes() {
 
 	// Unknown API paths answer JSON, everything else the 404 page; the error
 	// handler decides which by the path.
-	e.Any("/api/*", func(c echo.Context) error {
-		return echo.NewHTTPError(http.StatusNotFound, "no API endpoint "+c.Request().Method+" "+c.Request().URL.Path)
-	})
+	e.Any("/api/*", s.handleUnknownAPI)
+}
+
+// handleUnknownAPI answers a request under /api/ that no route took. This
+// catch-all wins over Echo's own 405 for the API's paths, so it tells a
+// wrong method on a known path (405, with Allow) from a path that does not
+// exist (404) itself, by asking the router which methods the path has.
+func (s *Server) handleUnknownAPI(c echo.Context) error {
+	r := c.Request()
+	if allow := s.apiMethods(echo.GetPath(r)); len(allow) > 0 {
+		c.Response().Header().Set(echo.HeaderAllow, strings.Join(allow, ", "))
+		return echo.NewHTTPError(http.StatusMethodNotAllowed,
+			fmt.Sprintf("%s is not allowed on %s; it takes %s", r.Method, r.URL.Path, strings.Join(allow, " or ")))
+	}
+	return echo.NewHTTPError(http.StatusNotFound, "no API endpoint "+r.Method+" "+r.URL.Path)
+}
+
+// routeMethods are the methods routes are registered with.
+var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
+
+// apiMethods returns the methods that a route of their own serves path
+// with, in routeMethods' order: none for a path only the catch-all takes.
+// It costs a router lookup per method, as the request itself did.
+func (s *Server) apiMethods(path string) []string {
+	var allow []string
+	c := s.echo.NewContext(nil, nil)
+	for _, m := range routeMethods {
+		s.echo.Router().Find(m, path, c)
+		if p := c.Path(); p != "" && p != "/api/*" {
+			allow = append(allow, m)
+		}
+		c.Reset(nil, nil)
+	}
+	return allow
 }
 
 // readMethods are the methods of a route that only reads: HEAD answers as
