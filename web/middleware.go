@@ -2,6 +2,7 @@ package web
 
 import (
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -201,6 +202,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieHTTPOnly: false,
 		CookieSecure:   s.secureCookies,
+		ErrorHandler:   s.csrfRefusal,
 	})
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		checked := tokens(next)
@@ -221,6 +223,26 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 			return checked(c)
 		}
 	}
+}
+
+// csrfRefusal says what a write without a matching token lacks and where
+// the token goes. The middleware's own words name only the last place it
+// looked ("in the form parameter"), which misleads a client of the JSON
+// API, where the token goes in X-CSRF-Token. The status is the
+// middleware's: 400 for no token, 403 for one that does not match.
+func (s *Server) csrfRefusal(err error, _ echo.Context) error {
+	var he *echo.HTTPError
+	if !errors.As(err, &he) {
+		return err
+	}
+	where := "the value of the " + s.csrfCookie() + " cookie in the X-CSRF-Token header (or the _csrf form field)"
+	switch he.Code {
+	case http.StatusBadRequest:
+		return echo.NewHTTPError(http.StatusBadRequest, "missing csrf token: send "+where)
+	case http.StatusForbidden:
+		return echo.NewHTTPError(http.StatusForbidden, "invalid csrf token: send "+where)
+	}
+	return err
 }
 
 // ownToken returns the browser's CSRF token, and whether it has one. A

@@ -382,8 +382,8 @@ func TestCSRF(t *testing.T) {
 		status  int
 		want    string
 	}{
-		{"no token", nil, "", 400, "missing csrf token"},
-		{"wrong token", map[string]string{"X-CSRF-Token": "nope"}, right, 403, "invalid csrf token"},
+		{"no token", nil, "", 400, "missing csrf token: send the value of the _csrf cookie in the X-CSRF-Token header"},
+		{"wrong token", map[string]string{"X-CSRF-Token": "nope"}, right, 403, "invalid csrf token: send the value of the _csrf cookie in the X-CSRF-Token header"},
 		{"double submit", map[string]string{"X-CSRF-Token": right}, right, 200, `"correct":true`},
 		{"browser, same origin", map[string]string{"Sec-Fetch-Site": "same-origin"}, "", 200, `"correct":true`},
 		{"browser, other site", map[string]string{"Sec-Fetch-Site": "cross-site", "X-CSRF-Token": right}, right, 403, "cross-site request blocked"},
