@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -90,23 +89,13 @@ func TestAPIWrongMethodIs405(t *testing.T) {
 // API route, asked with a method among GET and POST that it does not
 // take, answers 405 with its own method in Allow, not the catch-all's 404.
 func TestEveryAPIRouteRefusesOtherMethodsWith405(t *testing.T) {
-	cfg := testConfig(t)
-	cfg.AdminToken = adminToken
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s)
-	t.Cleanup(ts.Close)
-	methods := map[string]map[string]bool{}
-	for _, r := range s.echo.Routes() {
-		if !strings.HasPrefix(r.Path, "/api/") || r.Path == "/api/*" {
-			continue
+	s := newAdminServer(t)
+	base := newServerFor(t, s)
+	methods := routeTable(s)
+	for path := range methods {
+		if !strings.HasPrefix(path, "/api/") || path == "/api/*" {
+			delete(methods, path)
 		}
-		if methods[r.Path] == nil {
-			methods[r.Path] = map[string]bool{}
-		}
-		methods[r.Path][r.Method] = true
 	}
 	if len(methods) < 15 {
 		t.Fatalf("only %d API routes in the table: %v", len(methods), methods)
@@ -118,7 +107,7 @@ func TestEveryAPIRouteRefusesOtherMethodsWith405(t *testing.T) {
 			if has[m] {
 				continue
 			}
-			resp, body := apiRequest(t, ts.URL, m, path)
+			resp, body := apiRequest(t, base, m, path)
 			if resp.StatusCode != http.StatusMethodNotAllowed {
 				// Another route may serve the concrete path with m
 				// (GET /api/race/:id takes /api/race/done).

@@ -50,19 +50,8 @@ func TestHEADAnswersAsGETWithoutABody(t *testing.T) {
 // HEAD twin, except the event streams, whose HEAD would hold a connection
 // open; writes take no HEAD.
 func TestEveryReadRouteTakesHEAD(t *testing.T) {
-	cfg := testConfig(t)
-	cfg.AdminToken = adminToken
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byPath := map[string]map[string]bool{}
-	for _, r := range s.echo.Routes() {
-		if byPath[r.Path] == nil {
-			byPath[r.Path] = map[string]bool{}
-		}
-		byPath[r.Path][r.Method] = true
-	}
+	s := newAdminServer(t)
+	byPath := routeTable(s)
 	gets := 0
 	for path, methods := range byPath {
 		stream := strings.HasSuffix(path, "/events")

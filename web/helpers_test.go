@@ -56,3 +56,28 @@ func newServerFor(t *testing.T, s *Server) string {
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
+
+// newAdminServer returns a server with workshops on (an admin token), so
+// that every route is registered.
+func newAdminServer(t *testing.T) *Server {
+	t.Helper()
+	cfg := testConfig(t)
+	cfg.AdminToken = adminToken
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("web.New: %v", err)
+	}
+	return s
+}
+
+// routeTable returns the methods of each registered route path.
+func routeTable(s *Server) map[string]map[string]bool {
+	byPath := map[string]map[string]bool{}
+	for _, r := range s.echo.Routes() {
+		if byPath[r.Path] == nil {
+			byPath[r.Path] = map[string]bool{}
+		}
+		byPath[r.Path][r.Method] = true
+	}
+	return byPath
+}

@@ -45,18 +45,10 @@ func requestIDs(t *testing.T, w *countingWriter) []uint64 {
 	}
 }
 
-// TestWriteJoinsTheRequestsReadyToRun sends requests from goroutines that
-// are all ready to run at once, while others are in flight: they go out
-// together, in one write or two, and every one of them is written by the
-// time the last write returns.
-func TestWriteJoinsTheRequestsReadyToRun(t *testing.T) {
-	// One P, so that the goroutines are ready to run together and the
-	// first one's yield lets all the others add their frames.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	out := &countingWriter{}
-	p := &proc{out: &batchWriter{w: out, epoch: time.Now()}}
-	p.inflight.Store(2) // others await answers, so more requests are coming
-	const n = 8         // fewer than lingerFrames
+// writeTogether sends n requests to p from goroutines made ready to run
+// at once, and returns when every write has returned.
+func writeTogether(t *testing.T, p *proc, n int) {
+	t.Helper()
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
@@ -71,6 +63,21 @@ func TestWriteJoinsTheRequestsReadyToRun(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
+}
+
+// TestWriteJoinsTheRequestsReadyToRun sends requests from goroutines that
+// are all ready to run at once, while others are in flight: they go out
+// together, in one write or two, and every one of them is written by the
+// time the last write returns.
+func TestWriteJoinsTheRequestsReadyToRun(t *testing.T) {
+	// One P, so that the goroutines are ready to run together and the
+	// first one's yield lets all the others add their frames.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	out := &countingWriter{}
+	p := &proc{out: &batchWriter{w: out, epoch: time.Now()}}
+	p.inflight.Store(2) // others await answers, so more requests are coming
+	const n = 8         // fewer than lingerFrames
+	writeTogether(t, p, n)
 	if got := requestIDs(t, out); len(got) != n {
 		t.Fatalf("%d requests written (%v); want %d", len(got), got, n)
 	}
@@ -110,20 +117,7 @@ func TestWriteCapsTheRequestsOneWriteWaitsFor(t *testing.T) {
 	p := &proc{out: &batchWriter{w: out, epoch: time.Now()}}
 	p.inflight.Store(2)
 	const n = 3*lingerFrames + 1
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			if err := p.write(&call{req: request{Op: opExec, ID: uint64(i + 1), Line: "SET k v"}}); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	writeTogether(t, p, n)
 	if got := requestIDs(t, out); len(got) != n {
 		t.Fatalf("%d requests written; want %d", len(got), n)
 	}
