@@ -130,15 +130,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
+	// The time limits on connections are kept by conns, not by
+	// http.Server's timeouts, which cost every request timer changes.
+	conns := web.NewConns(web.DefaultConnLimits)
 	httpSrv := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		// Long enough for the slowest answer (a script at its deadline);
-		// the dashboard's event stream sets its own deadlines.
-		WriteTimeout:   time.Minute,
+		Handler:        srv,
 		MaxHeaderBytes: 64 << 10,
-		IdleTimeout:    2 * time.Minute,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "Lock Lab is serving the course on %s\n", displayURL(ln.Addr()))
@@ -148,7 +145,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- httpSrv.Serve(ln) }()
+	go func() { errc <- conns.Serve(httpSrv, ln) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
