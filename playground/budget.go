@@ -15,7 +15,6 @@ import "time"
 // returns the allowance for the call and what it reserved, for settle;
 // an allowance of -1 when s was dropped meanwhile.
 func (m *Manager) grant(s *session) (allow, reserved int) {
-	now := m.opts.Now()
 	var toClose []*session
 	defer func() { m.closeSessions(toClose) }()
 	m.mu.Lock()
@@ -27,7 +26,12 @@ func (m *Manager) grant(s *session) (allow, reserved int) {
 	want := max(m.opts.Limits.footprint()-s.size, 0)
 	// Idle sandboxes are dropped to make room for data, not for scripts:
 	// a line rarely loads any, and a full playground refuses them.
+	// The clock is read only when room must be made: most calls fit.
+	var now time.Time
 	for m.data+max(m.opts.Limits.MaxDataBytes-s.size, 0) > m.opts.MaxDataBytes {
+		if now.IsZero() {
+			now = m.opts.Now()
+		}
 		victim := m.idleWithDataLocked(s, now)
 		if victim == nil {
 			break

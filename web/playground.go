@@ -66,7 +66,7 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, res)
+	return writeExecAnswer(c, res)
 }
 
 // exec runs one line for the learner and notes that they have started the

@@ -1,0 +1,55 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/labstack/echo/v4"
+
+	"github.com/locklab/locklab/playground"
+)
+
+// The exec API's answer is the JSON the site writes most often, one per
+// line a learner runs. It is built here rather than by encoding/json,
+// whose reflection costs seven times as much for so small an object: the
+// same members, in the same order, with the same values.
+
+// writeExecAnswer writes res as the exec API's answer.
+func writeExecAnswer(c echo.Context, res playground.Result) error {
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer putPageBuffer(buf)
+	buf.Reset()
+	return c.JSONBlob(http.StatusOK, appendExecAnswer(buf.AvailableBuffer(), res))
+}
+
+// appendExecAnswer appends the JSON object encoding/json makes of res,
+// and a newline, as encoding/json's Encoder ends a value. Strings are
+// quoted as encoding/json/v2 quotes them: only what JSON requires is
+// escaped (not <, > and &, which matter only inside HTML, and an answer
+// is application/json), and invalid UTF-8 becomes U+FFFD, as encoding/json
+// makes it.
+func appendExecAnswer(dst []byte, res playground.Result) []byte {
+	dst = append(dst, `{"client":`...)
+	dst = appendJSONString(dst, string(res.Client))
+	dst = append(dst, `,"output":`...)
+	dst = appendJSONString(dst, res.Output)
+	dst = append(dst, `,"clock_ms":`...)
+	dst = strconv.AppendInt(dst, res.ClockMS, 10)
+	if res.Notice != "" {
+		dst = append(dst, `,"notice":`...)
+		dst = appendJSONString(dst, res.Notice)
+	}
+	if res.Clear {
+		dst = append(dst, `,"clear":true`...)
+	}
+	return append(dst, "}\n"...)
+}
+
+// appendJSONString appends s as a JSON string. The error AppendQuote
+// returns says only that invalid UTF-8 was replaced, which is meant.
+func appendJSONString(dst []byte, s string) []byte {
+	dst, _ = jsontext.AppendQuote(dst, s)
+	return dst
+}

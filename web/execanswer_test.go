@@ -1,0 +1,99 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/locklab/locklab/playground"
+)
+
+// assertSameAnswer fails unless appendExecAnswer writes res as the JSON
+// encoding/json makes of it: the same members with the same values, and
+// a newline.
+func assertSameAnswer(t *testing.T, res playground.Result) {
+	t.Helper()
+	got := appendExecAnswer(nil, res)
+	if !bytes.HasSuffix(got, []byte("}\n")) {
+		t.Fatalf("appendExecAnswer(%+v) = %q; want an object and a newline", res, got)
+	}
+	want, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotV, wantV map[string]any
+	if err := json.Unmarshal(got, &gotV); err != nil {
+		t.Fatalf("appendExecAnswer(%+v) = %q: not JSON: %v", res, got, err)
+	}
+	if err := json.Unmarshal(want, &wantV); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotV, wantV) {
+		t.Fatalf("appendExecAnswer(%+v) = %s; encoding/json writes %s", res, got, want)
+	}
+}
+
+func TestExecAnswerIsWhatEncodingJSONWrites(t *testing.T) {
+	for _, res := range []playground.Result{
+		{Client: playground.ClientA, Output: "OK", ClockMS: 1796182837069},
+		{Client: playground.ClientB, Output: "(nil)"},
+		{Client: playground.ClientA, Output: "", ClockMS: -1},
+		{Client: playground.ClientA, Output: "1) \"lock:a\"\n2) \"<b>&amp;</b>\"", Notice: "Your sandbox was reset.", Clear: true},
+		{Client: playground.ClientA, Output: "\"\\x00\x00\x01\x1f\t\r\u2028\u2029é😀", Notice: "\x7f"},
+		{Client: playground.ClientA, Output: "bad \xff\xfe utf-8 \xe2\x82", ClockMS: 42},
+		{Client: playground.ClientA, Output: strings.Repeat("x", 70_000)},
+	} {
+		assertSameAnswer(t, res)
+	}
+}
+
+// TestExecAnswerHasEveryMember fills every member of playground.Result
+// that JSON shows: a member added to Result must be added to
+// appendExecAnswer too, or the answer would silently lack it.
+func TestExecAnswerHasEveryMember(t *testing.T) {
+	var res playground.Result
+	v := reflect.ValueOf(&res).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x" + v.Type().Field(i).Name)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		default:
+			t.Fatalf("playground.Result.%s is a %v, which appendExecAnswer does not know", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	assertSameAnswer(t, res)
+}
+
+func FuzzExecAnswer(f *testing.F) {
+	f.Add("A", "OK", "", int64(1796182837069), false)
+	f.Add("B", "\xff<\u2028>&\"\\", "notice\x00", int64(-5), true)
+	f.Fuzz(func(t *testing.T, client, output, notice string, clock int64, clear bool) {
+		assertSameAnswer(t, playground.Result{Client: playground.Client(client), Output: output, Notice: notice, ClockMS: clock, Clear: clear})
+	})
+}
+
+func BenchmarkExecAnswer(b *testing.B) {
+	res := playground.Result{Client: playground.ClientA, Output: "OK", ClockMS: 1796182837069}
+	b.Run("appendExecAnswer", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 256)
+		for b.Loop() {
+			buf = appendExecAnswer(buf[:0], res)
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf bytes.Buffer
+		for b.Loop() {
+			buf.Reset()
+			_ = json.NewEncoder(&buf).Encode(res)
+		}
+	})
+}
