@@ -12,6 +12,11 @@
 # SAME_HEADERS=1 has the yardstick send Lock Lab's headers with the bytes
 # (samebytes -headers), to tell what the security headers, Cache-Control
 # and Vary cost apart from Lock Lab's own work.
+# AT_ONCE=1 loads both sides at the same time, each with half of wrk's
+# threads and connections, so that whatever else the machine does in a
+# round slows both alike: on a shared machine whose speed drifts from one
+# second to the next, the ratio then varies far less from round to round
+# than when the sides take turns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
@@ -94,7 +99,16 @@ for r in $(seq "$rounds"); do
       fi
       # Every other round measures the yardstick first, so that a drift of
       # the machine within a round favours neither side.
-      if ((r % 2)); then
+      if [ "${AT_ONCE:-}" = 1 ]; then
+        half=(-t1 -c$((conns / 2)) -d"${secs}s" "${hdr[@]}")
+        wrk "${half[@]}" "$base$p" >"$tmp/ours.out" &
+        o=$!
+        wrk "${half[@]}" "$yard" >"$tmp/bare.out" &
+        y=$!
+        wait $o $y
+        ours=$(rps <"$tmp/ours.out")
+        bare=$(rps <"$tmp/bare.out")
+      elif ((r % 2)); then
         ours=$(load "${secs}s" "${hdr[@]}" "$base$p")
         bare=$(load "${secs}s" "${hdr[@]}" "$yard")
       else
