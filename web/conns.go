@@ -33,11 +33,6 @@ type ConnLimits struct {
 	Idle time.Duration
 }
 
-// DefaultConnLimits are the limits the server runs with: ten seconds for
-// headers, a minute for a request (the slowest answer is a script at its
-// deadline, or a lab check), two minutes between requests.
-var DefaultConnLimits = ConnLimits{Header: 10 * time.Second, Request: time.Minute, Idle: 2 * time.Minute}
-
 // Conns holds the connections of a server to their ConnLimits.
 type Conns struct {
 	limits ConnLimits

@@ -276,11 +276,11 @@ func BenchmarkConnLimits(b *testing.B) {
 			done := make(chan error, 1)
 			switch mode {
 			case "timeouts":
-				l := DefaultConnLimits
+				l := testLimits
 				srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout = l.Header, 30*time.Second, l.Request, l.Idle
 				go func() { done <- srv.Serve(ln) }()
 			case "conns":
-				go func() { done <- NewConns(DefaultConnLimits).Serve(srv, ln) }()
+				go func() { done <- NewConns(testLimits).Serve(srv, ln) }()
 			default:
 				go func() { done <- srv.Serve(ln) }()
 			}

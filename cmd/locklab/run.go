@@ -131,8 +131,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
 	// The time limits on connections are kept by conns, not by
-	// http.Server's timeouts, which cost every request timer changes.
-	conns := web.NewConns(web.DefaultConnLimits)
+	// http.Server's timeouts, which cost every request timer changes: ten
+	// seconds for a request's headers, a minute for the rest of it (the
+	// slowest answer is a script at its deadline, or a lab check; the
+	// event streams set a deadline per event), two minutes idle.
+	conns := web.NewConns(web.ConnLimits{Header: 10 * time.Second, Request: time.Minute, Idle: 2 * time.Minute})
 	httpSrv := &http.Server{
 		Handler:        srv,
 		MaxHeaderBytes: 64 << 10,
