@@ -84,8 +84,8 @@ func (cs *Conns) serve(srv *http.Server, ln net.Listener, ticks <-chan time.Time
 	return srv.Serve(&timedListener{Listener: ln, cs: cs})
 }
 
-// Open reports how many connections are open.
-func (cs *Conns) Open() int {
+// open reports how many connections are held to the limits.
+func (cs *Conns) open() int {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	return len(cs.conns)

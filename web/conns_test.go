@@ -43,6 +43,15 @@ func newConnsServer(t *testing.T, limits ConnLimits, handler http.Handler) *conn
 // sweepAt sweeps as the tick d after the Conns' start would.
 func (s *connsServer) sweepAt(d time.Duration) { s.cs.sweep(s.cs.epoch.Add(d)) }
 
+// assertOpen fails unless want connections are held to the limits, when
+// (what the test has just done) says.
+func (s *connsServer) assertOpen(t *testing.T, want int, when string) {
+	t.Helper()
+	if n := s.cs.open(); n != want {
+		t.Fatalf("%s: %d connections open; want %d", when, n, want)
+	}
+}
+
 // await waits for the server to report the connection in state want.
 func (s *connsServer) await(t *testing.T, want http.ConnState) {
 	t.Helper()
@@ -106,13 +115,9 @@ func TestConnsCloseANewConnectionWithoutHeaders(t *testing.T) {
 	s := newConnsServer(t, testLimits, http.HandlerFunc(okHandler))
 	c := s.dial(t)
 	s.sweepAt(10 * time.Second)
-	if n := s.cs.Open(); n != 1 {
-		t.Fatalf("after 10 s without a byte: %d connections open; want 1 (the limit is 10 s)", n)
-	}
+	s.assertOpen(t, 1, "after 10 s without a byte")
 	s.sweepAt(11 * time.Second)
-	if n := s.cs.Open(); n != 0 {
-		t.Fatalf("after 11 s without a byte: %d connections open; want 0", n)
-	}
+	s.assertOpen(t, 0, "after 11 s without a byte")
 	assertClosed(t, c, bufio.NewReader(c))
 }
 
@@ -132,9 +137,7 @@ func TestConnsCloseAnIdleConnectionAfterIdle(t *testing.T) {
 	}
 	s.await(t, http.StateIdle)
 	s.sweepAt(4 * time.Minute) // idle since the sweep at 2 min
-	if n := s.cs.Open(); n != 1 {
-		t.Fatalf("after 2 min idle: %d connections open; want 1", n)
-	}
+	s.assertOpen(t, 1, "after 2 min idle")
 	s.sweepAt(4*time.Minute + time.Second)
 	assertClosed(t, c, r)
 }
@@ -156,9 +159,7 @@ func TestConnsCloseARequestWhoseHeadersTrickle(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	s.sweepAt(40 * time.Second)
-	if n := s.cs.Open(); n != 1 {
-		t.Fatalf("10 s into a request's headers: %d connections open; want 1", n)
-	}
+	s.assertOpen(t, 1, "10 s into a request's headers")
 	s.sweepAt(41 * time.Second)
 	assertClosed(t, c, r)
 }
@@ -190,9 +191,7 @@ func TestConnsCloseARequestThatTakesTooLong(t *testing.T) {
 	io.WriteString(c, "POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
 	<-entered
 	s.sweepAt(time.Minute)
-	if n := s.cs.Open(); n != 1 {
-		t.Fatalf("a minute into a request: %d connections open; want 1", n)
-	}
+	s.assertOpen(t, 1, "a minute into a request")
 	s.sweepAt(time.Minute + time.Second)
 	assertClosed(t, c, r)
 	select {
@@ -218,9 +217,7 @@ func TestConnsLeaveAStreamWithItsOwnDeadline(t *testing.T) {
 	io.WriteString(c, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
 	<-entered
 	s.sweepAt(time.Hour)
-	if n := s.cs.Open(); n != 1 {
-		t.Fatalf("an hour into a stream with its own deadline: %d connections open; want 1", n)
-	}
+	s.assertOpen(t, 1, "an hour into a stream with its own deadline")
 	close(release)
 	res, err := http.ReadResponse(r, nil)
 	if err != nil {
@@ -245,9 +242,7 @@ func TestConnsForgetClosedConnections(t *testing.T) {
 		c.Close()
 		s.await(t, http.StateClosed)
 	}
-	if n := s.cs.Open(); n != 0 {
-		t.Fatalf("%d connections open after three closed; want 0", n)
-	}
+	s.assertOpen(t, 0, "after three closed")
 }
 
 // BenchmarkConnLimits serves a small page over loopback, with keep-alive,
