@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Measures POST /api/playground/exec (a SET) against GET /healthz on the same
-# server with wrk, in alternating rounds, and prints each round's ratio and
-# the median and the spread. The playground target is at least 0.6 of the
-# throughput of /healthz.
+# server with wrk, in alternating rounds (each side first in every other
+# round), and prints each round's ratio and the median and the spread. The
+# playground target is at least 0.6 of the throughput of /healthz.
 # Usage: bench/http.sh [seconds] [connections] [learners] [rounds] [-- server flags]
 # With learners > 1 the SETs come from that many learners in turn (their
 # sandboxes spread over the worker processes); the default is one learner.
@@ -43,9 +43,18 @@ case $out in *'"output":"OK"'*) ;; *) echo "exec does not answer OK: $out" >&2; 
 wrk -t2 -c"$conns" -d2s "http://127.0.0.1:$port/healthz" >/dev/null
 LEARNERS=$learners wrk -t2 -c"$conns" -d2s -s bench/exec.lua "http://127.0.0.1:$port/api/playground/exec" >/dev/null
 ratios=()
+health() { wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:$port/healthz" | rps; }
+execs() { LEARNERS=$learners LEARNER=benchlearner0123456789 wrk -t2 -c"$conns" -d"${secs}s" -s bench/exec.lua "http://127.0.0.1:$port/api/playground/exec" | rps; }
 for r in $(seq "$rounds"); do
-  health=$(wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:$port/healthz" | rps)
-  execs=$(LEARNERS=$learners LEARNER=benchlearner0123456789 wrk -t2 -c"$conns" -d"${secs}s" -s bench/exec.lua "http://127.0.0.1:$port/api/playground/exec" | rps)
+  # Every other round measures exec first, so that a drift of the machine
+  # within a round favours neither side.
+  if ((r % 2)); then
+    health=$(health)
+    execs=$(execs)
+  else
+    execs=$(execs)
+    health=$(health)
+  fi
   ratio=$(awk -v a="$execs" -v b="$health" 'BEGIN {printf "%.2f", a/b}')
   ratios+=("$ratio")
   echo "round $r: healthz $health req/s; exec SET ($learners learners) $execs req/s; ratio $ratio"
