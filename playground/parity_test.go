@@ -134,6 +134,8 @@ func parityCases() []parityCase {
 		b("EXEC"),
 
 		// Scripts: conversions both ways and Redis 7's error texts.
+		a(`EVAL "return redis.call('PUBLISH', 'lock:released', ARGV[1])" 0 t1`),
+		a(`EVAL "return redis.call('PUBLISH', 'only-two')" 0`),
 		a(`EVAL "return x" 0`),
 		a(`EVAL "x = 5" 0`),
 		a(`EVAL "error('boom')" 0`),
