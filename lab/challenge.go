@@ -1,9 +1,16 @@
 package lab
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Challenge is a broken recipe for a learner to diagnose and fix. It is
-// solved when the learner's recipe passes Property (see Report.Passed).
+// solved only by a lock: when the learner's recipe works and holds the
+// challenge's own property and one-holder, no-foreign-release and
+// frees-after-crash too (see Requires), under the challenge's fault
+// model.
 type Challenge struct {
 	ID       string   `json:"id"`
 	Title    string   `json:"title"`
@@ -11,9 +18,98 @@ type Challenge struct {
 	Property Property `json:"property"` // the property the broken recipe breaks
 	Recipe   Recipe   `json:"recipe"`   // the broken recipe the learner starts from
 	Hint     string   `json:"hint"`     // names the misconception
+	// Level is the challenge's rung on the ladder (see Levels), from 1.
+	Level int `json:"level"`
+	// Model is the fault model the challenge is judged under; nil is
+	// DefaultModel. ModelWhy says why it differs, if it does.
+	Model    *Model `json:"model,omitempty"`
+	ModelWhy string `json:"model_why,omitempty"`
 	// Fix is a recipe that passes; tests use it. It is not sent to
 	// learners.
 	Fix Recipe `json:"-"`
+}
+
+// Level is a rung of the challenge ladder.
+type Level struct {
+	N     int    `json:"n"`
+	Title string `json:"title"`
+	Goal  string `json:"goal"`
+}
+
+// Levels returns the rungs of the challenge ladder, in order.
+func Levels() []Level {
+	return []Level{
+		{1, "A lock that frees itself", "The lock must come free when its holder dies: a TTL, set with the value in one step."},
+		{2, "Only your own lock", "Check and act in one step, on a value only you have: never take, delete or renew a lock that is not yours."},
+		{3, "Safe even past the TTL", "A TTL cannot stop a paused client: the storage must refuse it, with fencing tokens handed out with the lock."},
+	}
+}
+
+// model is the fault model the challenge is judged under.
+func (c Challenge) model() Model {
+	if c.Model != nil {
+		return *c.Model
+	}
+	return DefaultModel()
+}
+
+// Requires lists the properties a recipe must hold to solve c: its own
+// first, then those of any lock.
+func (c Challenge) Requires() []Property {
+	out := []Property{c.Property}
+	for _, p := range []Property{PropOneHolder, PropNoForeignRelease, PropFreesAfterCrash} {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// broken says what a recipe that breaks p lets happen.
+func broken(p Property) string {
+	switch p {
+	case PropOneHolder:
+		return "lets two clients hold the lock at once"
+	case PropNoForeignRelease:
+		return "lets a client delete, overwrite or renew a lock that is no longer its own"
+	case PropNoStaleWrite:
+		return "lets the storage take a write from a client whose lock had passed to another"
+	case PropFreesAfterCrash:
+		return "leaves the lock taken after its holder crashes"
+	}
+	return "breaks " + string(p)
+}
+
+// judgeChallenge sets rep's Passed and PassText for c. What a recipe
+// breaks is said first: a lock that lets two clients hold it often fails
+// to release too, and the broken property is the reason.
+func judgeChallenge(rep *Report, c *Challenge) {
+	passed := false
+	rep.Passed = &passed
+	var broke, unjudged []string
+	for i, p := range c.Requires() {
+		pr, _ := rep.Property(p)
+		switch {
+		case pr.Status == StatusBroken && i == 0:
+			rep.PassText = fmt.Sprintf("Not solved yet: the recipe still %s (%s).", broken(p), p)
+			return
+		case pr.Status == StatusBroken:
+			broke = append(broke, fmt.Sprintf("%s (%s)", broken(p), p))
+		case pr.Status == StatusNotJudged:
+			unjudged = append(unjudged, string(p))
+		}
+	}
+	switch {
+	case len(broke) > 0:
+		rep.PassText = "Not solved: your fix " + joinAnd(broke) + ". A challenge is solved only by a whole lock."
+	case !rep.Works:
+		rep.PassText = "Not solved: the recipe does not work as a lock yet. " + rep.WorksText
+	case len(unjudged) > 0:
+		rep.PassText = "Not solved: no schedule could judge " + strings.Join(unjudged, ", ") + "."
+	default:
+		passed = true
+		rep.PassText = fmt.Sprintf("Solved: %s holds, and so does every property of a lock.", c.Property)
+	}
 }
 
 // The recipe lines the challenges share.
@@ -43,11 +139,19 @@ func Fenced() Recipe {
 	return Recipe{Acquire: []string{lineFencedAcquire}, Release: []string{lineCompareDelete}, Fencing: true}
 }
 
-// Challenges returns the challenges in teaching order.
+// persistent is the fault model of the fencing challenges: Redis keeps
+// its data across a restart, so that the fencing counter survives.
+var persistent = Model{LongStalls: true, ClockJumps: JumpsForward, Restarts: RestartsWithData, Combine: true}
+
+const persistentWhy = "Here Redis writes every command to its append-only file with fsync always, so a restart keeps the fencing counter: a counter that a restart can lose hands out the same token twice, and no recipe on one Redis can fix that."
+
+// Challenges returns the challenges in teaching order: by level, then as
+// the lesson meets them.
 func Challenges() []Challenge {
-	return []Challenge{
+	all := []Challenge{
 		{
 			ID:       "setnx-then-expire",
+			Level:    1,
 			Title:    "SETNX, then EXPIRE",
 			Goal:     "Make the lock free again within the TTL when its holder crashes.",
 			Property: PropFreesAfterCrash,
@@ -57,6 +161,7 @@ func Challenges() []Challenge {
 		},
 		{
 			ID:       "plain-del",
+			Level:    2,
 			Title:    "Release with a plain DEL",
 			Goal:     "Never delete a lock that is no longer yours.",
 			Property: PropNoForeignRelease,
@@ -66,6 +171,7 @@ func Challenges() []Challenge {
 		},
 		{
 			ID:       "same-token",
+			Level:    2,
 			Title:    "The same token for every client",
 			Goal:     "Never delete a lock that is no longer yours.",
 			Property: PropNoForeignRelease,
@@ -75,7 +181,19 @@ func Challenges() []Challenge {
 			Fix:  Textbook(),
 		},
 		{
+			ID:       "get-then-set",
+			Level:    2,
+			Title:    "GET, then SET",
+			Goal:     "Never let two clients hold the lock at once.",
+			Property: PropOneHolder,
+			Recipe: Recipe{Acquire: []string{"GET {key}", "SET {key} {token} PX {ttl}"}, Release: []string{lineCompareDelete},
+				TakenWhen: &Decide{Line: 1, Reply: `^\(nil\)$`}},
+			Hint: "Checking that the key is empty and then setting it are two steps: another client can check between them, see the same empty key, and both go ahead. SET with NX checks and sets in one command.",
+			Fix:  Textbook(),
+		},
+		{
 			ID:       "no-ttl",
+			Level:    1,
 			Title:    "A lock without a TTL",
 			Goal:     "Make the lock free again within the TTL when its holder crashes.",
 			Property: PropFreesAfterCrash,
@@ -85,6 +203,7 @@ func Challenges() []Challenge {
 		},
 		{
 			ID:       "plain-pexpire",
+			Level:    2,
 			Title:    "Extend with a plain PEXPIRE",
 			Goal:     "Never extend a lock that is no longer yours.",
 			Property: PropNoForeignRelease,
@@ -94,6 +213,9 @@ func Challenges() []Challenge {
 		},
 		{
 			ID:       "no-fencing",
+			Level:    3,
+			Model:    &persistent,
+			ModelWhy: persistentWhy,
 			Title:    "A correctness job without fencing",
 			Goal:     "Make the storage refuse writes from a client whose lock has passed to another.",
 			Property: PropNoStaleWrite,
@@ -103,6 +225,7 @@ func Challenges() []Challenge {
 		},
 		{
 			ID:       "get-then-del",
+			Level:    2,
 			Title:    "GET, then DEL",
 			Goal:     "Never delete a lock that is no longer yours.",
 			Property: PropNoForeignRelease,
@@ -112,6 +235,9 @@ func Challenges() []Challenge {
 		},
 		{
 			ID:       "incr-after-set",
+			Level:    3,
+			Model:    &persistent,
+			ModelWhy: persistentWhy,
 			Title:    "The fencing counter bumped after SET",
 			Goal:     "Make the storage refuse writes from a client whose lock has passed to another.",
 			Property: PropNoStaleWrite,
@@ -120,6 +246,8 @@ func Challenges() []Challenge {
 			Fix:      Fenced(),
 		},
 	}
+	slices.SortStableFunc(all, func(a, b Challenge) int { return a.Level - b.Level })
+	return all
 }
 
 // ChallengeByID returns the challenge called id, or ErrUnknownChallenge.

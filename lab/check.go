@@ -26,8 +26,9 @@ const (
 	// holder of the lock, it never accepts one from an older holder, even
 	// after long pauses. Without fencing the storage cannot tell.
 	PropNoStaleWrite Property = "no-stale-write"
-	// PropFreesAfterCrash: when a holder crashes, the lock is free again
-	// within the TTL. Schedules with a crash of a holder are judged.
+	// PropFreesAfterCrash: when a holder crashes, a fresh client can take
+	// the lock with the recipe's own acquire once the TTL the holder set
+	// has run out. Schedules with a crash of a holder are judged.
 	PropFreesAfterCrash Property = "frees-after-crash"
 )
 
@@ -37,7 +38,7 @@ func Properties() []PropertyInfo {
 		{PropOneHolder, "One holder", "Never two holders at once, within the timing assumptions of a TTL lock: no pause or late reply comes near the TTL, and clocks are honest."},
 		{PropNoForeignRelease, "No foreign release", "A client never deletes or extends a lock that is no longer its own."},
 		{PropNoStaleWrite, "No stale write", "Once the storage has taken a write from a newer holder, it never takes one from an older holder, even after long pauses (this needs fencing)."},
-		{PropFreesAfterCrash, "Frees after a crash", "When a holder crashes and never releases, the lock is free again within the TTL."},
+		{PropFreesAfterCrash, "Frees after a crash", "When a holder crashes and never releases, a fresh client can take the lock once the TTL its holder set has run out."},
 	}
 }
 
@@ -49,10 +50,12 @@ type PropertyInfo struct {
 }
 
 // Request is one check: a recipe, optionally the challenge it answers,
-// and the seed that chooses the schedules (0 means 1).
+// the fault model (nil: DefaultModel; a challenge has its own), and the
+// seed that chooses the random schedules (0 means 1).
 type Request struct {
 	Recipe    Recipe `json:"recipe"`
 	Challenge string `json:"challenge,omitempty"`
+	Model     *Model `json:"model,omitempty"`
 	Seed      uint64 `json:"seed,omitempty"`
 }
 
@@ -60,17 +63,17 @@ type Request struct {
 // (DefaultBudget); Check answers ErrBudget when the lines or the time
 // run out before the schedules are done.
 type Budget struct {
-	// Schedules is how many schedules to explore; default 256, at most
-	// MaxSchedules.
-	Schedules int
+	// Random is how many random schedules to explore after the
+	// systematic ones; default 64, at most MaxRandom.
+	Random int
 	// Steps bounds the recipe lines run in all schedules together;
-	// default 100,000.
+	// default 400,000.
 	Steps int
-	// CPU bounds the CPU time of the check; default 2 s, where a full
-	// check takes about a tenth of that. A check runs on one goroutine
-	// locked to its OS thread, and on Linux that thread's own CPU time is
-	// counted, so a busy machine does not spend a learner's budget; else
-	// the time since it started.
+	// CPU bounds the CPU time of the check; default 3 s, where a check
+	// of the textbook lock takes about a tenth of that. A check runs on
+	// one goroutine locked to its OS thread, and on Linux that thread's
+	// own CPU time is counted, so a busy machine does not spend a
+	// learner's budget; else the time since it started.
 	CPU time.Duration
 	// LineTimeout bounds one line's scripts; default 500 ms, half the
 	// playground's 1 s, as a lock's line runs in microseconds. A line
@@ -78,21 +81,20 @@ type Budget struct {
 	LineTimeout time.Duration
 }
 
-// MaxSchedules is the most schedules one check may explore; it is also
-// the spacing of schedule seeds (see Counterexample.Seed).
-const MaxSchedules = 1000
+// MaxRandom is the most random schedules one check may explore.
+const MaxRandom = 1000
 
 // DefaultBudget is the budget of a check when none is given.
 func DefaultBudget() Budget {
-	return Budget{Schedules: 256, Steps: 100_000, CPU: 2 * time.Second, LineTimeout: 500 * time.Millisecond}
+	return Budget{Random: 64, Steps: 400_000, CPU: 3 * time.Second, LineTimeout: 500 * time.Millisecond}
 }
 
 func (b Budget) withDefaults() Budget {
 	d := DefaultBudget()
-	if b.Schedules <= 0 {
-		b.Schedules = d.Schedules
+	if b.Random <= 0 {
+		b.Random = d.Random
 	}
-	b.Schedules = min(b.Schedules, MaxSchedules)
+	b.Random = min(b.Random, MaxRandom)
 	if b.Steps <= 0 {
 		b.Steps = d.Steps
 	}
@@ -107,24 +109,39 @@ func (b Budget) withDefaults() Budget {
 
 // Report is the result of a check.
 type Report struct {
-	Schedules int    `json:"schedules"` // schedules explored
-	Seed      uint64 `json:"seed"`      // the seed that chose them
-	TTLMS     int64  `json:"ttl_ms"`    // the TTL every client used
-	MarginMS  int64  `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
-	Steps     int    `json:"steps"`     // recipe lines run
+	Schedules int `json:"schedules"` // schedules explored
+	// Systematic is how many of them are the systematic part: every
+	// schedule with up to MaxFaults faults; Random the rest.
+	Systematic int `json:"systematic"`
+	Random     int `json:"random"`
+	MaxFaults  int `json:"max_faults"`
+	// Summary says what was explored: "All 612 schedules with up to 2
+	// faults explored, and 64 random."
+	Summary  string `json:"summary"`
+	Seed     uint64 `json:"seed"`      // the seed that chose the random schedules
+	TTLMS    int64  `json:"ttl_ms"`    // the TTL every client used
+	MarginMS int64  `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
+	// Model is the fault model the check used, ModelText the same in one
+	// sentence.
+	Model     Model  `json:"model"`
+	ModelText string `json:"model_text"`
+	Steps     int    `json:"steps"` // recipe lines run
 	// CPUMS is the CPU time the check took. It varies from run to run;
 	// everything else in a Report is the same for the same request.
 	CPUMS      int64            `json:"cpu_ms"`
 	Properties []PropertyResult `json:"properties"`
 	// Works says whether, in the schedule without faults, every client
-	// took the lock: a recipe that never takes it breaks nothing and
-	// passes no challenge. WorksText says why not.
+	// took the lock and released it: a recipe that never takes it breaks
+	// nothing and passes no challenge. WorksText says why not.
 	Works     bool   `json:"works"`
 	WorksText string `json:"works_text,omitempty"`
 	// Challenge and Passed are set when the request named a challenge:
-	// Passed when the recipe works and holds the challenge's property.
+	// Passed when the recipe works and every property the challenge
+	// requires holds (see Challenge.Requires). PassText says so, or what
+	// the recipe still breaks.
 	Challenge string `json:"challenge,omitempty"`
 	Passed    *bool  `json:"passed,omitempty"`
+	PassText  string `json:"pass_text,omitempty"`
 }
 
 // Property returns the result for p, or false if the report has none.
@@ -137,11 +154,26 @@ func (r Report) Property(p Property) (PropertyResult, bool) {
 	return PropertyResult{}, false
 }
 
+// The statuses of a property in a Report.
+const (
+	StatusHolds     = "holds"      // judged in at least one schedule, and never broken
+	StatusBroken    = "broken"     // broken in a schedule; see the counterexample
+	StatusNotJudged = "not-judged" // no schedule could judge it
+)
+
 // PropertyResult is what a check found for one property.
 type PropertyResult struct {
-	ID       Property `json:"id"`
-	Holds    bool     `json:"holds"`
-	Explored int      `json:"explored"` // schedules in which the property was judged
+	ID     Property `json:"id"`
+	Status string   `json:"status"` // StatusHolds, StatusBroken or StatusNotJudged
+	// Holds is Status == StatusHolds: a property nobody exercised is not
+	// judged, never held.
+	Holds bool `json:"holds"`
+	// Explored is how many schedules exercised the property: two clients
+	// that took the lock within the timing assumptions (one-holder), a
+	// release or renewal while another client held the lock
+	// (no-foreign-release), writes from two holders (no-stale-write), a
+	// holder's crash (frees-after-crash).
+	Explored int `json:"explored"`
 	// Note qualifies the result: the margin of one-holder, or why no
 	// schedule could judge the property.
 	Note string `json:"note,omitempty"`
@@ -158,8 +190,8 @@ type PropertyResult struct {
 // Verdict and Summary what the animation reads besides. Lanes are the
 // actors in the order they are drawn.
 type Counterexample struct {
-	// Seed names the schedule: Replay with the same recipe and seed
-	// plays it again. It is the check's seed times MaxSchedules plus the
+	// Seed names the schedule: Replay with the same recipe, model and
+	// seed plays it again. It is the check's seed times 2^20 plus the
 	// schedule's number.
 	Seed   uint64   `json:"seed"`
 	Faults []string `json:"faults"` // the schedule's faults, one sentence each
@@ -217,24 +249,23 @@ const (
 	KindStillLocked race.Kind = "still-locked"
 )
 
-// The lab's own outcomes, besides race's.
-const (
-	// OutcomeForeignLockExtended: a client renewed a lock that was no
-	// longer its own.
-	OutcomeForeignLockExtended race.Outcome = "foreign-lock-extended"
-	// OutcomeLockNotFreed: a crashed holder's lock was still taken a TTL
-	// after the crash.
-	OutcomeLockNotFreed race.Outcome = "lock-not-freed"
-)
-
-// Check validates the request's recipe and explores budget.Schedules
-// schedules, judging every property in each. It returns a *LineError
-// (ErrBadRecipe) for a recipe that cannot run, ErrUnknownChallenge, and
-// ErrBudget when the budget ran out; ctx stops it early. The same request
-// and budget always give the same Report.
+// Check validates the request's recipe and model and explores every
+// systematic schedule and then budget.Random random ones, judging every
+// property in each. It returns a *LineError (ErrBadRecipe) for a recipe
+// that cannot run, ErrUnknownChallenge, and ErrBudget when the budget
+// ran out; ctx stops it early. The same request and budget always give
+// the same Report.
 func Check(ctx context.Context, req Request, budget Budget) (Report, error) {
 	if err := req.Recipe.Validate(); err != nil {
 		return Report{}, err
+	}
+	ru, err := compileRules(req.Recipe)
+	if err != nil {
+		return Report{}, err
+	}
+	m := DefaultModel()
+	if req.Model != nil {
+		m = *req.Model
 	}
 	var ch *Challenge
 	if req.Challenge != "" {
@@ -243,6 +274,10 @@ func Check(ctx context.Context, req Request, budget Budget) (Report, error) {
 			return Report{}, err
 		}
 		ch = &c
+		m = c.model()
+	}
+	if err := m.Validate(); err != nil {
+		return Report{}, err
 	}
 	seed := req.Seed
 	if seed == 0 {
@@ -251,23 +286,34 @@ func Check(ctx context.Context, req Request, budget Budget) (Report, error) {
 	if seed > maxSeed {
 		return Report{}, fmt.Errorf("check: seed %d is above %d: %w", seed, uint64(maxSeed), ErrBadSeed)
 	}
-	return explore(ctx, req.Recipe, ch, seed, budget.withDefaults())
+	return explore(ctx, req.Recipe, ru, m, ch, seed, budget.withDefaults())
 }
 
-// maxSeed keeps seed*MaxSchedules+n within a uint64 and exact in JSON
-// numbers read as doubles.
-const maxSeed = 1 << 40
+// maxSeed keeps seed*2^20+n within the integers a JSON number read as a
+// double holds exactly.
+const maxSeed = 1 << 32
 
 // Replay plays the one schedule that seed names (a Counterexample.Seed)
-// with recipe, and returns it as a counterexample, whether or not a
-// property broke in it.
-func Replay(ctx context.Context, recipe Recipe, seed uint64) (Counterexample, error) {
+// with recipe and model (nil: DefaultModel), and returns it as a
+// counterexample, whether or not a property broke in it.
+func Replay(ctx context.Context, recipe Recipe, model *Model, seed uint64) (Counterexample, error) {
 	if err := recipe.Validate(); err != nil {
 		return Counterexample{}, err
 	}
-	base, n := seed/MaxSchedules, int(seed%MaxSchedules)
+	ru, err := compileRules(recipe)
+	if err != nil {
+		return Counterexample{}, err
+	}
+	m := DefaultModel()
+	if model != nil {
+		m = *model
+	}
+	if err := m.Validate(); err != nil {
+		return Counterexample{}, err
+	}
+	base, n := seed/spacing, int(seed%spacing)
 	if base == 0 || base > maxSeed {
 		return Counterexample{}, fmt.Errorf("replay seed %d: not a schedule's seed: %w", seed, ErrBadSeed)
 	}
-	return replay(ctx, recipe, base, n, DefaultBudget())
+	return replay(ctx, recipe, ru, m, base, n, DefaultBudget())
 }

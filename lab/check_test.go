@@ -34,7 +34,7 @@ func TestReplayPlaysTheCounterexample(t *testing.T) {
 	if pr.Counterexample == nil {
 		t.Fatal("no counterexample")
 	}
-	got, err := Replay(context.Background(), Textbook(), pr.Counterexample.Seed)
+	got, err := Replay(context.Background(), Textbook(), nil, pr.Counterexample.Seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +44,8 @@ func TestReplayPlaysTheCounterexample(t *testing.T) {
 	if got.Violation < 0 || got.Events[got.Violation].Kind != "write-accepted" {
 		t.Errorf("Replay violation = %d; want the stale write", got.Violation)
 	}
-	for _, seed := range []uint64{0, 999, 1 << 62} {
-		if _, err := Replay(context.Background(), Textbook(), seed); !errors.Is(err, ErrBadSeed) {
+	for _, seed := range []uint64{0, 999, 1 << 62, 1<<20 + spacing - 1} {
+		if _, err := Replay(context.Background(), Textbook(), nil, seed); !errors.Is(err, ErrBadSeed) {
 			t.Errorf("Replay(seed %d) = %v; want ErrBadSeed", seed, err)
 		}
 	}
@@ -72,7 +72,7 @@ func TestCounterexampleShape(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Schedules < 200 || got.Passed == nil || *got.Passed || len(got.Properties) != 4 {
+	if got.Schedules < 300 || got.Passed == nil || *got.Passed || len(got.Properties) != 4 {
 		t.Fatalf("report = %s", b)
 	}
 	for _, p := range got.Properties {
@@ -111,7 +111,10 @@ func TestCounterexampleShape(t *testing.T) {
 
 func TestWorks(t *testing.T) {
 	r := Recipe{Acquire: []string{"GET {key}"}, Release: []string{"DEL {key}"}}
-	rep := checkT(t, Request{Recipe: r, Challenge: "plain-del"})
+	rep, err := Check(context.Background(), Request{Recipe: r, Challenge: "plain-del"}, Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rep.Works || !strings.Contains(rep.WorksText, "answered (nil)") {
 		t.Errorf("Works = %v, %q; want false, naming the reply", rep.Works, rep.WorksText)
 	}
@@ -174,7 +177,8 @@ func TestCanceled(t *testing.T) {
 	}
 }
 
-// BenchmarkCheck is a full check of the fenced recipe: 256 schedules.
+// BenchmarkCheck is a full check of three recipes: every schedule of up
+// to two faults, and 64 random ones.
 func BenchmarkCheck(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -199,22 +203,26 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
-// largest is the largest recipe Validate accepts: MaxLines lines in every
-// part, each a script of about MaxLineBytes.
+// largest is the largest recipe Validate accepts: MaxTotalLines lines,
+// each a script of about MaxLineBytes.
 func largest(t testing.TB) Recipe {
 	pad := func(script string) string {
 		line := `EVAL "` + script + ` --" 1 {key} {token} {ttl}`
 		return strings.Replace(line, " --", " --"+strings.Repeat("x", MaxLineBytes-len(line)-40), 1)
 	}
 	r := Recipe{Fencing: true}
-	for i := range MaxLines {
-		if i == 0 {
-			r.Acquire = append(r.Acquire, pad(`if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 else return 0 end`))
-		} else {
-			r.Acquire = append(r.Acquire, pad(`return redis.call('INCR', KEYS[1] .. ':fence')`))
-		}
+	r.Acquire = append(r.Acquire, pad(`if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 else return 0 end`))
+	for range 2 {
+		r.Acquire = append(r.Acquire, pad(`return redis.call('INCR', KEYS[1] .. ':fence')`))
+	}
+	for range 2 {
 		r.Extend = append(r.Extend, pad(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`))
-		r.Release = append(r.Release, pad(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`))
+	}
+	for range 3 {
+		r.Release = append(r.Release, pad(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 1 end`))
+	}
+	if n := len(r.Acquire) + len(r.Extend) + len(r.Release); n != MaxTotalLines {
+		t.Fatalf("largest recipe has %d lines; want %d", n, MaxTotalLines)
 	}
 	if err := r.Validate(); err != nil {
 		t.Fatalf("largest recipe: %v", err)
@@ -263,8 +271,11 @@ func TestEveryFaultIsExplored(t *testing.T) {
 	r := Recipe{Acquire: []string{lineSetNXPX}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}}
 	kinds := map[string]int{}
 	clients := map[int]int{}
-	for n := range DefaultBudget().Schedules {
-		ce, err := Replay(context.Background(), r, scheduleSeed(1, n))
+	m := DefaultModel()
+	m.ClockJumps = JumpsBoth
+	sp := newSpace(r, m)
+	for n := range sp.pairBase() {
+		ce, err := Replay(context.Background(), r, &m, scheduleSeed(1, n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,11 +285,14 @@ func TestEveryFaultIsExplored(t *testing.T) {
 			if e.Kind == "pause-start" {
 				k += map[bool]string{true: " longer than the TTL", false: " shorter than the TTL"}[strings.Contains(e.Text, "stops for") && pauseOver(e.Text)]
 			}
+			if e.Kind == "clock-jump" {
+				k += map[bool]string{true: " back", false: " ahead"}[strings.Contains(e.Text, "back")]
+			}
 			kinds[k]++
 		}
 	}
 	t.Logf("event kinds: %v; clients: %v", kinds, clients)
-	for _, k := range []string{"pause-start longer than the TTL", "pause-start shorter than the TTL", "delay", "client-crash", "clock-jump", "crash", "restart", "expire", "extend-ok", "write-accepted", "release-ok"} {
+	for _, k := range []string{"pause-start longer than the TTL", "pause-start shorter than the TTL", "delay", "client-crash", "clock-jump ahead", "clock-jump back", "crash", "restart", "expire", "extend-ok", "write-accepted", "release-ok"} {
 		if kinds[k] == 0 {
 			t.Errorf("no schedule has a %s event; kinds: %v", k, kinds)
 		}

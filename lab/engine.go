@@ -8,180 +8,12 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/luaredis"
+	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/race"
-)
-
-// The timing every schedule uses. A TTL in whole seconds keeps {ttl} and
-// {ttl_s} the same lock.
-const (
-	ttl = 2000 * time.Millisecond
-	// margin is one-holder's timing assumption: only schedules whose
-	// pauses and late replies are all shorter than this are judged,
-	// leaving a holder's work (at most workMax) and its lines well inside
-	// the TTL.
-	margin = ttl / 2
-	// workMin and workMax bound how long a holder works before it writes.
-	workMin, workMax = ttl / 8, ttl / 4
-	// retryMin and retryMax bound the random delay before a client asks
-	// again for a lock it did not get.
-	retryMin, retryMax = ttl / 10, ttl / 5
-	// rtt is the time one line takes, reply included.
-	rtt = time.Millisecond
-	// horizon is when a schedule stops: long after any well-behaved job,
-	// so that a lock that is never freed only costs retries until then.
-	horizon = 8 * ttl
-	// maxEvents stops a schedule whose recipe makes an unreadable story.
-	maxEvents = 400
-	// lockKey is {key}.
-	lockKey = "lock:lab"
 )
 
 // epoch is the virtual wall-clock time at which every schedule starts.
 func epoch() time.Time { return time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC) }
-
-// faultKind is the kind of a fault of a schedule.
-type faultKind int
-
-const (
-	faultPause   faultKind = iota // a client stops before one of its steps
-	faultDelay                    // the reply to one of a client's steps comes late
-	faultCrash                    // a client crashes after one of its steps
-	faultJump                     // the Redis node's clock jumps forward
-	faultRestart                  // the Redis node restarts empty, after a while down
-)
-
-// fault is one failure of a schedule. Client faults name a step of the
-// client's job after it takes the lock (see client.steps); node faults a
-// virtual time.
-type fault struct {
-	kind   faultKind
-	client int // 0-based
-	step   int
-	d      time.Duration // the pause, the delay, the jump, the time down
-	at     time.Duration // node faults
-}
-
-// plan is what a schedule does besides the recipe: how many clients run
-// it, and the faults.
-type plan struct {
-	clients int
-	faults  []fault
-}
-
-// honest reports whether p keeps one-holder's timing assumptions.
-func (p plan) honest() bool {
-	for _, f := range p.faults {
-		switch {
-		case f.kind == faultJump:
-			return false
-		case (f.kind == faultPause || f.kind == faultDelay) && f.d >= margin:
-			return false
-		}
-	}
-	return true
-}
-
-// The lengths of the systematic pauses and delays, in TTLs: shorter and
-// longer than the TTL.
-var (
-	pauseLens = []float64{0.1, 0.4, 0.75, 1.05, 1.25, 1.6, 2.5}
-	delayLens = []float64{0.3, 1.1, 1.75}
-)
-
-func ttlTimes(f float64) time.Duration {
-	return time.Duration(f * float64(ttl)).Truncate(time.Millisecond)
-}
-
-// jobSteps is the number of steps of a client's job after its lock is
-// taken, the taking included: every line, and the write.
-func jobSteps(r Recipe) int { return len(r.Acquire) + len(r.Extend) + 1 + len(r.Release) }
-
-// systematic lists the single-fault plans, with two clients: node faults,
-// then for each step of the job a crash after it and pauses before it and
-// delays after it of every length, for either client.
-func systematic(r Recipe) []plan {
-	var out []plan
-	one := func(f fault) { out = append(out, plan{clients: 2, faults: []fault{f}}) }
-	for _, at := range []time.Duration{100 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {
-		for _, j := range []float64{0.5, 1} {
-			one(fault{kind: faultJump, at: at, d: ttlTimes(j)})
-		}
-	}
-	for _, at := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond} {
-		one(fault{kind: faultRestart, at: at, d: ttl + ttl/4})
-	}
-	n := jobSteps(r)
-	for step := range n {
-		for c := range 2 {
-			if step < n-1 {
-				one(fault{kind: faultCrash, client: c, step: step})
-			}
-			if step > 0 {
-				for _, l := range pauseLens {
-					one(fault{kind: faultPause, client: c, step: step, d: ttlTimes(l)})
-				}
-			}
-			for _, l := range delayLens {
-				one(fault{kind: faultDelay, client: c, step: step, d: ttlTimes(l)})
-			}
-		}
-	}
-	return out
-}
-
-// randomPlan is a plan chosen by rng: two or three clients and one or two
-// client faults of random kinds, steps and lengths, perhaps with a clock
-// jump. Restarts stay in single-fault plans: a restart that loses a
-// fencing counter while a client is paused breaks any Redis-held counter,
-// which the race page's failover scenario teaches on its own.
-//
-// Half the plans keep one-holder's timing assumptions (short pauses and
-// delays, no clock jump), so that it is judged in many interleavings too.
-func randomPlan(r Recipe, rng *rand.Rand) plan {
-	p := plan{clients: 2 + rng.IntN(2)}
-	n := jobSteps(r)
-	short := rng.IntN(2) == 0
-	for range 1 + rng.IntN(2) {
-		f := fault{client: rng.IntN(p.clients), step: rng.IntN(n), d: ttlTimes(0.05 + 2.5*rng.Float64())}
-		if short {
-			f.d = ttlTimes(0.05 + 0.4*rng.Float64())
-		}
-		kinds := 5
-		if short {
-			kinds = 4
-		}
-		switch rng.IntN(kinds) {
-		case 0, 1:
-			f.kind = faultPause
-			if f.step == 0 {
-				f.step = 1 % n
-			}
-		case 2:
-			f.kind = faultDelay
-		case 3:
-			f.kind = faultCrash
-			f.step = rng.IntN(max(n-1, 1))
-		default:
-			f = fault{kind: faultJump, at: time.Duration(rng.IntN(1000)) * time.Millisecond, d: ttlTimes(0.25 + rng.Float64())}
-		}
-		p.faults = append(p.faults, f)
-	}
-	return p
-}
-
-// planOf returns the plan of schedule n of the check seeded by base.
-func planOf(r Recipe, sys []plan, n int, rng *rand.Rand) plan {
-	switch {
-	case n == 0:
-		return plan{clients: 2}
-	case n <= len(sys):
-		return sys[n-1]
-	}
-	return randomPlan(r, rng)
-}
-
-// scheduleSeed is the seed of schedule n of the check seeded by base.
-func scheduleSeed(base uint64, n int) uint64 { return base*MaxSchedules + uint64(n) }
 
 // spend is what a check has used of its budget.
 type spend struct {
@@ -190,6 +22,53 @@ type spend struct {
 	startCPU time.Duration
 	steps    int
 	cache    *luaredis.Cache
+	// cur is the schedule being run: the nodes' clock is its clock.
+	cur *sim
+	// spare is a node of an earlier schedule, emptied for the next one:
+	// starting a node (miniredis and a Lua VM) costs more than a
+	// schedule's lines.
+	spare *playground.Sandbox
+}
+
+// nodeNow is the clock of the nodes of the schedule being run.
+func (sp *spend) nodeNow() time.Time { return sp.cur.nodeClock() }
+
+// close stops the spare node.
+func (sp *spend) close() {
+	if sp.spare != nil {
+		sp.spare.Close()
+		sp.spare = nil
+	}
+}
+
+// firstNode returns an empty node for a new schedule: the spare one,
+// emptied, or a new one.
+func (s *sim) firstNode() (*playground.Sandbox, error) {
+	if box := s.sp.spare; box != nil {
+		s.sp.spare = nil
+		for _, line := range []string{"FLUSHALL", "SCRIPT FLUSH"} {
+			if res, err := box.Exec(s.ctx, playground.ClientB, line); err != nil || res.Output != "OK" {
+				box.Close()
+				return s.newNode(nil)
+			}
+		}
+		return box, nil
+	}
+	return s.newNode(nil)
+}
+
+// keepNode keeps the schedule's last node as the spare, its clock set
+// back to true time.
+func (s *sim) keepNode() {
+	box := s.box
+	s.box = nil
+	if box == nil || s.down || shiftClock(box, -s.offset) != nil || s.sp.spare != nil {
+		if box != nil {
+			box.Close()
+		}
+		return
+	}
+	s.sp.spare = box
 }
 
 // newSpend starts counting a check's budget. The caller runs the check
@@ -224,70 +103,138 @@ func (sp *spend) line(ctx context.Context) error {
 
 // result is one schedule's run.
 type result struct {
+	n          int
 	seed       uint64
 	plan       plan
 	events     []Event
 	found      []race.Found
 	violations map[Property]int // event index of each property's first break
-	judged     map[Property]bool
+	exercised  map[Property]bool
+	reached    map[trigger]bool
 	lanes      []string
 	faultText  []string
-	works      string // "" if every client took the lock
+	works      string // "" if every client took the lock and released it
 	fencing    bool
 }
 
-// explore runs the schedules of a check and sums them up.
-func explore(ctx context.Context, r Recipe, ch *Challenge, seed uint64, b Budget) (Report, error) {
+// score orders counterexamples: fewest faults, then fewest clients, then
+// earliest, then shortest.
+func (res *result) score(p Property) [4]int {
+	i := res.violations[p]
+	return [4]int{len(res.plan.faults), res.plan.clients, int(res.events[i].AtMS), len(res.events)}
+}
+
+// explore runs the schedules of a check and sums them up: the systematic
+// ones (every schedule of up to two faults), then the random ones.
+func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, seed uint64, b Budget) (Report, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	sp := newSpend(b)
-	sys := systematic(r)
-	rep := Report{Schedules: b.Schedules, Seed: seed, TTLMS: ttl.Milliseconds(), MarginMS: margin.Milliseconds(), Works: true}
-	type best struct {
-		res   *result
-		score [4]int
+	defer sp.close()
+	space := newSpace(r, m)
+	rep := Report{Seed: seed, TTLMS: ttl.Milliseconds(), MarginMS: margin.Milliseconds(), Works: true, Model: m, ModelText: m.Text()}
+	best := map[Property]*result{}
+	exercised := map[Property]int{}
+	take := func(res *result) {
+		rep.Schedules++
+		for _, p := range Properties() {
+			if res.exercised[p.ID] {
+				exercised[p.ID]++
+			}
+			if _, broke := res.violations[p.ID]; broke {
+				if cur := best[p.ID]; cur == nil || less(res.score(p.ID), cur.score(p.ID)) {
+					best[p.ID] = res
+				}
+			}
+		}
 	}
-	bests := map[Property]*best{}
-	explored := map[Property]int{}
-	for n := range b.Schedules {
-		res, err := runSchedule(ctx, r, seed, n, sys, sp)
+	run := func(n int) (*result, bool, error) {
+		p, ok := space.plan(n)
+		if !ok {
+			return nil, false, nil
+		}
+		res, err := runSchedule(ctx, r, ru, m, seed, n, p, sp)
+		if err != nil {
+			return nil, false, err
+		}
+		take(res)
+		return res, true, nil
+	}
+	// The schedule without faults, then each single fault.
+	reach := make([]map[trigger]bool, len(space.two))
+	for n := 0; n < space.pairBase(); n++ {
+		res, _, err := run(n)
 		if err != nil {
 			return Report{}, err
 		}
-		if n == 0 && res.works != "" {
+		switch {
+		case n == 0 && res.works != "":
 			rep.Works, rep.WorksText = false, res.works
-		}
-		for _, p := range Properties() {
-			if !res.judged[p.ID] {
-				continue
-			}
-			explored[p.ID]++
-			i, broke := res.violations[p.ID]
-			if !broke {
-				continue
-			}
-			score := [4]int{len(res.plan.faults), res.plan.clients, int(res.events[i].AtMS), len(res.events)}
-			if cur := bests[p.ID]; cur == nil || less(score, cur.score) {
-				bests[p.ID] = &best{res: res, score: score}
-			}
+		case n >= 1 && n <= len(space.two):
+			reach[n-1] = res.reached
 		}
 	}
+	rep.Systematic = rep.Schedules
+	rep.MaxFaults = 1
+	if m.Combine {
+		// Every pair of single faults, unless one of them never strikes
+		// in the other's schedule: then the pair runs exactly as that
+		// schedule did, and is a duplicate.
+		rep.MaxFaults = 2
+		for i := range space.two {
+			for j := i + 1; j < len(space.two); j++ {
+				a, b := space.two[i].faults[0], space.two[j].faults[0]
+				if !reach[i][b.at()] || !reach[j][a.at()] {
+					continue
+				}
+				if _, _, err := run(space.pairBase() + i*len(space.two) + j); err != nil {
+					return Report{}, err
+				}
+			}
+		}
+		rep.Systematic = rep.Schedules
+	}
+	// Random schedules from the seed, each shrunk if it broke something
+	// no systematic schedule did.
+	for k := range b.Random {
+		n := space.randomBase() + k
+		p := randomPlan(r, m, rand.New(rand.NewPCG(scheduleSeed(seed, n), 0x5eed)))
+		res, err := runSchedule(ctx, r, ru, m, seed, n, p, sp)
+		if err != nil {
+			return Report{}, err
+		}
+		take(res)
+	}
+	rep.Random = rep.Schedules - rep.Systematic
 	rep.Steps = sp.steps
 	rep.CPUMS = sp.used().Milliseconds()
 	for _, p := range Properties() {
-		pr := PropertyResult{ID: p.ID, Holds: bests[p.ID] == nil, Explored: explored[p.ID]}
-		if bb := bests[p.ID]; bb != nil {
-			pr.Counterexample = bb.res.counterexample(bb.res.violations[p.ID])
+		pr := PropertyResult{ID: p.ID, Explored: exercised[p.ID]}
+		switch {
+		case best[p.ID] != nil:
+			pr.Status = StatusBroken
+			pr.Counterexample = best[p.ID].counterexample(best[p.ID].violations[p.ID])
+		case exercised[p.ID] > 0:
+			pr.Status, pr.Holds = StatusHolds, true
+		default:
+			pr.Status = StatusNotJudged
 		}
 		pr.Note = note(p.ID, pr, rep, r.Fencing)
 		rep.Properties = append(rep.Properties, pr)
 	}
+	rep.Summary = fmt.Sprintf("All %d schedules with up to %d %s explored, and %d random.", rep.Systematic, rep.MaxFaults, plural(rep.MaxFaults, "fault", "faults"), rep.Random)
 	if ch != nil {
-		pr, _ := rep.Property(ch.Property)
-		passed := rep.Works && pr.Holds && pr.Explored > 0
-		rep.Challenge, rep.Passed = ch.ID, &passed
+		rep.Challenge = ch.ID
+		judgeChallenge(&rep, ch)
 	}
 	return rep, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func less(a, b [4]int) bool {
@@ -302,23 +249,45 @@ func less(a, b [4]int) bool {
 // note qualifies a property's result for people.
 func note(p Property, pr PropertyResult, rep Report, fencing bool) string {
 	switch {
+	case p == PropOneHolder && pr.Status == StatusNotJudged:
+		return "Not judged: no schedule within the timing a TTL lock assumes had two clients take the lock. Does the recipe take the lock?"
 	case p == PropOneHolder:
-		return fmt.Sprintf("Judged in the %d schedules without a clock jump whose pauses and late replies all stay under %d ms, half the %d ms TTL: the timing a TTL lock assumes.", pr.Explored, rep.MarginMS, rep.TTLMS)
-	case pr.Explored == 0 && p == PropFreesAfterCrash:
-		return "No schedule crashed a client while its lock was in Redis, so nothing could be judged: does the recipe take the lock?"
-	case pr.Explored == 0:
-		return "No schedule could judge it: does the recipe take the lock?"
+		return fmt.Sprintf("Judged in the %d schedules in which two clients took the lock, no clock jumped, and every client's work, pauses and late replies together stayed under %d ms, half the %d ms TTL: the timing a TTL lock assumes.", pr.Explored, rep.MarginMS, rep.TTLMS)
+	case p == PropNoForeignRelease && pr.Status == StatusNotJudged:
+		return "Not judged: in no schedule did a client release or renew while another held the lock. Does the recipe take the lock, and release it?"
+	case p == PropNoForeignRelease:
+		return fmt.Sprintf("Judged in the %d schedules in which a client released or renewed while another held the lock.", pr.Explored)
+	case p == PropNoStaleWrite && pr.Status == StatusNotJudged:
+		return "Not judged: no schedule had writes from two different holders. Does the recipe take the lock?"
 	case p == PropNoStaleWrite && !pr.Holds && !fencing:
-		return "Fencing is off: the storage takes every write, whoever sends it."
+		return fmt.Sprintf("Judged in the %d schedules with writes from two different holders. Fencing is off: the storage takes every write, whoever sends it.", pr.Explored)
+	case p == PropNoStaleWrite:
+		return fmt.Sprintf("Judged in the %d schedules with writes from two different holders.", pr.Explored)
+	case p == PropFreesAfterCrash && pr.Status == StatusNotJudged:
+		return "Not judged: no client crashed while it held the lock. Does the recipe take the lock?"
+	case p == PropFreesAfterCrash:
+		return fmt.Sprintf("Judged in the %d schedules in which a holder crashed (and no clock went back): a fresh client must be able to take the lock with the recipe's acquire once the TTL its holder set has run out (at most %s).", pr.Explored, msText(freeBound))
 	}
 	return ""
 }
 
 // replay runs one schedule and returns it as a counterexample.
-func replay(ctx context.Context, r Recipe, base uint64, n int, b Budget) (Counterexample, error) {
+func replay(ctx context.Context, r Recipe, ru *rules, m Model, base uint64, n int, b Budget) (Counterexample, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	res, err := runSchedule(ctx, r, base, n, systematic(r), newSpend(b))
+	space := newSpace(r, m)
+	p, ok := space.plan(n)
+	if n >= space.randomBase()+MaxRandom {
+		ok = false
+	} else if n >= space.randomBase() {
+		p, ok = randomPlan(r, m, rand.New(rand.NewPCG(scheduleSeed(base, n), 0x5eed))), true
+	}
+	if !ok {
+		return Counterexample{}, fmt.Errorf("replay seed %d: no schedule has that number: %w", scheduleSeed(base, n), ErrBadSeed)
+	}
+	sp := newSpend(b)
+	defer sp.close()
+	res, err := runSchedule(ctx, r, ru, m, base, n, p, sp)
 	if err != nil {
 		return Counterexample{}, err
 	}
@@ -330,6 +299,9 @@ func replay(ctx context.Context, r Recipe, base uint64, n int, b Budget) (Counte
 	}
 	return *res.counterexample(first), nil
 }
+
+// scheduleSeed is the seed of schedule n of the check seeded by base.
+func scheduleSeed(base uint64, n int) uint64 { return base*spacing + uint64(n) }
 
 // counterexample returns the schedule as a Counterexample that broke at
 // event i (-1: none broke).
@@ -362,54 +334,76 @@ func (res *result) counterexample(i int) *Counterexample {
 	return ce
 }
 
-// runSchedule runs schedule n of the check seeded by base.
-func runSchedule(ctx context.Context, r Recipe, base uint64, n int, sys []plan, sp *spend) (*result, error) {
+// runSchedule runs schedule n, with plan p, of the check seeded by base.
+// A systematic schedule's timing and retries do not depend on base, so
+// that every check of a recipe explores the same ones.
+func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64, n int, p plan, sp *spend) (*result, error) {
 	seed := scheduleSeed(base, n)
-	rng := rand.New(rand.NewPCG(seed, 0x10c1ab))
-	p := planOf(r, sys, n, rng)
+	rng := rand.New(rand.NewPCG(uint64(n), 0x10c1ab))
+	if p.random {
+		rng = rand.New(rand.NewPCG(seed, 0x10c1ab))
+	}
+	some, back := p.jumps()
 	s := &sim{
-		ctx: ctx, r: r, sp: sp, rng: rng, plan: p, start: epoch(),
-		tokens:     map[string]string{},
+		ctx: ctx, r: r, ru: ru, sp: sp, rng: rng, plan: p, start: epoch(),
+		tokens:     map[string]*client{},
 		violations: map[Property]int{},
-		judged:     map[Property]bool{PropNoForeignRelease: true, PropNoStaleWrite: true, PropOneHolder: p.honest()},
+		exercised:  map[Property]bool{},
+		reached:    map[trigger]bool{},
+		writers:    map[int]bool{},
+		backJump:   back,
+		honest:     !some,
 	}
 	s.faults = make([]*fault, len(p.faults))
 	for i := range p.faults {
 		f := p.faults[i]
 		s.faults[i] = &f
 	}
-	if err := s.startNode(); err != nil {
+	sp.cur = s
+	box, err := s.firstNode()
+	if err != nil {
 		return nil, err
 	}
-	defer func() { s.box.Close() }()
+	s.box = box
+	defer s.keepNode()
 	for i := range p.clients {
-		c := &client{id: i, name: fmt.Sprintf("client %d", i+1)}
-		c.work = workMin + time.Duration(rng.Int64N(int64(workMax-workMin)/1e6))*time.Millisecond
+		c := &client{id: i, name: fmt.Sprintf("client %d", i+1), work: workFixed}
+		start := time.Duration(i) * 20 * time.Millisecond
+		if p.random {
+			c.work = workMin + time.Duration(rng.Int64N(int64(workMax-workMin)/1e6))*time.Millisecond
+			start = time.Duration(i) * (10*time.Millisecond + time.Duration(rng.IntN(50))*time.Millisecond)
+		}
+		if p.stalls(i)+c.work >= margin {
+			s.honest = false
+		}
 		s.clients = append(s.clients, c)
 		c.steps = s.jobOf()
-		start := time.Duration(i) * (10*time.Millisecond + time.Duration(rng.IntN(50))*time.Millisecond)
-		s.at(start, func() { s.attempt(c) })
-	}
-	for _, f := range s.faults {
-		switch f.kind {
-		case faultJump:
-			s.at(f.at, func() { s.jump(f.d) })
-		case faultRestart:
-			s.at(f.at, func() { s.crashNode(f.d) })
-		}
+		s.at(start, func() { s.begin(c) })
 	}
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	res := &result{seed: seed, plan: p, events: s.events, found: sortFound(s.found), violations: s.violations, judged: s.judged, fencing: r.Fencing}
+	s.starve()
+	res := &result{n: n, seed: seed, plan: p, events: s.events, found: sortFound(s.found), violations: s.violations,
+		exercised: s.exercised, reached: s.reached, fencing: r.Fencing}
 	for _, c := range s.clients {
 		res.lanes = append(res.lanes, c.name)
-		if c.acquired == 0 && res.works == "" {
+		if res.works != "" {
+			continue
+		}
+		a, rel := ru.acquire, ru.release
+		switch {
+		case c.acquired == 0:
 			res.works = fmt.Sprintf("In the schedule without faults, %s never took the lock", c.name)
 			if c.lastReply != "" {
-				res.works += fmt.Sprintf(": acquire line 1 answered %s every time", c.lastReply)
+				res.works += fmt.Sprintf(": %s answered %s", stepName(step{"acquire", a.line}), c.lastReply)
 			}
-			res.works += "; the lock is taken when acquire line 1 answers OK or a positive integer."
+			res.works += fmt.Sprintf("; the lock is taken when %s %s.", stepName(step{"acquire", a.line}), a.text)
+		case !c.released && c.releaseReply != "":
+			res.works = fmt.Sprintf("In the schedule without faults, %s's release did not succeed: %s answered %s; a release succeeds when %s %s.",
+				c.name, stepName(c.releaseLine), c.releaseReply, stepName(step{"release", rel.line}), rel.text)
+		case !c.released:
+			res.works = fmt.Sprintf("In the schedule without faults, %s never released the lock.", c.name)
 		}
 	}
 	res.lanes = append(res.lanes, "redis", "storage")

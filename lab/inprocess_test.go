@@ -13,7 +13,7 @@ import (
 func TestInProcessGivesCheck(t *testing.T) {
 	p := NewInProcess(2)
 	req := Request{Recipe: Textbook(), Seed: 5}
-	b := Budget{Schedules: 40}
+	b := Budget{Random: 8}
 	got, err := p.CheckLab(context.Background(), req, b)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestInProcessBound(t *testing.T) {
 	p.running <- struct{}{} // another check is running
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	req, b := Request{Recipe: Textbook()}, Budget{Schedules: 1}
+	req, b := Request{Recipe: Textbook()}, Budget{Random: 1}
 	if _, err := p.CheckLab(ctx, req, b); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("CheckLab while the only turn is taken = %v; want it to wait until its deadline", err)
 	}

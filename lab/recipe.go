@@ -28,21 +28,54 @@ var (
 // unique to each acquisition (unless the recipe writes a fixed value
 // instead), {ttl} the TTL in milliseconds and {ttl_s} in seconds.
 //
-// The lock counts as taken when the first Acquire line answers OK or a
-// positive integer; otherwise the client retries after a random delay
-// (from the schedule's seed). A renewal counts only when the first Extend
-// line answers OK or (integer) 1. After the first line of a part, each
-// line runs only if the one before it answered OK, a positive integer or
-// the client's own token, as client code that checks replies would (this
-// is what makes a client-side "GET, then DEL if it is mine" a recipe).
-// With Fencing, the integer reply of the last Acquire line is the
-// fencing token sent with every write, and the storage rejects a token
-// lower than one it has seen.
+// Each part has one line whose reply decides it, and a rule for the
+// replies that mean success (see Decide). By default the lock is taken
+// when acquire line 1 answers OK or a positive integer, renewed when
+// extend line 1 answers OK or (integer) 1, and released when the last
+// release line answers OK or a positive integer. Lines run in order: one
+// before the deciding line runs the next only if it answered OK, a
+// positive integer or the client's own token, as client code that checks
+// replies would; the deciding line goes on only when it succeeded (this
+// is what makes a client-side "GET, then DEL if it is mine", or "GET,
+// then SET if there is nothing", a recipe). An acquisition that does not
+// succeed is tried again after a random delay.
+//
+// With Fencing, the storage rejects a write whose token is lower than one
+// it has seen. The token is the integer reply of the last acquire line,
+// or the element TokenFrom names.
 type Recipe struct {
 	Acquire []string `json:"acquire"`
 	Release []string `json:"release"`
 	Extend  []string `json:"extend,omitempty"`
 	Fencing bool     `json:"fencing"`
+	// TakenWhen, RenewedWhen and ReleasedWhen name the deciding line of
+	// acquire, extend and release and the replies that mean success;
+	// nil keeps the default rule.
+	TakenWhen    *Decide `json:"taken_when,omitempty"`
+	RenewedWhen  *Decide `json:"renewed_when,omitempty"`
+	ReleasedWhen *Decide `json:"released_when,omitempty"`
+	// TokenFrom names where the fencing token is in acquire's replies.
+	TokenFrom *TokenFrom `json:"token_from,omitempty"`
+}
+
+// Decide is the line whose reply decides a part of a recipe, and the
+// replies that mean success.
+type Decide struct {
+	// Line counts from 1; -1 is the last line.
+	Line int `json:"line"`
+	// Reply is a regular expression (RE2 syntax) matched against the
+	// reply exactly as redis-cli prints it: ^OK$, ^\(nil\)$,
+	// ^\(integer\) 0$. A reply of several lines is one string.
+	Reply string `json:"reply"`
+}
+
+// TokenFrom names the fencing token in an acquire line's reply.
+type TokenFrom struct {
+	// Line counts from 1; -1 is the last line.
+	Line int `json:"line"`
+	// Element counts from 1 in a table (array) reply; 0 takes the whole
+	// reply, which must be an integer or a string of digits.
+	Element int `json:"element"`
 }
 
 // The limits of a recipe: a lock is a few short lines.
@@ -51,6 +84,14 @@ const (
 	MaxLines = 8
 	// MaxLineBytes is the longest line, after placeholders are filled.
 	MaxLineBytes = 4 << 10
+	// MaxTotalLines is the most lines of all parts together: every pair
+	// of faults over every step is explored, so a check's work grows
+	// with the square of the steps.
+	MaxTotalLines = 8
+	// MaxPatternBytes is the longest reply pattern of a Decide.
+	MaxPatternBytes = 256
+	// MaxElement is the highest element TokenFrom may name.
+	MaxElement = 64
 )
 
 // Placeholders are the names a recipe line may use in braces.
@@ -87,6 +128,9 @@ func (r Recipe) Validate() error {
 	if len(r.Release) == 0 {
 		return fmt.Errorf("recipe: release needs at least one line: %w", ErrBadRecipe)
 	}
+	if n := len(r.Acquire) + len(r.Release) + len(r.Extend); n > MaxTotalLines {
+		return fmt.Errorf("recipe: %d lines in all; at most %d (a lock is a few short lines; put steps that must not be interrupted in one EVAL): %w", n, MaxTotalLines, ErrBadRecipe)
+	}
 	for _, p := range r.parts() {
 		if len(p.lines) > MaxLines {
 			return fmt.Errorf("recipe: %s has %d lines; at most %d: %w", p.name, len(p.lines), MaxLines, ErrBadRecipe)
@@ -96,6 +140,9 @@ func (r Recipe) Validate() error {
 				return &LineError{Part: p.name, Line: i + 1, Text: line, Reason: reason}
 			}
 		}
+	}
+	if _, err := compileRules(r); err != nil {
+		return err
 	}
 	return nil
 }
@@ -169,17 +216,39 @@ func badPlaceholder(line string) string {
 // vars are the values of the placeholders for one acquisition.
 type vars struct{ key, token, ttl, ttlS string }
 
-// fill replaces the placeholders of line with v.
+// fill replaces the placeholders of line with v, in one pass: a check
+// fills each line thousands of times.
 func fill(line string, v vars) string {
-	if !strings.Contains(line, "{") {
+	i := strings.IndexByte(line, '{')
+	if i < 0 {
 		return line
 	}
-	// The values hold no braces, so the order of the replacements does
-	// not matter; a Replacer would cost more to build than it saves.
-	for _, r := range [...][2]string{{"{key}", v.key}, {"{token}", v.token}, {"{ttl}", v.ttl}, {"{ttl_s}", v.ttlS}} {
-		line = strings.ReplaceAll(line, r[0], r[1])
+	var b strings.Builder
+	b.Grow(len(line) + 2*len(v.token))
+	for i >= 0 {
+		b.WriteString(line[:i])
+		rest := line[i:]
+		switch {
+		case strings.HasPrefix(rest, "{key}"):
+			b.WriteString(v.key)
+			line = rest[len("{key}"):]
+		case strings.HasPrefix(rest, "{token}"):
+			b.WriteString(v.token)
+			line = rest[len("{token}"):]
+		case strings.HasPrefix(rest, "{ttl}"):
+			b.WriteString(v.ttl)
+			line = rest[len("{ttl}"):]
+		case strings.HasPrefix(rest, "{ttl_s}"):
+			b.WriteString(v.ttlS)
+			line = rest[len("{ttl_s}"):]
+		default:
+			b.WriteByte('{')
+			line = rest[1:]
+		}
+		i = strings.IndexByte(line, '{')
 	}
-	return line
+	b.WriteString(line)
+	return b.String()
 }
 
 func shorten(s string, n int) string {

@@ -69,3 +69,18 @@ func TestLuaTablesAreNotPlaceholders(t *testing.T) {
 		t.Errorf("Validate() = %v; want nil", err)
 	}
 }
+
+func TestFill(t *testing.T) {
+	v := vars{key: "lock:lab", token: "c1-00ff", ttl: "2000", ttlS: "2"}
+	for _, tt := range []struct{ in, want string }{
+		{"SET {key} {token} NX PX {ttl}", "SET lock:lab c1-00ff NX PX 2000"},
+		{"EXPIRE {key} {ttl_s}", "EXPIRE lock:lab 2"},
+		{`EVAL "local t = {} return {KEYS[1]}" 1 {key}:fence`, `EVAL "local t = {} return {KEYS[1]}" 1 lock:lab:fence`},
+		{"{{key}}{", "{lock:lab}{"},
+		{"no braces", "no braces"},
+	} {
+		if got := fill(tt.in, v); got != tt.want {
+			t.Errorf("fill(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -15,47 +15,54 @@ import (
 )
 
 // sim is one schedule: a virtual clock, one Redis node (a playground
-// sandbox whose clock the schedule sets), the clients running the recipe,
-// the storage, and a queue of actions in virtual-time order. It runs on
-// one goroutine.
+// sandbox on the schedule's clock), the clients running the recipe, the
+// storage, and a queue of actions in virtual-time order. It runs on one
+// goroutine.
 type sim struct {
-	ctx     context.Context
-	r       Recipe
-	sp      *spend
-	rng     *rand.Rand
-	plan    plan
-	faults  []*fault
-	start   time.Time
-	now     time.Duration // virtual time since start
-	offset  time.Duration // how far the node's clock is ahead
-	box     *playground.Sandbox
-	down    bool
-	queue   []action
-	seq     int
+	ctx    context.Context
+	r      Recipe
+	ru     *rules
+	sp     *spend
+	rng    *rand.Rand
+	plan   plan
+	faults []*fault // nil once used
+	start  time.Time
+	now    time.Duration // virtual time since start
+	offset time.Duration // how far the node's clock is ahead (negative: behind)
+	box    *playground.Sandbox
+	down   bool
+	queue  []action
+	seq    int
+
 	clients []*client
 	events  []Event
 	found   []race.Found
 	err     error
 
+	reached    map[trigger]bool
 	violations map[Property]int
-	judged     map[Property]bool
+	exercised  map[Property]bool
+	honest     bool // one-holder's timing assumptions hold in this plan
+	backJump   bool // the plan moves the clock back: frees-after-crash is not judged
 
-	tokens  map[string]string // a token as redis-cli prints it -> the client's name
-	key     keyState          // the lock key, as last seen
-	owner   *client           // the client whose acquisition the key holds
-	grants  int               // acquisitions so far
-	highest int64             // the highest fencing token the storage has taken
-	newest  int               // the newest grant among the writes the storage took
-	pending []*obligation     // crashed holders whose lock must be freed
-	last    lastEffect        // what the line just run did
+	tokens  map[string]*client // each acquisition's token
+	key     keyState           // the lock key, as last seen
+	owner   *client            // the client whose acquisition the key holds
+	grants  int                // acquisitions so far
+	highest int64              // the highest fencing token the storage has taken
+	newest  int                // the newest grant among the writes the storage took
+	writers map[int]bool       // the grants whose writes reached the storage
+	pending []*obligation      // crashed holders whose lock must be freed
+	probes  int
 }
 
 // keyState is the lock key on the node.
 type keyState struct {
 	present bool
-	shown   string        // GET's reply as redis-cli prints it
-	ttl     bool          // it has a TTL
-	expNode time.Duration // when it expires, on the node's clock (since start)
+	typ     string
+	value   string        // as the key inspector shows it
+	pttl    int64         // -1: no TTL
+	expAt   time.Duration // when it expires, in virtual time, if it has a TTL
 }
 
 type action struct {
@@ -67,6 +74,7 @@ type action struct {
 // obligation is a crashed holder's lock, which must be free by deadline.
 type obligation struct {
 	c        *client
+	crashAt  time.Duration
 	deadline time.Duration
 	done     bool
 }
@@ -79,18 +87,21 @@ type client struct {
 	steps []step
 	work  time.Duration
 
-	token     string // of the current acquisition
-	holding   bool   // believes it holds the lock
-	grant     int    // its acquisition's number among all, from 1
-	fence     int64  // its fencing token; 0 if none
-	acquired  int
-	crashed   bool
-	done      bool
-	lastReply string // of its last failed attempt
+	token    string // of the current attempt
+	holding  bool   // believes it holds the lock
+	grant    int    // its acquisition's number among all, from 1
+	fence    int64  // its fencing token; 0 if none
+	acquired int    // acquisitions
+	released bool   // a release succeeded
+	crashed  bool
+	done     bool
+	// lastReply is the deciding reply of its last attempt or release that
+	// did not succeed, for Works.
+	lastReply, releaseReply string
+	releaseLine             step // the line whose reply stopped its release
 }
 
-// step is one step of a client's job once it has the lock: a line of a
-// part, or the write.
+// step is one step of a client's job: a line of a part, or the write.
 type step struct {
 	part  string // "acquire", "extend", "write" or "release"
 	index int
@@ -121,18 +132,60 @@ func (s *sim) lines(part string) []string {
 	return s.r.Release
 }
 
-// startNode starts an empty Redis node on the virtual clock, with the
-// playground's limits and the check's deadline for one line.
-func (s *sim) startNode() error {
-	box, err := playground.NewSandbox(playground.SandboxOptions{
-		Now:     func() time.Time { return s.start.Add(s.now + s.offset) },
+func (s *sim) decision(part string) decision {
+	switch part {
+	case "acquire":
+		return s.ru.acquire
+	case "extend":
+		return s.ru.extend
+	}
+	return s.ru.release
+}
+
+// nodeClock is the node's clock: virtual time plus its offset.
+func (s *sim) nodeClock() time.Time { return s.start.Add(s.now) }
+
+// newNode starts a Redis node on the virtual clock, with the playground's
+// limits and the check's deadline for one line: empty, or with snap's
+// data. The node's own clock offset (a jump) is the sandbox's.
+func (s *sim) newNode(snap *playground.Snapshot) (*playground.Sandbox, error) {
+	opts := playground.SandboxOptions{
+		Now:     s.sp.nodeNow,
 		Scripts: s.sp.cache,
 		Limits:  playground.Limits{Script: limitsFor(s.sp.b)},
-	})
-	if err != nil {
-		return fmt.Errorf("lab: start node: %w", err)
 	}
-	s.box, s.down = box, false
+	var box *playground.Sandbox
+	var err error
+	if snap != nil {
+		box, err = playground.RestoreSandbox(*snap, opts)
+	} else {
+		box, err = playground.NewSandbox(opts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lab: start node: %w", err)
+	}
+	if snap == nil {
+		if err := shiftClock(box, s.offset); err != nil {
+			box.Close()
+			return nil, err
+		}
+	}
+	return box, nil
+}
+
+// shiftClock moves a new node's clock by d, forward or back: a restarted
+// Redis reads the same wrong clock as before.
+func shiftClock(box *playground.Sandbox, d time.Duration) error {
+	var err error
+	switch {
+	case d > 0:
+		_, err = box.Advance(d)
+	case d < 0:
+		err = box.JumpBack(-d)
+	}
+	if err != nil {
+		return fmt.Errorf("lab: set node clock: %w", err)
+	}
 	return nil
 }
 
@@ -170,57 +223,23 @@ func (s *sim) run() error {
 // advance moves virtual time to t, recording the lock key's expiry on the
 // way if it falls due.
 func (s *sim) advance(t time.Duration) {
-	if s.key.present && s.key.ttl {
-		if due := s.key.expNode - s.offset; due <= t {
-			s.now = max(s.now, due)
-			holder := s.holderName()
-			s.keyGone()
-			s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder,
-				Text: fmt.Sprintf("The TTL of %s's key runs out and Redis deletes it; %s is not told.", holder, holder)}})
+	for s.key.present && s.key.pttl >= 0 && s.key.expAt <= t && s.err == nil {
+		s.now = max(s.now, s.key.expAt)
+		holder := s.holderName()
+		s.observe()
+		if s.key.present {
+			// A TTL read in whole milliseconds may end a little later.
+			s.key.expAt = s.now + time.Millisecond
+			continue
 		}
+		s.setOwner(nil)
+		text := "The key's TTL runs out and Redis deletes it."
+		if holder != "" {
+			text = fmt.Sprintf("The TTL of %s's key runs out and Redis deletes it; %s is not told.", holder, holder)
+		}
+		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder, Text: text}})
 	}
 	s.now = max(s.now, t)
-}
-
-// fault returns the unused fault of kind for c's step j, marking it used.
-func (s *sim) fault(kind faultKind, c *client, j int) *fault {
-	for i, f := range s.faults {
-		if f != nil && f.kind == kind && f.client == c.id && f.step == j {
-			s.faults[i] = nil
-			return f
-		}
-	}
-	return nil
-}
-
-// fill fills the placeholders of line for c's acquisition.
-func (s *sim) fill(c *client, line string) string {
-	return fill(line, vars{key: lockKey, token: c.token, ttl: strconv.FormatInt(ttl.Milliseconds(), 10), ttlS: strconv.FormatInt(int64(ttl/time.Second), 10)})
-}
-
-// exec runs one of c's lines on the node and returns what redis-cli would
-// print, after charging it to the budget. The key is observed again after
-// it.
-func (s *sim) exec(c *client, st step, line string) (string, bool) {
-	if err := s.sp.line(s.ctx); err != nil {
-		s.err = err
-		return "", false
-	}
-	if s.down {
-		return "(error) Could not connect to Redis: Connection refused", true
-	}
-	res, _ := s.box.Exec(s.ctx, playground.ClientA, line)
-	if why, stopped := strings.CutPrefix(res.Output, "(error) ERR the playground stopped the script"); stopped {
-		// A script stopped at a limit (time, memory) is a bomb, not a
-		// lock: a lock's line takes microseconds.
-		why, _, _ = strings.Cut(why, " (script ")
-		why, _, _ = strings.Cut(why, " script: ")
-		s.err = fmt.Errorf("check: %s line %d went past the playground's limits for one line (the playground stopped the script%s): %w",
-			st.part, st.index+1, why, ErrBudget)
-		return "", false
-	}
-	s.observe()
-	return res.Output, true
 }
 
 // observe reads the lock key on the node, as an observer outside the
@@ -230,74 +249,45 @@ func (s *sim) observe() {
 		s.key = keyState{}
 		return
 	}
-	p, _ := s.box.Exec(s.ctx, playground.ClientB, "PTTL "+lockKey)
-	ms, ok := intReply(p.Output)
-	if !ok || ms == -2 {
+	ki, ok, err := s.box.Key(lockKey)
+	if err != nil || !ok {
 		s.key = keyState{}
 		return
 	}
-	g, _ := s.box.Exec(s.ctx, playground.ClientB, "GET "+lockKey)
-	s.key = keyState{present: true, shown: g.Output, ttl: ms >= 0}
-	if ms >= 0 {
-		s.key.expNode = s.now + s.offset + time.Duration(ms)*time.Millisecond
+	s.key = keyState{present: true, typ: ki.Type, value: ki.Value, pttl: ki.PTTLMS}
+	if ki.PTTLMS >= 0 {
+		s.key.expAt = s.now + time.Duration(ki.PTTLMS)*time.Millisecond
 	}
 }
 
-// intReply reads "(integer) N".
-func intReply(out string) (int64, bool) {
-	v, ok := strings.CutPrefix(out, "(integer) ")
-	if !ok {
-		return 0, false
+// tokenOwner returns the client whose token the key's value shows, or nil.
+func (s *sim) tokenOwner(k keyState) *client {
+	if !k.present {
+		return nil
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil
-}
-
-// taken reports whether a first acquire line's reply takes the lock: OK
-// or a positive integer.
-func taken(reply string) bool {
-	if reply == "OK" {
-		return true
+	for tok, c := range s.tokens {
+		if strings.Contains(k.value, tok) {
+			return c
+		}
 	}
-	n, ok := intReply(reply)
-	return ok && n > 0
-}
-
-// goesOn reports whether a client goes on after a line that answered
-// reply: OK, a positive integer, or its own token.
-func goesOn(reply string, c *client) bool {
-	return taken(reply) || reply == playground.Quote(c.token)
-}
-
-// keyGone records that the lock key is no longer on the node.
-func (s *sim) keyGone() {
-	s.key = keyState{}
-	s.setOwner(nil)
+	return nil
 }
 
 // setOwner records whose acquisition the key holds; a crashed holder's
-// lock is free once it holds another's, or nothing.
+// lock is free once the key holds another's, or nothing.
 func (s *sim) setOwner(c *client) {
 	if s.owner == c {
 		return
 	}
-	for _, o := range s.pending {
-		if o.c == s.owner {
-			o.done = true
-		}
-	}
 	s.owner = c
 }
 
-// holderName names the client whose token is in the key.
+// holderName names the client whose lock the key holds.
 func (s *sim) holderName() string {
-	if !s.key.present {
+	switch {
+	case !s.key.present:
 		return ""
-	}
-	if name, ok := s.tokens[s.key.shown]; ok {
-		return name
-	}
-	if s.owner != nil {
+	case s.owner != nil:
 		return s.owner.name
 	}
 	return "someone else"
@@ -309,8 +299,8 @@ func (s *sim) emit(e Event) {
 	e.TMS = e.AtMS
 	ns := race.NodeState{Node: 1, Up: !s.down, Holder: s.holderName(), ClockAheadMS: s.offset.Milliseconds()}
 	switch {
-	case s.key.present && s.key.ttl:
-		ns.TTLMS = (s.key.expNode - s.offset - s.now).Milliseconds()
+	case s.key.present && s.key.pttl >= 0:
+		ns.TTLMS = (s.key.expAt - s.now).Milliseconds()
 	case s.key.present:
 		ns.TTLMS = -1
 	}
@@ -337,100 +327,271 @@ func (s *sim) outcome(o race.Outcome, text string) {
 	s.found = append(s.found, race.Found{Outcome: o, Event: i, AtMS: s.events[i].AtMS, Text: text})
 }
 
-// violate records that p broke at the event just emitted, with outcome o,
-// if the schedule judges p.
+// violate records that p broke at the event just emitted, with outcome o.
+// Only schedules that judge p count it (see honest for one-holder).
 func (s *sim) violate(p Property, o race.Outcome, text string) {
 	s.outcome(o, text)
-	if _, ok := s.violations[p]; !ok && s.judged[p] {
+	if p == PropOneHolder && !s.honest {
+		return
+	}
+	s.exercised[p] = true
+	if _, ok := s.violations[p]; !ok {
 		s.violations[p] = len(s.events) - 1
 	}
 }
 
-// attempt is c asking for the lock with acquire line 1.
-func (s *sim) attempt(c *client) {
+// takeFault returns the unused fault of kind at c's step j, marking it
+// used.
+func (s *sim) takeFault(kind faultKind, c *client, j int) *fault {
+	for i, f := range s.faults {
+		if f != nil && f.kind == kind && f.client == c.id && f.step == j {
+			s.faults[i] = nil
+			return f
+		}
+	}
+	return nil
+}
+
+// fill fills the placeholders of line for token.
+func fillFor(line, token string) string {
+	return fill(line, vars{key: lockKey, token: token, ttl: strconv.FormatInt(ttl.Milliseconds(), 10), ttlS: strconv.FormatInt(int64(ttl/time.Second), 10)})
+}
+
+// downReply is what redis-cli prints when Redis does not answer.
+const downReply = "Could not connect to Redis at 127.0.0.1:6379: Connection refused"
+
+// exec runs one of c's lines on the node and returns what redis-cli would
+// print, after charging it to the budget. The key is observed again after
+// it.
+func (s *sim) exec(st step, token string) (string, bool) {
+	if err := s.sp.line(s.ctx); err != nil {
+		s.err = err
+		return "", false
+	}
+	if s.down {
+		return downReply, true
+	}
+	tmpl := s.ru.args[st.part][st.index]
+	argv := make([]string, len(tmpl))
+	for i, a := range tmpl {
+		argv[i] = fillFor(a, token)
+	}
+	res, _ := s.box.ExecArgs(s.ctx, playground.ClientA, argv)
+	if why, stopped := strings.CutPrefix(res.Output, "(error) ERR the playground stopped the script"); stopped {
+		// A script stopped at a limit (time, memory) is a bomb, not a
+		// lock: a lock's line takes microseconds.
+		why, _, _ = strings.Cut(why, " (script ")
+		why, _, _ = strings.Cut(why, " script: ")
+		s.err = fmt.Errorf("check: %s line %d went past the playground's limits for one line (the playground stopped the script%s): %w",
+			st.part, st.index+1, why, ErrBudget)
+		return "", false
+	}
+	s.observe()
+	return res.Output, true
+}
+
+// begin is c starting an attempt to take the lock: a new token, then
+// acquire line 1.
+func (s *sim) begin(c *client) {
 	if c.crashed || c.done {
 		return
 	}
 	c.token = fmt.Sprintf("c%d-%08x", c.id+1, s.rng.Uint32())
-	s.tokens[playground.Quote(c.token)] = c.name
-	line := s.fill(c, s.r.Acquire[0])
-	before := s.key
-	reply, ok := s.exec(c, step{"acquire", 0}, line)
+	s.tokens[c.token] = c
+	s.step(c, 0)
+}
+
+// retry schedules c's next attempt after a random delay, and says why.
+func (s *sim) retry(c *client, line, reply, why string) {
+	wait := retryMin + time.Duration(s.rng.Int64N(int64((retryMax-retryMin)/time.Millisecond)))*time.Millisecond
+	s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireFail,
+		Text: fmt.Sprintf("%s %s It tries again in %s.", capital(c.name), why, msText(wait))}, Line: line, Reply: reply})
+	s.at(s.now+rtt+wait, func() { s.begin(c) })
+}
+
+// step runs c's step j: first the node faults and the pause tied to it.
+func (s *sim) step(c *client, j int) {
+	if c.crashed || c.done {
+		return
+	}
+	s.reached[trigger{c.id, j}] = true
+	for _, kind := range []faultKind{faultRestart, faultJump, faultJumpBack} {
+		if f := s.takeFault(kind, c, j); f != nil {
+			s.nodeFault(f)
+		}
+	}
+	if f := s.takeFault(faultPause, c, j); f != nil {
+		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseStart,
+			Text: fmt.Sprintf("%s stops for %s just before %s (a GC pause, a swapped-out VM); it does not know.", capital(c.name), msText(f.d), stepName(c.steps[j]))}})
+		s.at(s.now+f.d, func() {
+			s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseEnd,
+				Text: fmt.Sprintf("%s runs again, %s later, and carries on where it stopped: nothing told it that time passed.", capital(c.name), msText(f.d))}})
+			s.runStep(c, j)
+		})
+		return
+	}
+	s.runStep(c, j)
+}
+
+// runStep runs c's step j: the write, or a line, whose reply may be late.
+func (s *sim) runStep(c *client, j int) {
+	if c.crashed || c.done {
+		return
+	}
+	st := c.steps[j]
+	if st.part == "write" {
+		s.write(c)
+		s.after(c, j, true)
+		return
+	}
+	if st.part == "release" && st.index == 0 {
+		// From its first release line on, a client no longer uses what
+		// the lock protects.
+		c.holding = false
+	}
+	if st.part != "acquire" {
+		s.noteOthersHolding(c)
+	}
+	line := fillFor(s.lines(st.part)[st.index], c.token)
+	before, prev := s.key, s.owner
+	reply, ok := s.exec(st, c.token)
 	if !ok {
 		return
 	}
-	if kind, text := s.effect(c, step{"acquire", 0}, before, line, reply); s.last.foreign {
-		// An acquire line that deletes or renews another's lock (a
-		// DEL before SET) is a foreign release too.
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: kind, Text: text, Subject: s.last.victim}, Line: line, Reply: reply})
-		s.afterEffect(c, kind)
+	eff := s.effect(c, before, prev)
+	grant := 0
+	d := s.decision(st.part)
+	if st.part == "acquire" && st.index == d.line && d.success(reply) {
+		// The grant's place in line is when Redis gave it, not when the
+		// client hears of it.
+		s.grants++
+		grant = s.grants
 	}
-	if !taken(reply) {
-		c.lastReply = reply
-		wait := retryMin + time.Duration(s.rng.Int64N(int64((retryMax-retryMin)/time.Millisecond)))*time.Millisecond
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireFail,
-			Text: fmt.Sprintf("%s asks for the lock and Redis answers %s: not taken. It tries again in %s.", capital(c.name), reply, msText(wait))},
-			Line: line, Reply: reply})
-		s.at(s.now+rtt+wait, func() { s.attempt(c) })
-		return
-	}
-	// The grant's place in line is when Redis gave it, not when the
-	// client heard of it.
-	s.grants++
-	c.grant = s.grants
-	if f := s.fault(faultDelay, c, 0); f != nil {
+	if f := s.takeFault(faultDelay, c, j); f != nil {
 		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay,
-			Text: fmt.Sprintf("Redis answers %s to %s, but the reply is late: %s waits %s for it, unaware.", reply, c.name, c.name, msText(f.d))},
+			Text: fmt.Sprintf("Redis runs %s's %s and answers %s, but the reply is late: %s waits %s for it, unaware.", c.name, stepName(st), reply, c.name, msText(f.d))},
 			Line: line, Reply: reply})
-		s.at(s.now+f.d, func() { s.took(c, line, reply, true) })
+		eff = s.reportEffect(c, eff)
+		s.at(s.now+f.d, func() { s.decide(c, j, line, reply, eff, grant, true) })
 		return
 	}
-	s.took(c, line, reply, false)
+	s.decide(c, j, line, reply, eff, grant, false)
 }
 
-// took is c learning that it holds the lock.
-func (s *sim) took(c *client, line, reply string, late bool) {
-	c.acquired++
-	c.holding, c.fence = true, 0
-	if len(s.r.Acquire) == 1 {
-		c.fence, _ = intReply(reply)
-	}
-	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", capital(c.name), reply, c.name)
-	switch {
-	case s.r.Fencing && len(s.r.Acquire) == 1 && c.fence > 0:
-		text = fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock, with fencing token %d.", capital(c.name), reply, c.name, c.fence)
-	case s.r.Fencing && len(s.r.Acquire) == 1:
-		text = fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock, but with no fencing token, as the reply is not a positive integer.", capital(c.name), reply, c.name)
-	}
-	if late {
-		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, capital(c.name))
-	}
-	s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireOK, Fence: c.fence, Text: text}, Line: line, Reply: reply})
-	s.checkHolders(c)
-	s.next(c, 0, true)
-}
-
-// checkHolders records two holders if another client believes it holds
-// the lock while c does.
-func (s *sim) checkHolders(c *client) {
+// noteOthersHolding records that no-foreign-release is exercised: c runs
+// a release or renewal line while another client holds the lock.
+func (s *sim) noteOthersHolding(c *client) {
 	for _, o := range s.clients {
 		if o != c && o.holding {
-			s.violate(PropOneHolder, race.OutcomeTwoHolders, fmt.Sprintf("%s and %s both believe they hold the lock.", capital(o.name), c.name))
+			s.exercised[PropNoForeignRelease] = true
 			return
 		}
 	}
 }
 
-// next schedules the step after c's step j: the next line, or with cont
-// false the first step after j's part (a release that stops is done).
-func (s *sim) next(c *client, j int, cont bool) {
-	if s.fault(faultCrash, c, j) != nil {
+// decide is c reading the reply to its step j: it goes on, stops, holds
+// the lock or tries again, as the recipe's rules say.
+func (s *sim) decide(c *client, j int, line, reply string, eff effect, grant int, late bool) {
+	if c.crashed || c.done {
+		return
+	}
+	st := c.steps[j]
+	d := s.decision(st.part)
+	deciding := st.index == d.line
+	ok := goesOn(reply, c.token)
+	if deciding {
+		ok = d.success(reply)
+	}
+	if st.part == "acquire" && st.index == s.ru.tokenLine {
+		c.fence = fenceFrom(reply, s.ru.tokenElem)
+	}
+	switch {
+	case st.part == "acquire" && st.index < d.line && !ok:
+		c.lastReply = reply
+		s.reportEffect(c, eff)
+		s.retry(c, line, reply, fmt.Sprintf("runs %s and Redis answers %s, so it does not go on: not taken.", stepName(st), reply))
+		return
+	case st.part == "acquire" && deciding && !ok:
+		c.lastReply = reply
+		s.reportEffect(c, eff)
+		s.retry(c, line, reply, fmt.Sprintf("asks for the lock and Redis answers %s: not taken.", reply))
+		return
+	case st.part == "acquire" && deciding:
+		s.reportEffect(c, eff)
+		s.took(c, line, reply, grant, late)
+	case st.part == "extend" && (deciding || st.index < d.line) && !ok:
+		why := fmt.Sprintf("renews its lock and Redis answers %s", reply)
+		if !deciding {
+			why = fmt.Sprintf("runs %s and Redis answers %s, so the renewal does not go through", stepName(st), reply)
+		}
+		c.holding, c.done = false, true
+		s.reportEffect(c, eff)
+		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindExtendFail,
+			Text: fmt.Sprintf("%s %s: it takes the lock as lost and stops its work.", capital(c.name), why)}, Line: line, Reply: reply})
+		return
+	case st.part == "extend" && deciding:
+		text := fmt.Sprintf("%s renews its lock: %s.", capital(c.name), reply)
+		if s.key.present && s.owner == c && s.key.pttl >= 0 {
+			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", capital(c.name), reply, s.key.pttl)
+		}
+		s.lineEvent(c, race.KindExtendOK, text, line, reply, eff)
+	case st.part == "release" && deciding:
+		c.released = ok
+		if !ok {
+			c.releaseReply, c.releaseLine = reply, st
+		}
+		s.lineEvent(c, s.releaseKind(c, ok, eff), s.releaseText(c, st, reply, ok, eff), line, reply, eff)
+		if !ok {
+			c.done = true
+			return
+		}
+	case st.part == "release" && st.index < d.line && !ok:
+		c.releaseReply, c.releaseLine = reply, st
+		s.lineEvent(c, race.KindReleaseNoop, fmt.Sprintf("%s runs %s and Redis answers %s, so it does not go on: the release does not happen.", capital(c.name), stepName(st), reply), line, reply, eff)
+		c.done = true
+		return
+	default:
+		s.lineEvent(c, KindCommand, s.commandText(c, st, reply, eff), line, reply, eff)
+	}
+	s.after(c, j, ok)
+}
+
+// lineEvent emits the event of one of c's lines, or the effect's own if
+// the line touched another client's lock.
+func (s *sim) lineEvent(c *client, kind race.Kind, text, line, reply string, eff effect) {
+	if eff.victim != "" && !eff.reported {
+		kind, text = eff.kind, eff.text
+	}
+	s.emit(Event{Event: race.Event{Actor: c.name, Kind: kind, Text: text, Subject: eff.victim}, Line: line, Reply: reply})
+	if !eff.reported {
+		s.afterEffect(c, eff)
+	}
+}
+
+// reportEffect emits an event for a line that touched another client's
+// lock when the line's own event says something else (a failed attempt,
+// a late reply).
+func (s *sim) reportEffect(c *client, eff effect) effect {
+	if eff.victim == "" || eff.reported {
+		return eff
+	}
+	s.emit(Event{Event: race.Event{Actor: c.name, Kind: eff.kind, Text: eff.text, Subject: eff.victim}})
+	s.afterEffect(c, eff)
+	eff.reported = true
+	return eff
+}
+
+// after schedules what follows c's step j: the next line, the next part,
+// or nothing (a part that stopped, the end of the job), unless c crashes
+// now.
+func (s *sim) after(c *client, j int, ok bool) {
+	if s.takeFault(faultCrash, c, j) != nil {
 		s.crashClient(c)
 		return
 	}
 	cur := c.steps[j].part
 	k := j + 1
-	if !cont {
+	if !ok {
 		if cur == "release" {
 			c.done = true
 			return
@@ -457,137 +618,148 @@ func (s *sim) next(c *client, j int, cont bool) {
 	s.at(s.now+gap, func() { s.step(c, k) })
 }
 
-// step runs c's step j, after the pause a fault puts before it.
-func (s *sim) step(c *client, j int) {
-	if c.crashed || c.done {
-		return
-	}
-	st := c.steps[j]
-	if f := s.fault(faultPause, c, j); f != nil {
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseStart,
-			Text: fmt.Sprintf("%s stops for %s just before %s (a GC pause, a swapped-out VM); it does not know.", capital(c.name), msText(f.d), stepName(st))}})
-		s.at(s.now+f.d, func() {
-			s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseEnd,
-				Text: fmt.Sprintf("%s runs again, %s later, and carries on where it stopped: nothing told it that time passed.", capital(c.name), msText(f.d))}})
-			s.step(c, j)
-		})
-		return
-	}
-	if st.part == "write" {
-		s.write(c)
-		s.next(c, j, true)
-		return
-	}
-	if st.part == "release" && st.index == 0 {
-		c.holding = false
-	}
-	line := s.fill(c, s.lines(st.part)[st.index])
-	before := s.key
-	reply, ok := s.exec(c, st, line)
-	if !ok {
-		return
-	}
-	kind, text := s.effect(c, st, before, line, reply)
-	decide := func() {
-		cont := goesOn(reply, c)
-		if st.part == "extend" && st.index == 0 && kind != KindExtendOther {
-			extended := reply == "OK" || reply == "(integer) 1"
-			if !extended {
-				kind = race.KindExtendFail
-				text = fmt.Sprintf("%s renews its lock and Redis answers %s: the lock is lost, so %s stops its work.", capital(c.name), reply, c.name)
-			}
+// took is c learning that it holds the lock.
+func (s *sim) took(c *client, line, reply string, grant int, late bool) {
+	c.acquired++
+	c.holding, c.grant = true, grant
+	for _, o := range s.pending {
+		if !o.done && o.c != c {
+			o.done = true // another client took it: the crashed holder's lock is free
 		}
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: kind, Text: text, Subject: s.subject(kind)}, Line: line, Reply: reply})
-		s.afterEffect(c, kind)
-		if kind == race.KindExtendFail {
-			c.holding, c.done = false, true
+	}
+	d := s.ru.acquire
+	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", capital(c.name), reply, c.name)
+	if d.custom {
+		text = fmt.Sprintf("%s runs %s and Redis answers %s, which the recipe reads as taken: %s holds the lock.", capital(c.name), stepName(step{"acquire", d.line}), reply, c.name)
+	}
+	if s.r.Fencing && s.ru.tokenLine <= d.line {
+		if c.fence > 0 {
+			text = strings.TrimSuffix(text, ".") + fmt.Sprintf(", with fencing token %d.", c.fence)
+		} else {
+			text = strings.TrimSuffix(text, ".") + ", but with no fencing token: the reply holds no positive integer."
+		}
+	}
+	if late {
+		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, capital(c.name))
+	}
+	s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireOK, Fence: c.fence, Text: text}, Line: line, Reply: reply})
+	s.checkHolders(c)
+}
+
+// checkHolders records two holders if another client believes it holds
+// the lock while c does.
+func (s *sim) checkHolders(c *client) {
+	for _, o := range s.clients {
+		if o != c && o.holding {
+			s.violate(PropOneHolder, race.OutcomeTwoHolders, fmt.Sprintf("%s and %s both believe they hold the lock.", capital(o.name), c.name))
 			return
 		}
-		if st.part == "acquire" && st.index == len(s.r.Acquire)-1 && cont {
-			c.fence, _ = intReply(reply)
-		}
-		s.next(c, j, cont)
 	}
-	if f := s.fault(faultDelay, c, j); f != nil {
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay,
-			Text: fmt.Sprintf("Redis runs %s's %s and answers %s, but the reply is late: %s waits %s for it, unaware.", c.name, stepName(st), reply, c.name, msText(f.d))},
-			Line: line, Reply: reply})
-		s.at(s.now+f.d, decide)
+	if s.honest {
+		n := 0
+		for _, o := range s.clients {
+			if o.acquired > 0 {
+				n++
+			}
+		}
+		if n >= 2 {
+			s.exercised[PropOneHolder] = true
+		}
+	}
+}
+
+// effect is what a line did to another client's lock, if anything.
+type effect struct {
+	victim   string    // the client whose lock it deleted, overwrote or extended
+	kind     race.Kind // KindDeleteOther or KindExtendOther
+	text     string
+	outcome  race.Outcome
+	reported bool
+	deleted  bool // the line deleted the key (its own, or another's)
+}
+
+// effect compares the key before and after c's line, records whose lock
+// the key now holds, and returns what the line did to a lock another
+// client still believes it holds.
+func (s *sim) effect(c *client, before keyState, prev *client) effect {
+	after := s.key
+	var eff effect
+	switch {
+	case !after.present:
+		s.setOwner(nil)
+		eff.deleted = before.present
+	case !before.present || after.value != before.value || after.typ != before.typ:
+		o := s.tokenOwner(after)
+		if o == nil {
+			o = c
+		}
+		s.setOwner(o)
+	}
+	victim := prev != nil && prev != c && prev.holding
+	switch {
+	case !victim || !before.present:
+	case !after.present:
+		eff.kind, eff.outcome = race.KindDeleteOther, race.OutcomeForeignLockDeleted
+		eff.text = fmt.Sprintf("%s's line deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", capital(c.name), prev.name, prev.name)
+	case s.owner != prev:
+		eff.kind, eff.outcome = race.KindDeleteOther, race.OutcomeForeignLockDeleted
+		eff.text = fmt.Sprintf("%s's line overwrites the key, which held %s's lock: %s still believes it holds the lock.", capital(c.name), prev.name, prev.name)
+	case before.pttl >= 0 && (after.pttl < 0 || after.expAt > before.expAt+rtt):
+		eff.kind, eff.outcome = KindExtendOther, race.OutcomeForeignLockExtended
+		eff.text = fmt.Sprintf("%s's line resets the key's TTL, but the key holds %s's lock, not its own: it keeps %s's lock alive.", capital(c.name), prev.name, prev.name)
+	}
+	if eff.kind != "" {
+		eff.victim = prev.name
+	}
+	return eff
+}
+
+// afterEffect records the outcome of a line that deleted, overwrote or
+// extended another client's lock, once its event is out.
+func (s *sim) afterEffect(c *client, eff effect) {
+	if eff.victim == "" {
 		return
 	}
-	decide()
-}
-
-// lastEffect is what the line just run did to the lock key, for the event
-// that reports it.
-type lastEffect struct {
-	victim  string // the client whose lock it deleted or extended
-	foreign bool
-}
-
-// effect compares the key before and after c's line and records what the
-// line did: took the key, deleted or extended it, perhaps another's. It
-// returns the kind and narration of the line's event (emitted by the
-// caller, as a late reply postpones what c learns).
-func (s *sim) effect(c *client, st step, before keyState, line, reply string) (race.Kind, string) {
-	after := s.key
-	prev := s.owner
-	victim := ""
-	if prev != nil && prev != c {
-		victim = prev.name
+	what := "deleted"
+	if eff.kind == KindExtendOther {
+		what = "extended"
 	}
-	s.last = lastEffect{}
-	what := fmt.Sprintf("%s runs %s: %s.", capital(c.name), stepName(st), reply)
+	s.violate(PropNoForeignRelease, eff.outcome, fmt.Sprintf("%s %s %s's lock while %s still believed it held it.", capital(c.name), what, eff.victim, eff.victim))
+}
+
+// releaseKind is the event kind of a release's deciding line.
+func (s *sim) releaseKind(c *client, ok bool, eff effect) race.Kind {
+	if ok {
+		return race.KindReleaseOK
+	}
+	return race.KindReleaseNoop
+}
+
+// releaseText says what a release's deciding line did, from its reply and
+// what happened to the key.
+func (s *sim) releaseText(c *client, st step, reply string, ok bool, eff effect) string {
 	switch {
-	case before.present && !after.present:
-		s.setOwner(nil)
-		if victim != "" {
-			s.last = lastEffect{victim: victim, foreign: true}
-			return race.KindDeleteOther, fmt.Sprintf("%s runs %s and deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", capital(c.name), stepName(st), victim, victim)
-		}
-		if st.part == "release" {
-			return race.KindReleaseOK, fmt.Sprintf("%s releases its lock: %s, the key is deleted.", capital(c.name), reply)
-		}
-		return KindCommand, what + " The key is deleted."
-	case !before.present && after.present:
-		s.setOwner(c)
-	case before.present && after.present && after.shown != before.shown && st.part == "acquire":
-		s.setOwner(c)
-	case before.present && after.present && before.ttl && (!after.ttl || after.expNode > before.expNode+time.Millisecond):
-		if victim != "" {
-			s.last = lastEffect{victim: victim, foreign: true}
-			return KindExtendOther, fmt.Sprintf("%s runs %s and resets the key's TTL, but the key held %s's lock, not its own: it keeps %s's lock alive while believing it is its own.", capital(c.name), stepName(st), victim, victim)
-		}
-		if st.part == "extend" {
-			return race.KindExtendOK, fmt.Sprintf("%s renews its lock: %s, the TTL starts again from %s.", capital(c.name), reply, msText(ttl))
-		}
+	case ok && eff.deleted:
+		return fmt.Sprintf("%s releases its lock: %s, and the key is deleted.", capital(c.name), reply)
+	case ok:
+		return fmt.Sprintf("%s releases its lock: %s.", capital(c.name), reply)
+	case strings.HasPrefix(reply, "(error)") || reply == downReply:
+		return fmt.Sprintf("%s's release fails: %s. The lock stays until its TTL runs out, if it has one.", capital(c.name), reply)
+	case s.key.present && s.owner != nil && s.owner != c:
+		return fmt.Sprintf("%s runs %s: %s. The key holds %s's lock, and the release leaves it alone.", capital(c.name), stepName(st), reply, s.owner.name)
+	case !s.key.present:
+		return fmt.Sprintf("%s runs %s: %s. There is no key to release: its lock had already gone.", capital(c.name), stepName(st), reply)
 	}
-	switch {
-	case st.part == "extend" && st.index == 0:
-		return race.KindExtendOK, fmt.Sprintf("%s renews its lock: %s.", capital(c.name), reply)
-	case st.part == "release" && (st.index == len(s.r.Release)-1 || !goesOn(reply, c)):
-		return race.KindReleaseNoop, fmt.Sprintf("%s runs %s: %s. Nothing is deleted: the lock is no longer its own.", capital(c.name), stepName(st), reply)
-	}
-	return KindCommand, what
+	return fmt.Sprintf("%s runs %s: %s, which the recipe does not read as released.", capital(c.name), stepName(st), reply)
 }
 
-// afterEffect records the outcome of a line that deleted or extended
-// another client's lock, once its event is out.
-func (s *sim) afterEffect(c *client, kind race.Kind) {
-	switch {
-	case kind == race.KindDeleteOther && s.last.foreign:
-		s.violate(PropNoForeignRelease, race.OutcomeForeignLockDeleted, fmt.Sprintf("%s deleted %s's lock.", capital(c.name), s.last.victim))
-	case kind == KindExtendOther && s.last.foreign:
-		s.violate(PropNoForeignRelease, OutcomeForeignLockExtended, fmt.Sprintf("%s extended %s's lock as if it were its own.", capital(c.name), s.last.victim))
+// commandText narrates a line that decides nothing.
+func (s *sim) commandText(c *client, st step, reply string, eff effect) string {
+	text := fmt.Sprintf("%s runs %s: %s.", capital(c.name), stepName(st), reply)
+	if eff.deleted {
+		text += " The key is deleted."
 	}
-}
-
-// subject is the other client of the event being emitted, if any.
-func (s *sim) subject(kind race.Kind) string {
-	if kind == race.KindDeleteOther || kind == KindExtendOther {
-		return s.last.victim
-	}
-	return ""
+	return text
 }
 
 // write is c's write to the storage, with its fencing token when fencing
@@ -595,6 +767,10 @@ func (s *sim) subject(kind race.Kind) string {
 func (s *sim) write(c *client) {
 	if !c.holding {
 		return
+	}
+	s.writers[c.grant] = true
+	if len(s.writers) >= 2 {
+		s.exercised[PropNoStaleWrite] = true
 	}
 	stale := c.grant < s.newest
 	ok := !s.r.Fencing || c.fence >= s.highest
@@ -623,7 +799,7 @@ func (s *sim) write(c *client) {
 		s.highest = max(s.highest, c.fence)
 		s.newest = max(s.newest, c.grant)
 		if stale {
-			e.Text += fmt.Sprintf(" But %s has held the lock since, and wrote already: %s's write is stale.", newer, c.name)
+			e.Text += fmt.Sprintf(" But %s got the lock after %s and wrote already: %s's write is stale.", newer, c.name, c.name)
 			if !s.r.Fencing {
 				e.Text += " Without fencing the storage cannot tell."
 			}
@@ -638,74 +814,209 @@ func (s *sim) write(c *client) {
 	}
 }
 
-// crashClient is c crashing: it never runs another line. If the key holds
-// its lock, the lock must be free within the TTL.
+// crashClient is c crashing: it never runs another line. If it held the
+// lock, a fresh client must be able to take it within the TTL it set.
 func (s *sim) crashClient(c *client) {
+	held := c.holding
 	c.crashed, c.holding = true, false
 	text := fmt.Sprintf("%s crashes: its process is gone and it will never release anything.", capital(c.name))
 	s.emit(Event{Event: race.Event{Actor: c.name, Kind: KindClientCrash, Text: text}})
-	if s.owner != c || !s.key.present {
+	if !held || s.backJump {
 		return
 	}
-	s.judged[PropFreesAfterCrash] = true
-	o := &obligation{c: c, deadline: s.now + ttl}
+	s.exercised[PropFreesAfterCrash] = true
+	wait := ttl
+	if s.key.present && s.owner == c && s.key.pttl >= 0 {
+		wait = time.Duration(s.key.pttl) * time.Millisecond
+	}
+	o := &obligation{c: c, crashAt: s.now, deadline: s.now + min(wait, freeBound)}
 	s.pending = append(s.pending, o)
-	s.at(o.deadline, func() {
-		if o.done {
-			return
-		}
-		o.done = true
-		s.emit(Event{Event: race.Event{Actor: "redis", Kind: KindStillLocked, Subject: c.name,
-			Text: fmt.Sprintf("%s after %s crashed, its lock is still in Redis: nobody else can take it.", capital(msText(ttl)), c.name)}})
-		s.violate(PropFreesAfterCrash, OutcomeLockNotFreed, fmt.Sprintf("%s crashed holding the lock, and a TTL later the lock was still taken.", capital(c.name)))
-	})
+	// A lock whose expiry is a time in its value is free once that time
+	// has passed (the SETNX documentation adds 1 ms to it): the probe
+	// allows a hundredth of the TTL for such rounding.
+	s.at(o.deadline+ttl/100, func() { s.probe(o) })
 }
 
-// jump moves the node's clock d ahead.
-func (s *sim) jump(d time.Duration) {
-	s.offset += d
-	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindClockJump,
-		Text: fmt.Sprintf("Redis's clock jumps %s ahead (an NTP correction, an operator): every TTL on it runs out %s early.", msText(d), msText(d))}})
-	s.advance(s.now)
-}
-
-// crashNode is the node crashing without persistence; it is back, empty,
-// after down.
-func (s *sim) crashNode(down time.Duration) {
-	if s.down {
+// probe is a fresh client trying the recipe's acquire, on a copy of the
+// node, when a crashed holder's lock must be free: the check's own
+// observer, which changes nothing in the schedule.
+func (s *sim) probe(o *obligation) {
+	if o.done {
 		return
 	}
-	s.box.Close()
-	s.down = true
-	s.keyGone()
-	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindCrash,
-		Text: fmt.Sprintf("Redis crashes. It has no persistence, so every key is lost; it stays down %s.", msText(down))}})
-	s.at(s.now+down, func() {
-		if err := s.startNode(); err != nil {
+	if s.down {
+		// Nobody can take the lock while Redis is down; ask again when
+		// it is back.
+		s.at(s.now+downQuick, func() { s.probe(o) })
+		return
+	}
+	o.done = true
+	snap, err := s.box.Snapshot()
+	if err != nil {
+		s.err = fmt.Errorf("lab: copy node: %w", err)
+		return
+	}
+	box, err := s.newNode(&snap)
+	if err != nil {
+		s.err = err
+		return
+	}
+	defer box.Close()
+	s.probes++
+	token := fmt.Sprintf("probe-%08x", s.rng.Uint32())
+	d := s.ru.acquire
+	reply, line := "", ""
+	for i := 0; i <= d.line; i++ {
+		if err := s.sp.line(s.ctx); err != nil {
 			s.err = err
 			return
 		}
-		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindRestart,
-			Text: "Redis is back, empty: no lock, and no counter either."}})
+		line = fillFor(s.r.Acquire[i], token)
+		res, _ := box.Exec(s.ctx, playground.ClientA, line)
+		reply = res.Output
+		if i < d.line && !goesOn(reply, token) {
+			break
+		}
+	}
+	if d.success(reply) {
+		return
+	}
+	after := s.now - o.crashAt
+	s.emit(Event{Event: race.Event{Actor: "redis", Kind: KindStillLocked, Subject: o.c.name,
+		Text: fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", capital(msText(after)), o.c.name, reply)},
+		Line: line, Reply: reply})
+	s.violate(PropFreesAfterCrash, race.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", capital(o.c.name), msText(after)))
+}
+
+// nodeFault makes a node fault happen now.
+func (s *sim) nodeFault(f *fault) {
+	switch f.kind {
+	case faultJump:
+		s.jump(f.d)
+	case faultJumpBack:
+		s.jump(-f.d)
+	case faultRestart:
+		s.restart(f.d, f.persist)
+	}
+}
+
+// jump moves the node's clock d ahead (or back, for a negative d).
+func (s *sim) jump(d time.Duration) {
+	if s.down {
+		s.offset += d
+		return
+	}
+	if err := shiftClock(s.box, d); err != nil {
+		s.err = err
+		return
+	}
+	s.offset += d
+	text := fmt.Sprintf("Redis's clock jumps %s ahead (an NTP correction, an operator): every TTL on it runs out %s early.", msText(d), msText(d))
+	if d < 0 {
+		text = fmt.Sprintf("Redis's clock jumps %s back (an NTP correction, an operator): every TTL on it runs out %s late.", msText(-d), msText(-d))
+	}
+	holder := s.holderName()
+	s.observe()
+	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindClockJump, Text: text}})
+	if holder != "" && !s.key.present {
+		s.setOwner(nil)
+		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder,
+			Text: fmt.Sprintf("To Redis, %s's key is now past its TTL, so it expires at once, early by true time.", holder)}})
+	}
+}
+
+// restart is the node crashing and coming back after down: empty, or with
+// its data (keys whose TTL ran out meanwhile are gone).
+func (s *sim) restart(down time.Duration, persist bool) {
+	if s.down {
+		return
+	}
+	var snap *playground.Snapshot
+	if persist {
+		sn, err := s.box.Snapshot()
+		if err != nil {
+			s.err = fmt.Errorf("lab: copy node: %w", err)
+			return
+		}
+		snap = &sn
+	}
+	holder := s.holderName()
+	s.box.Close()
+	s.down = true
+	s.key = keyState{}
+	text := fmt.Sprintf("Redis crashes. It has no persistence, so every key is lost; it stays down %s.", msText(down))
+	if persist {
+		text = fmt.Sprintf("Redis crashes. It writes every command to its append-only file (fsync always), so its data is on disk; it stays down %s.", msText(down))
+	} else {
+		s.setOwner(nil)
+	}
+	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindCrash, Subject: holder, Text: text}})
+	s.at(s.now+down, func() {
+		var box *playground.Sandbox
+		var err error
+		if snap != nil {
+			// The copy's TTLs count from the crash: the time down runs
+			// them down.
+			box, err = s.newNode(snap)
+			if err == nil && down > 0 {
+				_, err = box.Advance(down)
+			}
+		} else {
+			box, err = s.newNode(nil)
+		}
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.box, s.down = box, false
+		s.observe()
+		text := "Redis is back, empty: no lock, and no counter either."
+		if persist {
+			text = "Redis is back with its data; keys whose TTL ran out while it was down are gone."
+			if !s.key.present {
+				s.setOwner(nil)
+			}
+		}
+		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindRestart, Text: text}})
 	})
+}
+
+// starve records, at the end of a schedule, each client that wanted the
+// lock and never got it.
+func (s *sim) starve() {
+	for _, c := range s.clients {
+		if c.crashed || c.acquired > 0 {
+			continue
+		}
+		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindStop,
+			Text: fmt.Sprintf("%s has asked for the lock since the start and never got it; the schedule ends at %s.", capital(c.name), msText(s.now))}})
+		s.outcome(race.OutcomeStarved, fmt.Sprintf("%s wanted the lock and never got it.", capital(c.name)))
+	}
 }
 
 // faultText describes f in one sentence.
 func (s *sim) faultText(f fault) string {
 	steps := s.jobOf()
-	name := func() string { return stepName(steps[min(f.step, len(steps)-1)]) }
+	name := stepName(steps[min(f.step, len(steps)-1)])
 	who := fmt.Sprintf("client %d", f.client+1)
 	switch f.kind {
 	case faultPause:
-		return fmt.Sprintf("%s pauses for %s before %s.", capital(who), msText(f.d), name())
+		return fmt.Sprintf("%s pauses for %s before %s.", capital(who), msText(f.d), name)
 	case faultDelay:
-		return fmt.Sprintf("The reply to %s's %s is %s late.", who, name(), msText(f.d))
+		return fmt.Sprintf("The reply to %s's %s is %s late.", who, name, msText(f.d))
 	case faultCrash:
-		return fmt.Sprintf("%s crashes after %s.", capital(who), name())
+		return fmt.Sprintf("%s crashes after %s.", capital(who), name)
 	case faultJump:
-		return fmt.Sprintf("At %s, Redis's clock jumps %s ahead.", msText(f.at), msText(f.d))
+		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s ahead.", who, name, msText(f.d))
+	case faultJumpBack:
+		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s back.", who, name, msText(f.d))
+	case faultRestart:
+		if f.persist {
+			return fmt.Sprintf("Just before %s's %s, Redis restarts with its data; it is down for %s.", who, name, msText(f.d))
+		}
+		return fmt.Sprintf("Just before %s's %s, Redis restarts without persistence; it is down for %s.", who, name, msText(f.d))
 	}
-	return fmt.Sprintf("At %s, Redis restarts without persistence; it is down for %s.", msText(f.at), msText(f.d))
+	return ""
 }
 
 // stepName names a step for people: "acquire line 1", "its write".
@@ -725,19 +1036,9 @@ func capital(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// outcomeOrder ranks outcomes, most serious first.
-var outcomeOrder = []race.Outcome{race.OutcomeForeignLockDeleted, OutcomeForeignLockExtended, race.OutcomeTwoHolders,
-	race.OutcomeStaleWriteAccepted, OutcomeLockNotFreed, race.OutcomeStaleWriteRejected, race.OutcomeSafe}
-
 // sortFound orders outcomes most serious first.
 func sortFound(found []race.Found) []race.Found {
-	rank := func(o race.Outcome) int {
-		if i := slices.Index(outcomeOrder, o); i >= 0 {
-			return i
-		}
-		return len(outcomeOrder)
-	}
 	out := slices.Clone(found)
-	slices.SortStableFunc(out, func(a, b race.Found) int { return rank(a.Outcome) - rank(b.Outcome) })
+	slices.SortStableFunc(out, func(a, b race.Found) int { return a.Outcome.Rank() - b.Outcome.Rank() })
 	return out
 }

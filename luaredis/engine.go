@@ -32,6 +32,8 @@ type Engine struct {
 	vm     *vm                  // nil until the first script runs, and after Release
 	shared *Cache
 	now    func() time.Time
+	// shaMemo holds the SHA1s of the last scripts run, most recent first.
+	shaMemo [4]shaMemo
 }
 
 // Options configure an Engine. Zero fields take their defaults.
@@ -103,6 +105,24 @@ func (e *Engine) Scripts() []string {
 	return out
 }
 
+// shaOf returns the SHA1 of a script's source, remembering the last few:
+// a caller that runs the same script again and again (the lock lab runs
+// one recipe's lines thousands of times) pays for hashing it once.
+func (e *Engine) shaOf(src string) string {
+	for _, m := range e.shaMemo {
+		if m.src == src && m.sha != "" {
+			return m.sha
+		}
+	}
+	sha := sha1hex(src)
+	copy(e.shaMemo[1:], e.shaMemo[:])
+	e.shaMemo[0] = shaMemo{src: src, sha: sha}
+	return sha
+}
+
+// shaMemo is a script's source and its SHA1.
+type shaMemo struct{ src, sha string }
+
 // Load compiles src and adds it to the cache, as SCRIPT LOAD does, and
 // returns its SHA1.
 func (e *Engine) Load(src string) (string, error) {
@@ -136,7 +156,7 @@ func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
 				return resp.Err("NOSCRIPT No matching script. Please use EVAL.")
 			}
 		} else {
-			sha = sha1hex(argv[1])
+			sha = e.shaOf(argv[1])
 			var err error
 			if sc, err = e.lookupOrCompile(sha, argv[1]); err != nil {
 				return compileError(err)

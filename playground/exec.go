@@ -70,6 +70,44 @@ func (s *Sandbox) execLocked(ctx context.Context, c *conn, client Client, line s
 		res.Output, res.Clear = out, clear
 		return res, nil
 	}
+	return s.execArgv(ctx, c, res, repeat, argv)
+}
+
+// ExecArgs runs one command given as its arguments, as a line that
+// tokenizes to argv would run (without a repeat count, and without the
+// lines redis-cli answers itself), and returns what redis-cli would
+// print. A caller that runs the same line many times with a few values
+// changed, such as the lock lab, tokenizes it once.
+func (s *Sandbox) ExecArgs(ctx context.Context, client Client, argv []string) (res Result, err error) {
+	c, err := s.connOf(client)
+	if err != nil {
+		return Result{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Result{}, ErrClosed
+	}
+	res.Client = Client(strings.ToUpper(string(client)))
+	defer func() { res.ClockMS = s.clock().UnixMilli() }()
+	if len(argv) == 0 {
+		return res, nil
+	}
+	n := len(argv)
+	for _, a := range argv {
+		n += len(a)
+	}
+	if n > s.limits.MaxLineBytes {
+		ref := overLimit("ERR the playground takes lines of at most %s", sizeText(s.limits.MaxLineBytes))
+		res.Output = "(error) " + ref.Msg
+		return res, ref
+	}
+	return s.execArgv(ctx, c, res, 1, argv)
+}
+
+// execArgv runs argv repeat times, under one deadline for the line.
+func (s *Sandbox) execArgv(ctx context.Context, c *conn, base Result, repeat int, argv []string) (res Result, err error) {
+	res = base
 	if repeat > s.limits.MaxRepeat {
 		ref := overLimit("ERR the playground repeats a command at most %d times", s.limits.MaxRepeat)
 		res.Output = "(error) " + ref.Msg

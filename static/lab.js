@@ -32,6 +32,20 @@
     var body = {
       recipe: { acquire: lines("acquire"), release: lines("release"), extend: lines("extend"), fencing: form.elements.fencing.checked }
     };
+    // The fields the form posts without JavaScript, under the API's names.
+    [["taken", "taken_when"], ["renewed", "renewed_when"], ["released", "released_when"]].forEach(function (d) {
+      var line = form.elements[d[0] + "_line"].value.trim(), reply = form.elements[d[0] + "_reply"].value;
+      if (line !== "" || reply !== "") body.recipe[d[1]] = { line: Number(line), reply: reply };
+    });
+    if (form.elements.token_line.value.trim() !== "") {
+      body.recipe.token_from = { line: Number(form.elements.token_line.value), element: Number(form.elements.token_element.value || 0) };
+    }
+    if (form.elements.clock_jumps) {
+      body.model = {
+        long_stalls: form.elements.long_stalls.checked, combine: form.elements.combine.checked,
+        clock_jumps: form.elements.clock_jumps.value, restarts: form.elements.restarts.value
+      };
+    }
     if (form.elements.challenge) body.challenge = form.elements.challenge.value;
     var meta = document.querySelector("meta[name=csrf-token]");
     checkBtn.disabled = true;
@@ -110,11 +124,7 @@
     if (data.challenge) {
       var v = h("p", "notice lab-verdict" + (data.passed ? " notice-ok" : ""));
       v.setAttribute("data-lab-passed", String(!!data.passed));
-      if (data.passed) {
-        v.append(h("strong", "", "Solved."), " Your recipe keeps ", code(data.challenge_property), " in every schedule." + (data.just_solved ? " Saved with your progress." : ""));
-      } else {
-        v.append(h("strong", "", "Not yet."), " ", code(data.challenge_property), " still breaks: the counterexample below shows how.");
-      }
+      v.textContent = (data.pass_text || "") + (data.passed && data.just_solved ? " Saved with your progress." : "");
       sec.appendChild(v);
     }
     if (!data.works) {
@@ -123,25 +133,29 @@
       w.append(h("strong", "", "This recipe does not work yet:"), " " + (data.works_text || ""));
       sec.appendChild(w);
     }
-    var sum = h("p", "lab-summary", data.schedules + " schedules explored. ");
+    var sum = h("p", "lab-summary", (data.summary || "") + " ");
     var a = h("a", "", "Link to this check");
     a.href = data.link || "/lab";
     a.setAttribute("data-lab-link", "");
     sum.appendChild(a);
     sec.appendChild(sum);
+    sec.appendChild(h("p", "lab-model", data.model_text || ""));
     var ul = h("ul", "lab-properties");
     ul.setAttribute("role", "list");
     data.properties.forEach(function (p) {
-      var li = h("li", "lab-property " + (p.holds ? "lab-holds" : "lab-breaks") + (data.challenge_property === p.id ? " lab-focus" : ""));
+      var st = { holds: ["lab-holds", "✓", "held", "Held in all " + p.explored + " schedules that exercised it."],
+        broken: ["lab-breaks", "✗", "broken", "Broken; " + p.explored + " schedules exercised it."] }[p.status] ||
+        ["lab-unjudged", "–", "not judged", ""];
+      var li = h("li", "lab-property " + st[0] + (data.challenge_property === p.id ? " lab-focus" : ""));
       li.setAttribute("data-property", p.id);
       li.setAttribute("data-holds", String(p.holds));
+      li.setAttribute("data-status", p.status);
       var h3 = h("h3");
-      var mark = h("span", "lab-mark", p.holds ? "✓" : "✗");
+      var mark = h("span", "lab-mark", st[1]);
       mark.setAttribute("aria-hidden", "true");
-      h3.append(mark, " ", code(p.id), " " + (p.holds ? "held" : "broken"));
+      h3.append(mark, " ", code(p.id), " " + st[2]);
       li.append(h3, h("p", "lab-property-what", p.description || ""));
-      li.appendChild(h("p", "lab-property-count",
-        (p.holds ? "Held in all " + p.explored + " schedules." : "Broken; " + p.explored + " schedules explored.") + (p.note ? " " + p.note : "")));
+      li.appendChild(h("p", "lab-property-count", st[3] + (p.note ? " " + p.note : "")));
       if (p.counterexample) li.appendChild(counterexample(p));
       ul.appendChild(li);
     });

@@ -37,6 +37,12 @@ type labRecipeJSON struct {
 	Release []string `json:"release"`
 	Extend  []string `json:"extend"`
 	Fencing bool     `json:"fencing"`
+	// The deciding lines and the fencing token's place, as package lab
+	// defines them; absent keeps the default rules.
+	TakenWhen    *lab.Decide    `json:"taken_when,omitempty"`
+	RenewedWhen  *lab.Decide    `json:"renewed_when,omitempty"`
+	ReleasedWhen *lab.Decide    `json:"released_when,omitempty"`
+	TokenFrom    *lab.TokenFrom `json:"token_from,omitempty"`
 }
 
 // labChallengeJSON is one entry of GET /api/lab/challenges: the broken
@@ -55,15 +61,29 @@ type labChallengeJSON struct {
 type labCheckRequest struct {
 	Recipe    labRecipeJSON `json:"recipe"`
 	Challenge string        `json:"challenge,omitempty"`
-	Seed      *uint64       `json:"seed,omitempty"`
+	// Model is the fault model; absent is lab.DefaultModel. A challenge
+	// is judged under its own.
+	Model *lab.Model `json:"model,omitempty"`
+	Seed  *uint64    `json:"seed,omitempty"`
 }
 
 // labReportJSON answers POST /api/lab/check. Passed is there only with a
 // challenge; the fields after it are for the page (lab.js).
 type labReportJSON struct {
-	Schedules  int               `json:"schedules"`
+	Schedules int `json:"schedules"`
+	// Systematic schedules are every one with up to MaxFaults faults;
+	// Random the rest. Summary says so in a sentence.
+	Systematic int               `json:"systematic"`
+	Random     int               `json:"random"`
+	MaxFaults  int               `json:"max_faults"`
+	Summary    string            `json:"summary"`
+	Model      lab.Model         `json:"model"`
+	ModelText  string            `json:"model_text"`
 	Properties []labPropertyJSON `json:"properties"`
 	Passed     *bool             `json:"passed,omitempty"`
+	// PassText says whether the challenge is solved, or what the recipe
+	// still breaks.
+	PassText string `json:"pass_text,omitempty"`
 	// Challenge and ChallengeProperty name the challenge checked.
 	Challenge         string `json:"challenge,omitempty"`
 	ChallengeProperty string `json:"challenge_property,omitempty"`
@@ -81,6 +101,7 @@ type labPropertyJSON struct {
 	ID             string                 `json:"id"`
 	Title          string                 `json:"title"`
 	Description    string                 `json:"description"`
+	Status         string                 `json:"status"` // holds, broken or not-judged
 	Holds          bool                   `json:"holds"`
 	Explored       int                    `json:"explored"`
 	Note           string                 `json:"note,omitempty"`
@@ -156,7 +177,7 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 	if err != nil {
 		return labReportJSON{}, err
 	}
-	lreq := lab.Request{Recipe: recipe, Challenge: req.Challenge}
+	lreq := lab.Request{Recipe: recipe, Challenge: req.Challenge, Model: req.Model}
 	if req.Seed != nil {
 		lreq.Seed = *req.Seed
 	}
@@ -241,11 +262,13 @@ func (s *Server) limitCheck(c echo.Context, learner string) (func(time.Duration)
 }
 
 func recipeFromJSON(r labRecipeJSON) lab.Recipe {
-	return lab.Recipe{Acquire: r.Acquire, Release: r.Release, Extend: r.Extend, Fencing: r.Fencing}
+	return lab.Recipe{Acquire: r.Acquire, Release: r.Release, Extend: r.Extend, Fencing: r.Fencing,
+		TakenWhen: r.TakenWhen, RenewedWhen: r.RenewedWhen, ReleasedWhen: r.ReleasedWhen, TokenFrom: r.TokenFrom}
 }
 
 func recipeToJSON(r lab.Recipe) labRecipeJSON {
-	return labRecipeJSON{Acquire: nonNil(r.Acquire), Release: nonNil(r.Release), Extend: nonNil(r.Extend), Fencing: r.Fencing}
+	return labRecipeJSON{Acquire: nonNil(r.Acquire), Release: nonNil(r.Release), Extend: nonNil(r.Extend), Fencing: r.Fencing,
+		TakenWhen: r.TakenWhen, RenewedWhen: r.RenewedWhen, ReleasedWhen: r.ReleasedWhen, TokenFrom: r.TokenFrom}
 }
 
 func nonNil(s []string) []string {
@@ -267,13 +290,15 @@ func propertyInfo(p lab.Property) lab.PropertyInfo {
 
 func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 	out := labReportJSON{
-		Schedules: rep.Schedules, Properties: []labPropertyJSON{}, Works: rep.Works, WorksText: rep.WorksText,
-		Link: labLink(req.Recipe, req.Challenge, &rep.Seed),
+		Schedules: rep.Schedules, Systematic: rep.Systematic, Random: rep.Random, MaxFaults: rep.MaxFaults, Summary: rep.Summary,
+		Model: rep.Model, ModelText: rep.ModelText, PassText: rep.PassText,
+		Properties: []labPropertyJSON{}, Works: rep.Works, WorksText: rep.WorksText,
+		Link: labLink(req.Recipe, req.Challenge, req.Model, &rep.Seed),
 	}
 	for _, p := range rep.Properties {
 		info := propertyInfo(p.ID)
 		pj := labPropertyJSON{
-			ID: string(p.ID), Title: info.Title, Description: info.Text, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
+			ID: string(p.ID), Title: info.Title, Description: info.Text, Status: p.Status, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
 		}
 		if cx := p.Counterexample; cx != nil {
 			cj := &labCounterexampleJSON{
@@ -300,13 +325,16 @@ func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 	return out
 }
 
-// labOutcomeLabel names an outcome as the race does, and the lab's own.
+// labOutcomeLabel names an outcome as the race does, and those the race
+// does not offer.
 func labOutcomeLabel(o race.Outcome) string {
 	switch o {
-	case lab.OutcomeForeignLockExtended:
+	case race.OutcomeForeignLockExtended:
 		return "A client extends another client's lock"
-	case lab.OutcomeLockNotFreed:
-		return "A crashed holder's lock is never freed"
+	case race.OutcomeLockNeverFreed:
+		return "The lock is never freed"
+	case race.OutcomeStarved:
+		return "A client never gets the lock"
 	}
 	return views.VerdictLabel(string(o))
 }
@@ -314,7 +342,7 @@ func labOutcomeLabel(o race.Outcome) string {
 // labLink is the page that reproduces a check: the recipe, the challenge
 // and the seed that chose the schedules, in the address. A check is
 // deterministic, so the link shows the same counterexamples again.
-func labLink(r labRecipeJSON, challenge string, seed *uint64) string {
+func labLink(r labRecipeJSON, challenge string, model *lab.Model, seed *uint64) string {
 	q := url.Values{}
 	if challenge != "" {
 		q.Set("challenge", challenge)
@@ -325,11 +353,44 @@ func labLink(r labRecipeJSON, challenge string, seed *uint64) string {
 		q.Set("extend", strings.Join(r.Extend, "\n"))
 	}
 	q.Set("fencing", strconv.FormatBool(r.Fencing))
+	for _, d := range []struct {
+		name string
+		d    *lab.Decide
+	}{{"taken", r.TakenWhen}, {"renewed", r.RenewedWhen}, {"released", r.ReleasedWhen}} {
+		if d.d != nil {
+			q.Set(d.name+"_line", strconv.Itoa(d.d.Line))
+			q.Set(d.name+"_reply", d.d.Reply)
+		}
+	}
+	if t := r.TokenFrom; t != nil {
+		q.Set("token_line", strconv.Itoa(t.Line))
+		q.Set("token_element", strconv.Itoa(t.Element))
+	}
+	if model != nil && challenge == "" {
+		q.Set("long_stalls", strconv.FormatBool(model.LongStalls))
+		q.Set("combine", strconv.FormatBool(model.Combine))
+		q.Set("clock_jumps", model.ClockJumps)
+		q.Set("restarts", model.Restarts)
+	}
 	if seed != nil {
 		q.Set("seed", strconv.FormatUint(*seed, 10))
 	}
 	q.Set("check", "1")
 	return "/lab?" + q.Encode()
+}
+
+// labDecide reads a deciding line and its pattern from the form's fields
+// NAME_line and NAME_reply: nil when both are empty.
+func labDecide(get func(string) string, name string) (*lab.Decide, error) {
+	line, reply := strings.TrimSpace(get(name+"_line")), get(name+"_reply")
+	if line == "" && reply == "" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(line)
+	if err != nil {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s_line = %q: give a line number (1 is the first, -1 the last)", name, line))
+	}
+	return &lab.Decide{Line: n, Reply: reply}, nil
 }
 
 // splitLines is a textarea's lines, trimmed, without the empty ones.
@@ -359,6 +420,29 @@ func labFormRequest(get func(string) string) (labCheckRequest, error) {
 			return req, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("seed = %q: not a whole number", v))
 		}
 		req.Seed = &n
+	}
+	var err error
+	if req.Recipe.TakenWhen, err = labDecide(get, "taken"); err != nil {
+		return req, err
+	}
+	if req.Recipe.RenewedWhen, err = labDecide(get, "renewed"); err != nil {
+		return req, err
+	}
+	if req.Recipe.ReleasedWhen, err = labDecide(get, "released"); err != nil {
+		return req, err
+	}
+	if line := strings.TrimSpace(get("token_line")); line != "" {
+		n, err1 := strconv.Atoi(line)
+		k, err2 := strconv.Atoi(strings.TrimSpace(get("token_element")))
+		if err1 != nil || (err2 != nil && strings.TrimSpace(get("token_element")) != "") {
+			return req, echo.NewHTTPError(http.StatusBadRequest, "token_line and token_element: give whole numbers")
+		}
+		req.Recipe.TokenFrom = &lab.TokenFrom{Line: n, Element: k}
+	}
+	if get("clock_jumps") != "" || get("restarts") != "" {
+		// The form's fault model; an unticked box sends nothing.
+		req.Model = &lab.Model{LongStalls: get("long_stalls") == "true", Combine: get("combine") == "true",
+			ClockJumps: get("clock_jumps"), Restarts: get("restarts")}
 	}
 	return req, nil
 }
@@ -403,10 +487,7 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error 
 	m := views.LabPage{
 		Page:   s.page("The lock lab", "Write your own Redis lock and let Lock Lab try to break it over hundreds of schedules.", "lab"),
 		LabCSS: s.assets.href("lab.css"),
-		Recipe: views.LabRecipe{
-			Acquire: strings.Join(req.Recipe.Acquire, "\n"), Release: strings.Join(req.Recipe.Release, "\n"),
-			Extend: strings.Join(req.Recipe.Extend, "\n"), Fencing: req.Recipe.Fencing,
-		},
+		Recipe: labRecipeView(req),
 	}
 	m.Page.Scripts = []string{s.assets.href("race.js"), s.assets.href("lab.js")}
 	code := http.StatusOK
@@ -464,21 +545,65 @@ func labErrorField(err error) string {
 }
 
 func labChallengeView(ch lab.Challenge, solved bool) views.LabChallenge {
-	return views.LabChallenge{
+	v := views.LabChallenge{
 		ID: ch.ID, Title: ch.Title, Goal: ch.Goal, Property: string(ch.Property),
 		PropertyTitle: propertyInfo(ch.Property).Title, Hint: ch.Hint, Solved: solved,
-		Href: "/lab?challenge=" + url.QueryEscape(ch.ID),
+		Href: "/lab?challenge=" + url.QueryEscape(ch.ID), Level: ch.Level,
 	}
+	for _, l := range lab.Levels() {
+		if l.N == ch.Level {
+			v.LevelTitle, v.LevelGoal = l.Title, l.Goal
+		}
+	}
+	return v
+}
+
+// labRecipeView is the recipe and fault model as the form shows them.
+func labRecipeView(req labCheckRequest) views.LabRecipe {
+	r := req.Recipe
+	v := views.LabRecipe{
+		Acquire: strings.Join(r.Acquire, "\n"), Release: strings.Join(r.Release, "\n"),
+		Extend: strings.Join(r.Extend, "\n"), Fencing: r.Fencing,
+	}
+	decide := func(d *lab.Decide) (string, string) {
+		if d == nil {
+			return "", ""
+		}
+		return strconv.Itoa(d.Line), d.Reply
+	}
+	v.TakenLine, v.TakenReply = decide(r.TakenWhen)
+	v.RenewedLine, v.RenewedReply = decide(r.RenewedWhen)
+	v.ReleasedLine, v.ReleasedReply = decide(r.ReleasedWhen)
+	if t := r.TokenFrom; t != nil {
+		v.TokenLine, v.TokenElem = strconv.Itoa(t.Line), strconv.Itoa(t.Element)
+	}
+	m := lab.DefaultModel()
+	if req.Model != nil {
+		m = *req.Model
+	}
+	if ch, err := lab.ChallengeByID(req.Challenge); err == nil {
+		v.ModelFixed = true
+		m = lab.DefaultModel()
+		if ch.Model != nil {
+			m = *ch.Model
+		}
+		v.ModelText = "This challenge is judged under its own fault model. " + m.Text()
+		if ch.ModelWhy != "" {
+			v.ModelText += " " + ch.ModelWhy
+		}
+	}
+	v.LongStalls, v.Combine, v.ClockJumps, v.Restarts = m.LongStalls, m.Combine, m.ClockJumps, m.Restarts
+	return v
 }
 
 func reportView(rep labReportJSON) *views.LabReport {
 	v := &views.LabReport{
 		Schedules: rep.Schedules, Passed: rep.Passed != nil && *rep.Passed, JustSolved: rep.JustSolved, Link: rep.Link,
-		Works: rep.Works, WorksText: rep.WorksText,
+		Works: rep.Works, WorksText: rep.WorksText, Summary: rep.Summary, ModelText: rep.ModelText, PassText: rep.PassText,
 	}
 	for _, p := range rep.Properties {
 		pv := views.LabProperty{
-			ID: p.ID, Title: p.Title, Description: p.Description, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
+			ID: p.ID, Title: p.Title, Description: p.Description, Status: p.Status, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
 			Focus: p.ID == rep.ChallengeProperty,
 		}
 		if cx := p.Counterexample; cx != nil {

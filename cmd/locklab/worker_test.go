@@ -159,7 +159,7 @@ func TestWorkerFlags(t *testing.T) {
 // there are some, else in this process, and give lab.Check's report
 // either way.
 func TestLabChecker(t *testing.T) {
-	req, b := lab.Request{Recipe: lab.Textbook(), Seed: 2}, lab.Budget{Schedules: 16}
+	req, b := lab.Request{Recipe: lab.Textbook(), Seed: 2}, lab.Budget{Random: 2}
 	want, err := lab.Check(context.Background(), req, b)
 	if err != nil {
 		t.Fatal(err)

@@ -45,8 +45,8 @@ func TestCheckLabSameAsInProcess(t *testing.T) {
 		b    lab.Budget
 	}{
 		{"textbook", lab.Request{Recipe: lab.Textbook()}, lab.Budget{}},
-		{"fenced, seed 3", lab.Request{Recipe: lab.Fenced(), Seed: 3}, lab.Budget{Schedules: 64}},
-		{"a challenge's broken recipe", lab.Request{Recipe: ch.Recipe, Challenge: ch.ID, Seed: 9}, lab.Budget{Schedules: 64}},
+		{"fenced, seed 3", lab.Request{Recipe: lab.Fenced(), Seed: 3}, lab.Budget{Random: 8}},
+		{"a challenge's broken recipe", lab.Request{Recipe: ch.Recipe, Challenge: ch.ID, Seed: 9}, lab.Budget{Random: 8}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -155,9 +155,9 @@ func TestCheckLabCancel(t *testing.T) {
 	if d := time.Since(start); d > 900*time.Millisecond {
 		t.Errorf("a cancelled check answered %v after the cancel; want at once", d)
 	}
-	rep, err := s.CheckLab(context.Background(), lab.Request{Recipe: lab.Textbook()}, lab.Budget{Schedules: 8})
-	if err != nil || rep.Schedules != 8 {
-		t.Errorf("the next check = %d schedules, %v; want 8", rep.Schedules, err)
+	rep, err := s.CheckLab(context.Background(), lab.Request{Recipe: lab.Textbook()}, lab.Budget{Random: 2})
+	if err != nil || rep.Random != 2 || rep.Systematic == 0 {
+		t.Errorf("the next check = %d systematic and %d random schedules, %v; want a whole check with 2 random", rep.Systematic, rep.Random, err)
 	}
 	if got := s.pids(); !reflect.DeepEqual(got, pids) || s.Restarts() != 0 {
 		t.Errorf("workers %v, %d restarts after a cancel; want %v, 0", got, s.Restarts(), pids)
@@ -199,7 +199,7 @@ func TestCheckLabWorkerKilled(t *testing.T) {
 	}
 
 	req := lab.Request{Recipe: lab.Textbook(), Seed: 4}
-	b := lab.Budget{Schedules: 32}
+	b := lab.Budget{Random: 4}
 	got, err := s.CheckLab(context.Background(), req, b)
 	if err != nil {
 		t.Fatalf("the next check: %v", err)
@@ -242,7 +242,7 @@ func TestLabSlotSpreads(t *testing.T) {
 // (labLimit), and restarted; the check answers ErrWorkerStopped.
 func TestCheckLabStuckWorker(t *testing.T) {
 	s := newTestSupervisor(t, Options{Workers: 1, RequestTimeout: 300 * time.Millisecond})
-	b := lab.Budget{Schedules: 4, CPU: 50 * time.Millisecond, LineTimeout: 50 * time.Millisecond}
+	b := lab.Budget{Random: 1, CPU: 50 * time.Millisecond, LineTimeout: 50 * time.Millisecond}
 	limit := s.labLimit(b)
 	if want := 550 * time.Millisecond; limit != want {
 		t.Errorf("labLimit(%+v) = %v; want %v", b, limit, want)
@@ -256,12 +256,13 @@ func TestCheckLabStuckWorker(t *testing.T) {
 	if d := time.Since(start); d < limit || d > limit+3*time.Second {
 		t.Errorf("a check in a stopped worker answered after %v; want soon after %v", d, limit)
 	}
-	if rep, err := s.CheckLab(context.Background(), lab.Request{Recipe: lab.Textbook()}, b); err != nil || rep.Schedules != 4 {
-		t.Errorf("the next check = %d schedules, %v; want 4", rep.Schedules, err)
+	if rep, err := s.CheckLab(context.Background(), lab.Request{Recipe: lab.Textbook()}, lab.Budget{Random: 1}); err != nil || rep.Random != 1 || rep.Systematic == 0 {
+		t.Errorf("the next check = %d systematic and %d random schedules, %v; want a whole check", rep.Systematic, rep.Random, err)
 	}
 }
 
-// BenchmarkCheckLab is a full check (256 schedules) of the textbook
+// BenchmarkCheckLab is a full check (every schedule of up to two faults,
+// and 64 random) of the textbook
 // recipe through a worker, to compare with lab's BenchmarkCheck in
 // process: the boundary costs a JSON round trip of the report.
 func BenchmarkCheckLab(b *testing.B) {

@@ -1,0 +1,56 @@
+package playground
+
+import (
+	"fmt"
+	"time"
+)
+
+// Key describes one key as Keys does, or reports false when there is no
+// such key. It costs what reading that one key costs, whatever else the
+// sandbox holds: a simulation that watches its lock key after every line
+// calls it.
+func (s *Sandbox) Key(name string) (KeyInfo, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return KeyInfo{}, false, ErrClosed
+	}
+	s.tick()
+	if !s.m.Exists(name) {
+		return KeyInfo{}, false, nil
+	}
+	ki := KeyInfo{Key: shorten(name, keyWidth), Type: s.m.Type(name), PTTLMS: -1}
+	if when := s.expireAt(name); when >= 0 {
+		ki.PTTLMS = max(when-s.nowMS(), 0)
+	}
+	ki.Value = shorten(s.render(name, ki.Type), valueWidth)
+	return ki, true, nil
+}
+
+// JumpBack moves the sandbox clock back by d, as an operator or a time
+// sync may move a server's clock. Redis keeps each expiry as a Unix time,
+// so every key with a TTL lives d longer by the new clock; the sandbox
+// does the same.
+func (s *Sandbox) JumpBack(d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if d <= 0 || d > s.limits.MaxAdvance {
+		return fmt.Errorf("move sandbox clock back by %v: %w", d, ErrBadAdvance)
+	}
+	s.tick()
+	for _, k := range s.m.Keys() {
+		if _, far := s.far[k]; far {
+			continue // its expiry is kept as a Unix time already
+		}
+		if ttl := s.m.TTL(k); ttl > 0 {
+			s.m.SetTTL(k, ttl+d)
+		}
+	}
+	s.offset -= d
+	s.writes++
+	s.tick()
+	return nil
+}

@@ -1,0 +1,71 @@
+package playground
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestKeyAndJumpBack(t *testing.T) {
+	now := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
+	s, err := NewSandbox(SandboxOptions{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok, err := s.Key("lock"); ok || err != nil {
+		t.Fatalf("Key(lock) on an empty sandbox = %v, %v; want false, nil", ok, err)
+	}
+	if res, _ := s.Exec(context.Background(), ClientA, "SET lock t1 PX 2000"); res.Output != "OK" {
+		t.Fatalf("SET = %q", res.Output)
+	}
+	ki, ok, err := s.Key("lock")
+	if !ok || err != nil || ki.Value != `"t1"` || ki.PTTLMS != 2000 || ki.Type != "string" {
+		t.Fatalf("Key(lock) = %+v, %v, %v; want t1 with 2000 ms", ki, ok, err)
+	}
+	if err := s.JumpBack(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := s.Exec(context.Background(), ClientA, "PTTL lock"); res.Output != "(integer) 3000" {
+		t.Errorf("PTTL after the clock went back 1 s = %q; want (integer) 3000, as Redis keeps expiries as Unix times", res.Output)
+	}
+	now = now.Add(2500 * time.Millisecond)
+	if _, ok, _ := s.Key("lock"); !ok {
+		t.Errorf("the key expired 2.5 s later; with the clock 1 s back it has 0.5 s left")
+	}
+	now = now.Add(501 * time.Millisecond)
+	if _, ok, _ := s.Key("lock"); ok {
+		t.Errorf("the key is still there 3.001 s later")
+	}
+	if err := s.JumpBack(0); err == nil {
+		t.Errorf("JumpBack(0) = nil; want an error")
+	}
+}
+
+func TestExecArgsAsALine(t *testing.T) {
+	lines, err := NewSandbox(SandboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lines.Close()
+	args, err := NewSandbox(SandboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer args.Close()
+	for _, tt := range []struct {
+		line string
+		argv []string
+	}{
+		{"SET k v NX PX 2000", []string{"SET", "k", "v", "NX", "PX", "2000"}},
+		{"SET k w NX", []string{"SET", "k", "w", "NX"}},
+		{`EVAL "return redis.call('GET', KEYS[1])" 1 k`, []string{"EVAL", "return redis.call('GET', KEYS[1])", "1", "k"}},
+		{"NOPE x", []string{"NOPE", "x"}},
+	} {
+		want, _ := lines.Exec(context.Background(), ClientA, tt.line)
+		got, _ := args.ExecArgs(context.Background(), ClientA, tt.argv)
+		if got.Output != want.Output {
+			t.Errorf("ExecArgs(%q) = %q; want %q, as Exec prints it", tt.argv, got.Output, want.Output)
+		}
+	}
+}
