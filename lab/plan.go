@@ -50,12 +50,12 @@ const (
 type faultKind int
 
 const (
-	faultPause     faultKind = iota // a client stops just before one of its steps
-	faultDelay                      // the reply to one of a client's steps comes late
-	faultCrash                      // a client crashes after one of its steps
-	faultRestart                    // Redis restarts, just before a client's step
-	faultJump                       // Redis's clock jumps ahead, just before a client's step
-	faultJumpBack                   // Redis's clock jumps back, just before a client's step
+	faultPause    faultKind = iota // a client stops just before one of its steps
+	faultDelay                     // the reply to one of a client's steps comes late
+	faultCrash                     // a client crashes after one of its steps
+	faultRestart                   // Redis restarts, just before a client's step
+	faultJump                      // Redis's clock jumps ahead, just before a client's step
+	faultJumpBack                  // Redis's clock jumps back, just before a client's step
 )
 
 // node reports whether the fault happens to Redis rather than to a client.
