@@ -16,8 +16,9 @@ type Property string
 const (
 	// PropOneHolder: never two clients that believe they hold the lock at
 	// the same moment, within the timing assumptions a TTL lock rests on:
-	// no pause or delayed reply within MarginMS of the TTL, and honest
-	// clocks. Only schedules that keep them are judged.
+	// every client's work, pauses and late replies together under
+	// MarginMS, and honest clocks. Only schedules that keep them are
+	// judged.
 	PropOneHolder Property = "one-holder"
 	// PropNoForeignRelease: a client never deletes or extends a lock that
 	// is no longer its own.
@@ -35,7 +36,7 @@ const (
 // Properties returns every property with its description, in report order.
 func Properties() []PropertyInfo {
 	return []PropertyInfo{
-		{PropOneHolder, "One holder", "Never two holders at once, within the timing assumptions of a TTL lock: no pause or late reply comes near the TTL, and clocks are honest."},
+		{PropOneHolder, "One holder", "Never two holders at once, within the timing assumptions of a TTL lock: each holder's work, pauses and late replies together stay well inside the TTL, and clocks are honest."},
 		{PropNoForeignRelease, "No foreign release", "A client never deletes or extends a lock that is no longer its own."},
 		{PropNoStaleWrite, "No stale write", "Once the storage has taken a write from a newer holder, it never takes one from an older holder, even after long pauses (this needs fencing)."},
 		{PropFreesAfterCrash, "Frees after a crash", "When a holder crashes and never releases, a fresh client can take the lock once the TTL its holder set has run out."},

@@ -514,7 +514,11 @@ func (s *sim) decide(c *client, j int, line, reply string, eff effect, grant int
 	case st.part == "acquire" && deciding && !ok:
 		c.lastReply = reply
 		s.reportEffect(c, eff)
-		s.retry(c, line, reply, fmt.Sprintf("asks for the lock and Redis answers %s: not taken.", reply))
+		why := fmt.Sprintf("asks for the lock and Redis answers %s: not taken.", reply)
+		if reply == downReply {
+			why = "asks for the lock but cannot reach Redis (" + reply + "): not taken."
+		}
+		s.retry(c, line, reply, why)
 		return
 	case st.part == "acquire" && deciding:
 		s.reportEffect(c, eff)

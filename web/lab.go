@@ -55,6 +55,13 @@ type labChallengeJSON struct {
 	Hint     string        `json:"hint"`
 	Recipe   labRecipeJSON `json:"recipe"`
 	Solved   bool          `json:"solved"`
+	// Level is the challenge's rung of the ladder, LevelTitle what the
+	// rung teaches; Requires the properties a solution must hold, its
+	// own first; Model the fault model it is judged under.
+	Level      int       `json:"level"`
+	LevelTitle string    `json:"level_title"`
+	Requires   []string  `json:"requires"`
+	Model      lab.Model `json:"model"`
 }
 
 // labCheckRequest is the body of POST /api/lab/check.
@@ -133,10 +140,19 @@ func (s *Server) handleLabChallenges(c echo.Context) error {
 	solved := s.solvedSet(c)
 	out := []labChallengeJSON{}
 	for _, ch := range lab.Challenges() {
-		out = append(out, labChallengeJSON{
+		v := labChallengeView(ch, false)
+		cj := labChallengeJSON{
 			ID: ch.ID, Title: ch.Title, Goal: ch.Goal, Property: string(ch.Property), Hint: ch.Hint,
-			Recipe: recipeToJSON(ch.Recipe), Solved: solved[ch.ID],
-		})
+			Recipe: recipeToJSON(ch.Recipe), Solved: solved[ch.ID], Level: ch.Level, LevelTitle: v.LevelTitle,
+			Model: lab.DefaultModel(),
+		}
+		if ch.Model != nil {
+			cj.Model = *ch.Model
+		}
+		for _, p := range ch.Requires() {
+			cj.Requires = append(cj.Requires, string(p))
+		}
+		out = append(out, cj)
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -587,7 +603,10 @@ func labRecipeView(req labCheckRequest) views.LabRecipe {
 		if ch.Model != nil {
 			m = *ch.Model
 		}
-		v.ModelText = "This challenge is judged under its own fault model. " + m.Text()
+		v.ModelText = "This challenge is judged under the default fault model. " + m.Text()
+		if ch.Model != nil {
+			v.ModelText = "This challenge is judged under its own fault model. " + m.Text()
+		}
 		if ch.ModelWhy != "" {
 			v.ModelText += " " + ch.ModelWhy
 		}

@@ -107,6 +107,28 @@ func TestLabInBrowser(t *testing.T) {
 			}
 			browsertest.ColorScheme(t, ctx, "light")
 
+			// A "fix" that is no lock is not solved: a release that never
+			// releases, and then an acquire that never takes the lock,
+			// whose properties are not judged rather than held.
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-release"), "PING")); err != nil {
+				t.Fatal(err)
+			}
+			check()
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-passed]").getAttribute("data-lab-passed") === "false" && document.querySelector("[data-lab-passed]").textContent.includes("does not work as a lock")`)
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), "GET {key}")); err != nil {
+				t.Fatal(err)
+			}
+			check()
+			browsertest.WaitFor(t, ctx, `document.querySelectorAll('[data-status="not-judged"]').length === 4`)
+			unjudged, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('[data-status] h3')].map(h => h.textContent.replace(/\s+/g, " ").trim()).join("; ")`))
+			if strings.Count(unjudged, "not judged") != 4 || strings.Contains(unjudged, "held") {
+				t.Errorf("a recipe that never takes the lock: %q; want every property not judged", unjudged)
+			}
+			shot(t, ctx, "lab-unjudged-"+name+"-390-light", 390, "light", js)
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), acquire)); err != nil {
+				t.Fatal(err)
+			}
+
 			// The fix: compare-and-delete in one script.
 			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-release"), strings.Join(ch.Fix.Release, "\n"))); err != nil {
 				t.Fatal(err)
