@@ -116,6 +116,8 @@ type Report struct {
 	Systematic int `json:"systematic"`
 	Random     int `json:"random"`
 	MaxFaults  int `json:"max_faults"`
+	// Shrunk counts the schedules run to shrink a random counterexample.
+	Shrunk int `json:"shrunk,omitempty"`
 	// Summary says what was explored: "All 612 schedules with up to 2
 	// faults explored, and 64 random."
 	Summary  string `json:"summary"`

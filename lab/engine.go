@@ -197,8 +197,8 @@ func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, s
 	// Random schedules from the seed, each shrunk if it broke something
 	// no systematic schedule did.
 	for k := range b.Random {
-		n := space.randomBase() + k
-		p := randomPlan(r, m, rand.New(rand.NewPCG(scheduleSeed(seed, n), 0x5eed)))
+		n := space.randomNumber(k, 0)
+		p, _ := space.randomOf(r, m, seed, n)
 		res, err := runSchedule(ctx, r, ru, m, seed, n, p, sp)
 		if err != nil {
 			return Report{}, err
@@ -206,6 +206,30 @@ func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, s
 		take(res)
 	}
 	rep.Random = rep.Schedules - rep.Systematic
+	// A property that only a random schedule broke gets that schedule
+	// shrunk: fewer faults, then fewer clients, while it still breaks.
+	for _, p := range Properties() {
+		res := best[p.ID]
+		if res == nil || !res.plan.random {
+			continue
+		}
+		k := (res.n - space.randomBase()) / variants
+		for v := 1; v < variants; v++ {
+			n := space.randomNumber(k, v)
+			pl, ok := space.randomOf(r, m, seed, n)
+			if !ok || len(pl.faults) >= len(best[p.ID].plan.faults) && pl.clients >= best[p.ID].plan.clients {
+				continue
+			}
+			shrunk, err := runSchedule(ctx, r, ru, m, seed, n, pl, sp)
+			if err != nil {
+				return Report{}, err
+			}
+			rep.Shrunk++
+			if _, broke := shrunk.violations[p.ID]; broke && less(shrunk.score(p.ID), best[p.ID].score(p.ID)) {
+				best[p.ID] = shrunk
+			}
+		}
+	}
 	rep.Steps = sp.steps
 	rep.CPUMS = sp.used().Milliseconds()
 	for _, p := range Properties() {
@@ -277,10 +301,8 @@ func replay(ctx context.Context, r Recipe, ru *rules, m Model, base uint64, n in
 	defer runtime.UnlockOSThread()
 	space := newSpace(r, m)
 	p, ok := space.plan(n)
-	if n >= space.randomBase()+MaxRandom {
-		ok = false
-	} else if n >= space.randomBase() {
-		p, ok = randomPlan(r, m, rand.New(rand.NewPCG(scheduleSeed(base, n), 0x5eed))), true
+	if n >= space.randomBase() {
+		p, ok = space.randomOf(r, m, base, n)
 	}
 	if !ok {
 		return Counterexample{}, fmt.Errorf("replay seed %d: no schedule has that number: %w", scheduleSeed(base, n), ErrBadSeed)
@@ -341,7 +363,7 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 	seed := scheduleSeed(base, n)
 	rng := rand.New(rand.NewPCG(uint64(n), 0x10c1ab))
 	if p.random {
-		rng = rand.New(rand.NewPCG(seed, 0x10c1ab))
+		rng = rand.New(rand.NewPCG(p.timing, 0x10c1ab))
 	}
 	some, back := p.jumps()
 	s := &sim{

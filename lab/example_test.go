@@ -25,10 +25,10 @@ func ExampleCheck() {
 	fmt.Println(ce.Summary)
 	// Output:
 	// All 464 schedules with up to 2 faults explored, and 64 random.
-	// one-holder true 108
-	// no-foreign-release true 153
-	// no-stale-write false 491
-	// frees-after-crash true 100
-	// The reply to client 1's acquire line 1 is 2500 ms late.
+	// one-holder true 107
+	// no-foreign-release true 144
+	// no-stale-write false 488
+	// frees-after-crash true 105
+	// Client 1 pauses for 2506 ms before its write to the storage.
 	// The storage accepted a write from client 1 after one from client 2, who got the lock after it.
 }

@@ -85,6 +85,9 @@ type plan struct {
 	clients int
 	faults  []fault
 	random  bool
+	// timing seeds the work times, start times and retries of a random
+	// plan: a shrunk plan keeps the timing of the plan it came from.
+	timing uint64
 }
 
 // stalls is how long faults stop client c: its pauses and late replies.
@@ -185,7 +188,9 @@ func singles(r Recipe, m Model, clients int) []plan {
 // Schedule 0 has no fault; then come the single faults with two clients,
 // the single faults with three, every pair of single faults with two
 // clients (numbered pairBase + i*len(two) + j for i < j), and then the
-// random schedules (randomBase + k).
+// random schedules: random schedule k is number randomBase + k*variants,
+// and the numbers after it, to the next, are its shrunk variants (see
+// shrink).
 type space struct {
 	two, three []plan
 	combine    bool
@@ -197,6 +202,59 @@ func newSpace(r Recipe, m Model) space {
 
 func (sp space) pairBase() int   { return 1 + len(sp.two) + len(sp.three) }
 func (sp space) randomBase() int { return sp.pairBase() + len(sp.two)*len(sp.two) }
+
+// variants is how many schedule numbers each random schedule has: the
+// schedule, and what shrinking may make of it (see shrink).
+const variants = 16
+
+// randomNumber is the schedule number of random schedule k's variant v.
+func (sp space) randomNumber(k, v int) int { return sp.randomBase() + k*variants + v }
+
+// randomOf returns the plan of schedule n, a random schedule or one of
+// its variants, of the check seeded by base; false if n names none.
+func (sp space) randomOf(r Recipe, m Model, base uint64, n int) (plan, bool) {
+	if n < sp.randomBase() || n >= sp.randomNumber(MaxRandom, 0) {
+		return plan{}, false
+	}
+	k, v := (n-sp.randomBase())/variants, (n-sp.randomBase())%variants
+	timing := scheduleSeed(base, sp.randomNumber(k, 0))
+	p := randomPlan(r, m, rand.New(rand.NewPCG(timing, 0x5eed)))
+	p.timing = timing
+	return shrink(p, v)
+}
+
+// shrink returns variant v of a random plan: bit i of v (i < 3) drops
+// fault i, and bit 3 drops the third client and its faults. A variant
+// that drops nothing that is there is no schedule.
+func shrink(p plan, v int) (plan, bool) {
+	if v == 0 {
+		return p, true
+	}
+	out := p
+	out.faults = nil
+	for i, f := range p.faults {
+		drop := v&(1<<i) != 0
+		if v&8 != 0 && f.client == 2 {
+			if drop {
+				return plan{}, false
+			}
+			drop = true
+		}
+		if !drop {
+			out.faults = append(out.faults, f)
+		}
+	}
+	if v&8 != 0 {
+		if p.clients != 3 {
+			return plan{}, false
+		}
+		out.clients = 2
+	}
+	if v&7 >= 1<<len(p.faults) {
+		return plan{}, false
+	}
+	return out, true
+}
 
 // plan returns the plan of schedule n, or false if n names none. A pair
 // whose two faults are the same kind at the same step is no schedule: it

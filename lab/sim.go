@@ -458,7 +458,7 @@ func (s *sim) runStep(c *client, j int) {
 	if !ok {
 		return
 	}
-	eff := s.effect(c, before, prev)
+	eff := s.effect(c, st, reply, before, prev)
 	grant := 0
 	d := s.decision(st.part)
 	if st.part == "acquire" && st.index == d.line && d.success(reply) {
@@ -536,7 +536,7 @@ func (s *sim) decide(c *client, j int, line, reply string, eff effect, grant int
 	case st.part == "extend" && deciding:
 		text := fmt.Sprintf("%s renews its lock: %s.", capital(c.name), reply)
 		if s.key.present && s.owner == c && s.key.pttl >= 0 {
-			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", capital(c.name), reply, s.key.pttl)
+			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", capital(c.name), reply, (s.key.expAt - s.now).Milliseconds())
 		}
 		s.lineEvent(c, race.KindExtendOK, text, line, reply, eff)
 	case st.part == "release" && deciding:
@@ -685,7 +685,7 @@ type effect struct {
 // effect compares the key before and after c's line, records whose lock
 // the key now holds, and returns what the line did to a lock another
 // client still believes it holds.
-func (s *sim) effect(c *client, before keyState, prev *client) effect {
+func (s *sim) effect(c *client, st step, reply string, before keyState, prev *client) effect {
 	after := s.key
 	var eff effect
 	switch {
@@ -704,13 +704,13 @@ func (s *sim) effect(c *client, before keyState, prev *client) effect {
 	case !victim || !before.present:
 	case !after.present:
 		eff.kind, eff.outcome = race.KindDeleteOther, race.OutcomeForeignLockDeleted
-		eff.text = fmt.Sprintf("%s's line deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", capital(c.name), prev.name, prev.name)
+		eff.text = fmt.Sprintf("%s runs %s: %s. It deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", capital(c.name), stepName(st), reply, prev.name, prev.name)
 	case s.owner != prev:
 		eff.kind, eff.outcome = race.KindDeleteOther, race.OutcomeForeignLockDeleted
-		eff.text = fmt.Sprintf("%s's line overwrites the key, which held %s's lock: %s still believes it holds the lock.", capital(c.name), prev.name, prev.name)
+		eff.text = fmt.Sprintf("%s runs %s: %s. It overwrites the key, which held %s's lock: %s still believes it holds the lock.", capital(c.name), stepName(st), reply, prev.name, prev.name)
 	case before.pttl >= 0 && (after.pttl < 0 || after.expAt > before.expAt+rtt):
 		eff.kind, eff.outcome = KindExtendOther, race.OutcomeForeignLockExtended
-		eff.text = fmt.Sprintf("%s's line resets the key's TTL, but the key holds %s's lock, not its own: it keeps %s's lock alive.", capital(c.name), prev.name, prev.name)
+		eff.text = fmt.Sprintf("%s runs %s: %s. It resets the key's TTL, but the key holds %s's lock, not its own: it keeps %s's lock alive.", capital(c.name), stepName(st), reply, prev.name, prev.name)
 	}
 	if eff.kind != "" {
 		eff.victim = prev.name

@@ -256,3 +256,50 @@ func TestDecideValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestShrinkVariants: a random plan's variants drop its faults and its
+// third client, and each is replayable under its own number.
+func TestShrinkVariants(t *testing.T) {
+	p := plan{clients: 3, random: true, faults: []fault{
+		{kind: faultPause, client: 0, step: 1, d: ttl},
+		{kind: faultCrash, client: 2, step: 0},
+		{kind: faultDelay, client: 1, step: 0, d: ttl},
+	}}
+	for _, tt := range []struct {
+		v       int
+		ok      bool
+		faults  int
+		clients int
+	}{
+		{0, true, 3, 3}, {1, true, 2, 3}, {7, true, 0, 3}, {8, true, 2, 2}, {9, true, 1, 2}, {10, false, 0, 0},
+	} {
+		got, ok := shrink(p, tt.v)
+		if ok != tt.ok || (ok && (len(got.faults) != tt.faults || got.clients != tt.clients)) {
+			t.Errorf("shrink(v=%d) = %d faults, %d clients, %v; want %d, %d, %v", tt.v, len(got.faults), got.clients, ok, tt.faults, tt.clients, tt.ok)
+		}
+	}
+	two := plan{clients: 2, random: true, faults: []fault{{kind: faultCrash, client: 0, step: 0}}}
+	if _, ok := shrink(two, 8); ok {
+		t.Error("dropping the third client of a two-client plan is a variant")
+	}
+	if _, ok := shrink(two, 2); ok {
+		t.Error("dropping a second fault of a one-fault plan is a variant")
+	}
+	// A variant's number replays it.
+	r := Textbook()
+	m := DefaultModel()
+	sp := newSpace(r, m)
+	for v := range variants {
+		want, ok := sp.randomOf(r, m, 3, sp.randomNumber(5, v))
+		if !ok {
+			continue
+		}
+		ce, err := Replay(context.Background(), r, nil, scheduleSeed(3, sp.randomNumber(5, v)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ce.Faults) != len(want.faults) || len(ce.Lanes)-2 != want.clients {
+			t.Errorf("variant %d replayed with %d faults and %d clients; want %d and %d", v, len(ce.Faults), len(ce.Lanes)-2, len(want.faults), want.clients)
+		}
+	}
+}
