@@ -283,7 +283,7 @@ func TestEveryFaultIsExplored(t *testing.T) {
 		for _, e := range ce.Events {
 			k := string(e.Kind)
 			if e.Kind == "pause-start" {
-				k += map[bool]string{true: " longer than the TTL", false: " shorter than the TTL"}[strings.Contains(e.Text, "stops for") && pauseOver(e.Text)]
+				k += map[bool]string{true: " longer than the TTL", false: " shorter than the TTL"}[pauseOver(e.Text)]
 			}
 			if e.Kind == "clock-jump" {
 				k += map[bool]string{true: " back", false: " ahead"}[strings.Contains(e.Text, "back")]
@@ -302,11 +302,16 @@ func TestEveryFaultIsExplored(t *testing.T) {
 	}
 }
 
-// pauseOver reads a pause-start's length and reports whether it is longer
-// than the TTL.
+// pauseOver reads a pause-start's length ("freezes for 500 ms", "for
+// 2.5 s") and reports whether it is longer than the TTL.
 func pauseOver(text string) bool {
-	var ms int
-	_, after, _ := strings.Cut(text, "stops for ")
-	fmt.Sscanf(after, "%d ms", &ms)
-	return time.Duration(ms)*time.Millisecond > ttl
+	_, after, _ := strings.Cut(text, "freezes for ")
+	var n float64
+	var unit string
+	fmt.Sscanf(after, "%g %s", &n, &unit)
+	d := time.Duration(n * float64(time.Millisecond))
+	if strings.HasPrefix(unit, "s") {
+		d = time.Duration(n * float64(time.Second))
+	}
+	return d > ttl
 }

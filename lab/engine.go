@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/luaredis"
-	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/race"
+	"github.com/locklab/locklab/sim"
 )
 
 // epoch is the virtual wall-clock time at which every schedule starts.
@@ -23,14 +23,14 @@ type spend struct {
 	steps    int
 	cache    *luaredis.Cache
 	// cur is the schedule being run: the nodes' clock is its clock.
-	cur *sim
-	// spare is a node of an earlier schedule, emptied for the next one:
-	// starting a node (miniredis and a Lua VM) costs more than a
+	cur *schedule
+	// spare is the node of an earlier schedule, emptied for the next
+	// one: starting a node (miniredis and a Lua VM) costs more than a
 	// schedule's lines.
-	spare *playground.Sandbox
+	spare *sim.Node
 }
 
-// nodeNow is the clock of the nodes of the schedule being run.
+// nodeNow is the clock of the schedule being run.
 func (sp *spend) nodeNow() time.Time { return sp.cur.nodeClock() }
 
 // close stops the spare node.
@@ -43,32 +43,28 @@ func (sp *spend) close() {
 
 // firstNode returns an empty node for a new schedule: the spare one,
 // emptied, or a new one.
-func (s *sim) firstNode() (*playground.Sandbox, error) {
-	if box := s.sp.spare; box != nil {
+func (s *schedule) firstNode() (*sim.Node, error) {
+	if n := s.sp.spare; n != nil {
 		s.sp.spare = nil
-		for _, line := range []string{"FLUSHALL", "SCRIPT FLUSH"} {
-			if res, err := box.Exec(s.ctx, playground.ClientB, line); err != nil || res.Output != "OK" {
-				box.Close()
-				return s.newNode(nil)
-			}
+		if err := n.Reset(s.ctx); err == nil {
+			return n, nil
 		}
-		return box, nil
+		n.Close()
 	}
-	return s.newNode(nil)
+	return sim.NewNode(1, s.nodeOptions())
 }
 
-// keepNode keeps the schedule's last node as the spare, its clock set
-// back to true time.
-func (s *sim) keepNode() {
-	box := s.box
-	s.box = nil
-	if box == nil || s.down || shiftClock(box, -s.offset) != nil || s.sp.spare != nil {
-		if box != nil {
-			box.Close()
+// keepNode keeps the schedule's node as the spare, if it is running.
+func (s *schedule) keepNode() {
+	n := s.node
+	s.node = nil
+	if n == nil || !n.Up() || s.sp.spare != nil {
+		if n != nil {
+			n.Close()
 		}
 		return
 	}
-	s.sp.spare = box
+	s.sp.spare = n
 }
 
 // newSpend starts counting a check's budget. The caller runs the check
@@ -290,7 +286,7 @@ func note(p Property, pr PropertyResult, rep Report, fencing bool) string {
 	case p == PropFreesAfterCrash && pr.Status == StatusNotJudged:
 		return "Not judged: no client crashed while it held the lock. Does the recipe take the lock?"
 	case p == PropFreesAfterCrash:
-		return fmt.Sprintf("Judged in the %d schedules in which a holder crashed (and no clock went back): a fresh client must be able to take the lock with the recipe's acquire once the TTL its holder set has run out (at most %s).", pr.Explored, msText(freeBound))
+		return fmt.Sprintf("Judged in the %d schedules in which a holder crashed (and no clock went back): a fresh client must be able to take the lock with the recipe's acquire once the TTL its holder set has run out (at most %s).", pr.Explored, sim.Dur(freeBound))
 	}
 	return ""
 }
@@ -366,13 +362,14 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 		rng = rand.New(rand.NewPCG(p.timing, 0x10c1ab))
 	}
 	some, back := p.jumps()
-	s := &sim{
+	s := &schedule{
 		ctx: ctx, r: r, ru: ru, sp: sp, rng: rng, plan: p, start: epoch(),
 		tokens:     map[string]*client{},
 		violations: map[Property]int{},
 		exercised:  map[Property]bool{},
 		reached:    map[trigger]bool{},
 		writers:    map[int]bool{},
+		store:      sim.Storage{Fencing: r.Fencing},
 		backJump:   back,
 		honest:     !some,
 	}
@@ -382,11 +379,11 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 		s.faults[i] = &f
 	}
 	sp.cur = s
-	box, err := s.firstNode()
+	node, err := s.firstNode()
 	if err != nil {
 		return nil, err
 	}
-	s.box = box
+	s.node = node
 	defer s.keepNode()
 	for i := range p.clients {
 		c := &client{id: i, name: fmt.Sprintf("client %d", i+1), work: workFixed}

@@ -29,6 +29,6 @@ func ExampleCheck() {
 	// no-foreign-release true 144
 	// no-stale-write false 488
 	// frees-after-crash true 105
-	// Client 1 pauses for 2506 ms before its write to the storage.
+	// Client 1 pauses for 2.506 s before its write to the storage.
 	// The storage accepted a write from client 1 after one from client 2, who got the lock after it.
 }

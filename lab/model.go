@@ -3,6 +3,8 @@ package lab
 import (
 	"fmt"
 	"strings"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // Model is the fault model of a check: which faults its schedules may
@@ -66,24 +68,24 @@ func (m Model) Validate() error {
 func (m Model) Text() string {
 	var parts []string
 	if m.LongStalls {
-		parts = append(parts, fmt.Sprintf("client pauses and late replies up to %s (past the TTL)", msText(ttlTimes(longest))))
+		parts = append(parts, fmt.Sprintf("client pauses and late replies up to %s (past the TTL)", sim.Dur(ttlTimes(longest))))
 	} else {
-		parts = append(parts, fmt.Sprintf("client pauses and late replies inside the %s margin", msText(margin)))
+		parts = append(parts, fmt.Sprintf("client pauses and late replies inside the %s margin", sim.Dur(margin)))
 	}
 	parts = append(parts, "client crashes")
 	switch m.ClockJumps {
 	case JumpsForward:
-		parts = append(parts, fmt.Sprintf("Redis's clock jumping %s ahead", msText(ttl)))
+		parts = append(parts, fmt.Sprintf("Redis's clock jumping %s ahead", sim.Dur(ttl)))
 	case JumpsBoth:
-		parts = append(parts, fmt.Sprintf("Redis's clock jumping %s ahead or back", msText(ttl)))
+		parts = append(parts, fmt.Sprintf("Redis's clock jumping %s ahead or back", sim.Dur(ttl)))
 	}
 	switch m.Restarts {
 	case RestartsWithData:
 		parts = append(parts, "Redis restarting with its data (append-only file, fsync always)")
 	case RestartsEmptyDelayed:
-		parts = append(parts, fmt.Sprintf("Redis restarting without persistence, down %s, longer than the TTL", msText(downDelayed)))
+		parts = append(parts, fmt.Sprintf("Redis restarting without persistence, down %s, longer than the TTL", sim.Dur(downDelayed)))
 	case RestartsEmpty:
-		parts = append(parts, fmt.Sprintf("Redis restarting without persistence, back after %s", msText(downQuick)))
+		parts = append(parts, fmt.Sprintf("Redis restarting without persistence, back after %s", sim.Dur(downQuick)))
 	}
 	how := "one fault per schedule"
 	if m.Combine {

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -12,13 +13,14 @@ import (
 	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/race"
+	"github.com/locklab/locklab/sim"
 )
 
 // sim is one schedule: a virtual clock, one Redis node (a playground
 // sandbox on the schedule's clock), the clients running the recipe, the
 // storage, and a queue of actions in virtual-time order. It runs on one
 // goroutine.
-type sim struct {
+type schedule struct {
 	ctx    context.Context
 	r      Recipe
 	ru     *rules
@@ -27,12 +29,9 @@ type sim struct {
 	plan   plan
 	faults []*fault // nil once used
 	start  time.Time
-	now    time.Duration // virtual time since start
-	offset time.Duration // how far the node's clock is ahead (negative: behind)
-	box    *playground.Sandbox
-	down   bool
-	queue  []action
-	seq    int
+	q      sim.Queue
+	node   *sim.Node
+	store  sim.Storage
 
 	clients []*client
 	events  []Event
@@ -49,7 +48,6 @@ type sim struct {
 	key     keyState           // the lock key, as last seen
 	owner   *client            // the client whose acquisition the key holds
 	grants  int                // acquisitions so far
-	highest int64              // the highest fencing token the storage has taken
 	newest  int                // the newest grant among the writes the storage took
 	writers map[int]bool       // the grants whose writes reached the storage
 	pending []*obligation      // crashed holders whose lock must be freed
@@ -63,12 +61,6 @@ type keyState struct {
 	value   string        // as the key inspector shows it
 	pttl    int64         // -1: no TTL
 	expAt   time.Duration // when it expires, in virtual time, if it has a TTL
-}
-
-type action struct {
-	at  time.Duration
-	seq int
-	do  func()
 }
 
 // obligation is a crashed holder's lock, which must be free by deadline.
@@ -108,7 +100,7 @@ type step struct {
 }
 
 // jobOf returns the steps of a job with s's recipe.
-func (s *sim) jobOf() []step {
+func (s *schedule) jobOf() []step {
 	var out []step
 	add := func(part string, n int) {
 		for i := range n {
@@ -122,7 +114,7 @@ func (s *sim) jobOf() []step {
 	return out
 }
 
-func (s *sim) lines(part string) []string {
+func (s *schedule) lines(part string) []string {
 	switch part {
 	case "acquire":
 		return s.r.Acquire
@@ -132,7 +124,7 @@ func (s *sim) lines(part string) []string {
 	return s.r.Release
 }
 
-func (s *sim) decision(part string) decision {
+func (s *schedule) decision(part string) decision {
 	switch part {
 	case "acquire":
 		return s.ru.acquire
@@ -142,126 +134,75 @@ func (s *sim) decision(part string) decision {
 	return s.ru.release
 }
 
-// nodeClock is the node's clock: virtual time plus its offset.
-func (s *sim) nodeClock() time.Time { return s.start.Add(s.now) }
+// now is the virtual time since the schedule started.
+func (s *schedule) now() time.Duration { return s.q.Now() }
 
-// newNode starts a Redis node on the virtual clock, with the playground's
-// limits and the check's deadline for one line: empty, or with snap's
-// data. The node's own clock offset (a jump) is the sandbox's.
-func (s *sim) newNode(snap *playground.Snapshot) (*playground.Sandbox, error) {
-	opts := playground.SandboxOptions{
+// nodeClock is true time on the schedule's clock; a node adds its own
+// offset.
+func (s *schedule) nodeClock() time.Time { return s.start.Add(s.q.Now()) }
+
+// nodeOptions are the options of the schedule's Redis node: the
+// playground's limits, the check's deadline for one line, the check's
+// script cache, and the schedule's clock.
+func (s *schedule) nodeOptions() playground.SandboxOptions {
+	return playground.SandboxOptions{
 		Now:     s.sp.nodeNow,
 		Scripts: s.sp.cache,
-		Limits:  playground.Limits{Script: limitsFor(s.sp.b)},
+		Limits:  playground.Limits{Script: luaredis.Limits{Timeout: s.sp.b.LineTimeout}},
 	}
-	var box *playground.Sandbox
-	var err error
-	if snap != nil {
-		box, err = playground.RestoreSandbox(*snap, opts)
-	} else {
-		box, err = playground.NewSandbox(opts)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lab: start node: %w", err)
-	}
-	if snap == nil {
-		if err := shiftClock(box, s.offset); err != nil {
-			box.Close()
-			return nil, err
-		}
-	}
-	return box, nil
 }
-
-// shiftClock moves a new node's clock by d, forward or back: a restarted
-// Redis reads the same wrong clock as before.
-func shiftClock(box *playground.Sandbox, d time.Duration) error {
-	var err error
-	switch {
-	case d > 0:
-		_, err = box.Advance(d)
-	case d < 0:
-		err = box.JumpBack(-d)
-	}
-	if err != nil {
-		return fmt.Errorf("lab: set node clock: %w", err)
-	}
-	return nil
-}
-
-// limitsFor gives a node the check's deadline for one line; the other
-// limits are the playground's.
-func limitsFor(b Budget) luaredis.Limits { return luaredis.Limits{Timeout: b.LineTimeout} }
 
 // at schedules f at virtual time t (or now, if t has passed).
-func (s *sim) at(t time.Duration, f func()) {
-	s.seq++
-	s.queue = append(s.queue, action{at: max(t, s.now), seq: s.seq, do: f})
-}
+func (s *schedule) at(t time.Duration, f func()) { s.q.At(t, f) }
 
 // run executes the queued actions in time order until none are left, the
 // horizon or the event cap.
-func (s *sim) run() error {
-	for len(s.queue) > 0 && s.err == nil && len(s.events) < maxEvents {
-		i := 0
-		for j, a := range s.queue {
-			if a.at < s.queue[i].at || (a.at == s.queue[i].at && a.seq < s.queue[i].seq) {
-				i = j
-			}
-		}
-		a := s.queue[i]
-		if a.at > horizon {
+func (s *schedule) run() error {
+	for s.err == nil && len(s.events) < maxEvents {
+		a, ok := s.q.Pop(horizon)
+		if !ok {
 			break
 		}
-		s.queue = slices.Delete(s.queue, i, i+1)
-		s.advance(a.at)
-		a.do()
+		s.advance(a.At)
+		a.Do()
 	}
 	return s.err
 }
 
 // advance moves virtual time to t, recording the lock key's expiry on the
 // way if it falls due.
-func (s *sim) advance(t time.Duration) {
+func (s *schedule) advance(t time.Duration) {
 	for s.key.present && s.key.pttl >= 0 && s.key.expAt <= t && s.err == nil {
-		s.now = max(s.now, s.key.expAt)
+		s.q.SetNow(max(s.now(), s.key.expAt))
 		holder := s.holderName()
 		s.observe()
 		if s.key.present {
 			// A TTL read in whole milliseconds may end a little later.
-			s.key.expAt = s.now + time.Millisecond
+			s.key.expAt = s.now() + time.Millisecond
 			continue
 		}
 		s.setOwner(nil)
-		text := "The key's TTL runs out and Redis deletes it."
-		if holder != "" {
-			text = fmt.Sprintf("The TTL of %s's key runs out and Redis deletes it; %s is not told.", holder, holder)
-		}
-		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder, Text: text}})
+		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder, Text: sim.KeyExpires("Redis", holder, false)}})
 	}
-	s.now = max(s.now, t)
+	s.q.SetNow(max(s.now(), t))
 }
 
 // observe reads the lock key on the node, as an observer outside the
 // recipe: these reads are not charged to the check's lines.
-func (s *sim) observe() {
-	if s.down {
-		s.key = keyState{}
-		return
-	}
-	ki, ok, err := s.box.Key(lockKey)
-	if err != nil || !ok {
+func (s *schedule) observe() {
+	ki, ok := s.node.Key(lockKey)
+	if !ok {
 		s.key = keyState{}
 		return
 	}
 	s.key = keyState{present: true, typ: ki.Type, value: ki.Value, pttl: ki.PTTLMS}
 	if ki.PTTLMS >= 0 {
-		s.key.expAt = s.now + time.Duration(ki.PTTLMS)*time.Millisecond
+		s.key.expAt = s.now() + time.Duration(ki.PTTLMS)*time.Millisecond
 	}
 }
 
 // tokenOwner returns the client whose token the key's value shows, or nil.
-func (s *sim) tokenOwner(k keyState) *client {
+func (s *schedule) tokenOwner(k keyState) *client {
 	if !k.present {
 		return nil
 	}
@@ -275,7 +216,7 @@ func (s *sim) tokenOwner(k keyState) *client {
 
 // setOwner records whose acquisition the key holds; a crashed holder's
 // lock is free once the key holds another's, or nothing.
-func (s *sim) setOwner(c *client) {
+func (s *schedule) setOwner(c *client) {
 	if s.owner == c {
 		return
 	}
@@ -283,7 +224,7 @@ func (s *sim) setOwner(c *client) {
 }
 
 // holderName names the client whose lock the key holds.
-func (s *sim) holderName() string {
+func (s *schedule) holderName() string {
 	switch {
 	case !s.key.present:
 		return ""
@@ -294,19 +235,19 @@ func (s *sim) holderName() string {
 }
 
 // emit appends e, stamped with the time and the state after it.
-func (s *sim) emit(e Event) {
-	e.AtMS = s.now.Milliseconds()
+func (s *schedule) emit(e Event) {
+	e.AtMS = s.now().Milliseconds()
 	e.TMS = e.AtMS
-	ns := race.NodeState{Node: 1, Up: !s.down, Holder: s.holderName(), ClockAheadMS: s.offset.Milliseconds()}
+	ns := race.NodeState{Node: 1, Up: s.node.Up(), Holder: s.holderName(), ClockAheadMS: s.node.Offset().Milliseconds()}
 	switch {
 	case s.key.present && s.key.pttl >= 0:
-		ns.TTLMS = (s.key.expAt - s.now).Milliseconds()
+		ns.TTLMS = (s.key.expAt - s.now()).Milliseconds()
 	case s.key.present:
 		ns.TTLMS = -1
 	}
 	e.Nodes = []race.NodeState{ns}
 	if s.r.Fencing {
-		e.HighestToken = s.highest
+		e.HighestToken = s.store.Highest()
 	}
 	for _, c := range s.clients {
 		if c.holding {
@@ -317,7 +258,7 @@ func (s *sim) emit(e Event) {
 }
 
 // outcome ties o to the event just emitted, unless o already happened.
-func (s *sim) outcome(o race.Outcome, text string) {
+func (s *schedule) outcome(o race.Outcome, text string) {
 	for _, f := range s.found {
 		if f.Outcome == o {
 			return
@@ -329,7 +270,7 @@ func (s *sim) outcome(o race.Outcome, text string) {
 
 // violate records that p broke at the event just emitted, with outcome o.
 // Only schedules that judge p count it (see honest for one-holder).
-func (s *sim) violate(p Property, o race.Outcome, text string) {
+func (s *schedule) violate(p Property, o race.Outcome, text string) {
 	s.outcome(o, text)
 	if p == PropOneHolder && !s.honest {
 		return
@@ -342,7 +283,7 @@ func (s *sim) violate(p Property, o race.Outcome, text string) {
 
 // takeFault returns the unused fault of kind at c's step j, marking it
 // used.
-func (s *sim) takeFault(kind faultKind, c *client, j int) *fault {
+func (s *schedule) takeFault(kind faultKind, c *client, j int) *fault {
 	for i, f := range s.faults {
 		if f != nil && f.kind == kind && f.client == c.id && f.step == j {
 			s.faults[i] = nil
@@ -357,26 +298,18 @@ func fillFor(line, token string) string {
 	return fill(line, vars{key: lockKey, token: token, ttl: strconv.FormatInt(ttl.Milliseconds(), 10), ttlS: strconv.FormatInt(int64(ttl/time.Second), 10)})
 }
 
-// downReply is what redis-cli prints when Redis does not answer.
-const downReply = "Could not connect to Redis at 127.0.0.1:6379: Connection refused"
-
 // exec runs one of c's lines on the node and returns what redis-cli would
 // print, after charging it to the budget. The key is observed again after
 // it.
-func (s *sim) exec(st step, token string) (string, bool) {
+func (s *schedule) exec(st step, token string) (string, bool) {
 	if err := s.sp.line(s.ctx); err != nil {
 		s.err = err
 		return "", false
 	}
-	if s.down {
-		return downReply, true
+	res, err := s.node.Exec(s.ctx, fillArgs(s.ru.args[st.part][st.index], token))
+	if errors.Is(err, sim.ErrDown) {
+		return res.Output, true
 	}
-	tmpl := s.ru.args[st.part][st.index]
-	argv := make([]string, len(tmpl))
-	for i, a := range tmpl {
-		argv[i] = fillFor(a, token)
-	}
-	res, _ := s.box.ExecArgs(s.ctx, playground.ClientA, argv)
 	if why, stopped := strings.CutPrefix(res.Output, "(error) ERR the playground stopped the script"); stopped {
 		// A script stopped at a limit (time, memory) is a bomb, not a
 		// lock: a lock's line takes microseconds.
@@ -390,9 +323,18 @@ func (s *sim) exec(st step, token string) (string, bool) {
 	return res.Output, true
 }
 
+// fillArgs fills the placeholders of a tokenized line for token.
+func fillArgs(tmpl []string, token string) []string {
+	argv := make([]string, len(tmpl))
+	for i, a := range tmpl {
+		argv[i] = fillFor(a, token)
+	}
+	return argv
+}
+
 // begin is c starting an attempt to take the lock: a new token, then
 // acquire line 1.
-func (s *sim) begin(c *client) {
+func (s *schedule) begin(c *client) {
 	if c.crashed || c.done {
 		return
 	}
@@ -402,15 +344,15 @@ func (s *sim) begin(c *client) {
 }
 
 // retry schedules c's next attempt after a random delay, and says why.
-func (s *sim) retry(c *client, line, reply, why string) {
+func (s *schedule) retry(c *client, line, reply, why string) {
 	wait := retryMin + time.Duration(s.rng.Int64N(int64((retryMax-retryMin)/time.Millisecond)))*time.Millisecond
 	s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireFail,
-		Text: fmt.Sprintf("%s %s It tries again in %s.", capital(c.name), why, msText(wait))}, Line: line, Reply: reply})
-	s.at(s.now+rtt+wait, func() { s.begin(c) })
+		Text: fmt.Sprintf("%s %s It tries again in %s.", capital(c.name), why, sim.Dur(wait))}, Line: line, Reply: reply})
+	s.at(s.now()+rtt+wait, func() { s.begin(c) })
 }
 
 // step runs c's step j: first the node faults and the pause tied to it.
-func (s *sim) step(c *client, j int) {
+func (s *schedule) step(c *client, j int) {
 	if c.crashed || c.done {
 		return
 	}
@@ -421,11 +363,9 @@ func (s *sim) step(c *client, j int) {
 		}
 	}
 	if f := s.takeFault(faultPause, c, j); f != nil {
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseStart,
-			Text: fmt.Sprintf("%s stops for %s just before %s (a GC pause, a swapped-out VM); it does not know.", capital(c.name), msText(f.d), stepName(c.steps[j]))}})
-		s.at(s.now+f.d, func() {
-			s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseEnd,
-				Text: fmt.Sprintf("%s runs again, %s later, and carries on where it stopped: nothing told it that time passed.", capital(c.name), msText(f.d))}})
+		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseStart, Text: sim.PauseStarts(c.name, f.d, stepName(c.steps[j]))}})
+		s.at(s.now()+f.d, func() {
+			s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseEnd, Text: sim.PauseEnds(c.name, f.d)}})
 			s.runStep(c, j)
 		})
 		return
@@ -434,7 +374,7 @@ func (s *sim) step(c *client, j int) {
 }
 
 // runStep runs c's step j: the write, or a line, whose reply may be late.
-func (s *sim) runStep(c *client, j int) {
+func (s *schedule) runStep(c *client, j int) {
 	if c.crashed || c.done {
 		return
 	}
@@ -468,11 +408,9 @@ func (s *sim) runStep(c *client, j int) {
 		grant = s.grants
 	}
 	if f := s.takeFault(faultDelay, c, j); f != nil {
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay,
-			Text: fmt.Sprintf("Redis runs %s's %s and answers %s, but the reply is late: %s waits %s for it, unaware.", c.name, stepName(st), reply, c.name, msText(f.d))},
-			Line: line, Reply: reply})
+		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay, Text: sim.ReplyLate(c.name, stepName(st), reply, f.d)}, Line: line, Reply: reply})
 		eff = s.reportEffect(c, eff)
-		s.at(s.now+f.d, func() { s.decide(c, j, line, reply, eff, grant, true) })
+		s.at(s.now()+f.d, func() { s.decide(c, j, line, reply, eff, grant, true) })
 		return
 	}
 	s.decide(c, j, line, reply, eff, grant, false)
@@ -480,7 +418,7 @@ func (s *sim) runStep(c *client, j int) {
 
 // noteOthersHolding records that no-foreign-release is exercised: c runs
 // a release or renewal line while another client holds the lock.
-func (s *sim) noteOthersHolding(c *client) {
+func (s *schedule) noteOthersHolding(c *client) {
 	for _, o := range s.clients {
 		if o != c && o.holding {
 			s.exercised[PropNoForeignRelease] = true
@@ -491,7 +429,7 @@ func (s *sim) noteOthersHolding(c *client) {
 
 // decide is c reading the reply to its step j: it goes on, stops, holds
 // the lock or tries again, as the recipe's rules say.
-func (s *sim) decide(c *client, j int, line, reply string, eff effect, grant int, late bool) {
+func (s *schedule) decide(c *client, j int, line, reply string, eff effect, grant int, late bool) {
 	if c.crashed || c.done {
 		return
 	}
@@ -515,7 +453,7 @@ func (s *sim) decide(c *client, j int, line, reply string, eff effect, grant int
 		c.lastReply = reply
 		s.reportEffect(c, eff)
 		why := fmt.Sprintf("asks for the lock and Redis answers %s: not taken.", reply)
-		if reply == downReply {
+		if reply == sim.DownReply {
 			why = "asks for the lock but cannot reach Redis (" + reply + "): not taken."
 		}
 		s.retry(c, line, reply, why)
@@ -536,7 +474,7 @@ func (s *sim) decide(c *client, j int, line, reply string, eff effect, grant int
 	case st.part == "extend" && deciding:
 		text := fmt.Sprintf("%s renews its lock: %s.", capital(c.name), reply)
 		if s.key.present && s.owner == c && s.key.pttl >= 0 {
-			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", capital(c.name), reply, (s.key.expAt - s.now).Milliseconds())
+			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", capital(c.name), reply, (s.key.expAt - s.now()).Milliseconds())
 		}
 		s.lineEvent(c, race.KindExtendOK, text, line, reply, eff)
 	case st.part == "release" && deciding:
@@ -562,7 +500,7 @@ func (s *sim) decide(c *client, j int, line, reply string, eff effect, grant int
 
 // lineEvent emits the event of one of c's lines, or the effect's own if
 // the line touched another client's lock.
-func (s *sim) lineEvent(c *client, kind race.Kind, text, line, reply string, eff effect) {
+func (s *schedule) lineEvent(c *client, kind race.Kind, text, line, reply string, eff effect) {
 	if eff.victim != "" && !eff.reported {
 		kind, text = eff.kind, eff.text
 	}
@@ -575,7 +513,7 @@ func (s *sim) lineEvent(c *client, kind race.Kind, text, line, reply string, eff
 // reportEffect emits an event for a line that touched another client's
 // lock when the line's own event says something else (a failed attempt,
 // a late reply).
-func (s *sim) reportEffect(c *client, eff effect) effect {
+func (s *schedule) reportEffect(c *client, eff effect) effect {
 	if eff.victim == "" || eff.reported {
 		return eff
 	}
@@ -588,7 +526,7 @@ func (s *sim) reportEffect(c *client, eff effect) effect {
 // after schedules what follows c's step j: the next line, the next part,
 // or nothing (a part that stopped, the end of the job), unless c crashes
 // now.
-func (s *sim) after(c *client, j int, ok bool) {
+func (s *schedule) after(c *client, j int, ok bool) {
 	if s.takeFault(faultCrash, c, j) != nil {
 		s.crashClient(c)
 		return
@@ -619,11 +557,11 @@ func (s *sim) after(c *client, j int, ok bool) {
 	case cur == "extend" && nxt == "write":
 		gap = c.work - half
 	}
-	s.at(s.now+gap, func() { s.step(c, k) })
+	s.at(s.now()+gap, func() { s.step(c, k) })
 }
 
 // took is c learning that it holds the lock.
-func (s *sim) took(c *client, line, reply string, grant int, late bool) {
+func (s *schedule) took(c *client, line, reply string, grant int, late bool) {
 	c.acquired++
 	c.holding, c.grant = true, grant
 	for _, o := range s.pending {
@@ -652,7 +590,7 @@ func (s *sim) took(c *client, line, reply string, grant int, late bool) {
 
 // checkHolders records two holders if another client believes it holds
 // the lock while c does.
-func (s *sim) checkHolders(c *client) {
+func (s *schedule) checkHolders(c *client) {
 	for _, o := range s.clients {
 		if o != c && o.holding {
 			s.violate(PropOneHolder, race.OutcomeTwoHolders, fmt.Sprintf("%s and %s both believe they hold the lock.", capital(o.name), c.name))
@@ -685,7 +623,7 @@ type effect struct {
 // effect compares the key before and after c's line, records whose lock
 // the key now holds, and returns what the line did to a lock another
 // client still believes it holds.
-func (s *sim) effect(c *client, st step, reply string, before keyState, prev *client) effect {
+func (s *schedule) effect(c *client, st step, reply string, before keyState, prev *client) effect {
 	after := s.key
 	var eff effect
 	switch {
@@ -720,7 +658,7 @@ func (s *sim) effect(c *client, st step, reply string, before keyState, prev *cl
 
 // afterEffect records the outcome of a line that deleted, overwrote or
 // extended another client's lock, once its event is out.
-func (s *sim) afterEffect(c *client, eff effect) {
+func (s *schedule) afterEffect(c *client, eff effect) {
 	if eff.victim == "" {
 		return
 	}
@@ -732,7 +670,7 @@ func (s *sim) afterEffect(c *client, eff effect) {
 }
 
 // releaseKind is the event kind of a release's deciding line.
-func (s *sim) releaseKind(c *client, ok bool, eff effect) race.Kind {
+func (s *schedule) releaseKind(c *client, ok bool, eff effect) race.Kind {
 	if ok {
 		return race.KindReleaseOK
 	}
@@ -741,13 +679,13 @@ func (s *sim) releaseKind(c *client, ok bool, eff effect) race.Kind {
 
 // releaseText says what a release's deciding line did, from its reply and
 // what happened to the key.
-func (s *sim) releaseText(c *client, st step, reply string, ok bool, eff effect) string {
+func (s *schedule) releaseText(c *client, st step, reply string, ok bool, eff effect) string {
 	switch {
 	case ok && eff.deleted:
 		return fmt.Sprintf("%s releases its lock: %s, and the key is deleted.", capital(c.name), reply)
 	case ok:
 		return fmt.Sprintf("%s releases its lock: %s.", capital(c.name), reply)
-	case strings.HasPrefix(reply, "(error)") || reply == downReply:
+	case strings.HasPrefix(reply, "(error)") || reply == sim.DownReply:
 		return fmt.Sprintf("%s's release fails: %s. The lock stays until its TTL runs out, if it has one.", capital(c.name), reply)
 	case s.key.present && s.owner != nil && s.owner != c:
 		return fmt.Sprintf("%s runs %s: %s. The key holds %s's lock, and the release leaves it alone.", capital(c.name), stepName(st), reply, s.owner.name)
@@ -758,7 +696,7 @@ func (s *sim) releaseText(c *client, st step, reply string, ok bool, eff effect)
 }
 
 // commandText narrates a line that decides nothing.
-func (s *sim) commandText(c *client, st step, reply string, eff effect) string {
+func (s *schedule) commandText(c *client, st step, reply string, eff effect) string {
 	text := fmt.Sprintf("%s runs %s: %s.", capital(c.name), stepName(st), reply)
 	if eff.deleted {
 		text += " The key is deleted."
@@ -768,7 +706,7 @@ func (s *sim) commandText(c *client, st step, reply string, eff effect) string {
 
 // write is c's write to the storage, with its fencing token when fencing
 // is on.
-func (s *sim) write(c *client) {
+func (s *schedule) write(c *client) {
 	if !c.holding {
 		return
 	}
@@ -777,7 +715,8 @@ func (s *sim) write(c *client) {
 		s.exercised[PropNoStaleWrite] = true
 	}
 	stale := c.grant < s.newest
-	ok := !s.r.Fencing || c.fence >= s.highest
+	highest := s.store.Highest()
+	ok := s.store.Write(c.fence)
 	e := Event{Event: race.Event{Actor: "storage", Subject: c.name, Stale: stale}}
 	if s.r.Fencing {
 		e.Fence = c.fence
@@ -791,7 +730,7 @@ func (s *sim) write(c *client) {
 	switch {
 	case !ok:
 		e.Kind = race.KindWriteRejected
-		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, which it has already seen.", c.name, c.fence, s.highest)
+		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, which it has already seen.", c.name, c.fence, highest)
 	case s.r.Fencing:
 		e.Kind = race.KindWriteAccepted
 		e.Text = fmt.Sprintf("The storage accepts %s's write with token %d.", c.name, c.fence)
@@ -800,7 +739,6 @@ func (s *sim) write(c *client) {
 		e.Text = fmt.Sprintf("The storage accepts %s's write.", c.name)
 	}
 	if ok {
-		s.highest = max(s.highest, c.fence)
 		s.newest = max(s.newest, c.grant)
 		if stale {
 			e.Text += fmt.Sprintf(" But %s got the lock after %s and wrote already: %s's write is stale.", newer, c.name, c.name)
@@ -820,11 +758,10 @@ func (s *sim) write(c *client) {
 
 // crashClient is c crashing: it never runs another line. If it held the
 // lock, a fresh client must be able to take it within the TTL it set.
-func (s *sim) crashClient(c *client) {
+func (s *schedule) crashClient(c *client) {
 	held := c.holding
 	c.crashed, c.holding = true, false
-	text := fmt.Sprintf("%s crashes: its process is gone and it will never release anything.", capital(c.name))
-	s.emit(Event{Event: race.Event{Actor: c.name, Kind: KindClientCrash, Text: text}})
+	s.emit(Event{Event: race.Event{Actor: c.name, Kind: KindClientCrash, Text: sim.ClientCrashes(c.name)}})
 	if !held || s.backJump {
 		return
 	}
@@ -833,7 +770,7 @@ func (s *sim) crashClient(c *client) {
 	if s.key.present && s.owner == c && s.key.pttl >= 0 {
 		wait = time.Duration(s.key.pttl) * time.Millisecond
 	}
-	o := &obligation{c: c, crashAt: s.now, deadline: s.now + min(wait, freeBound)}
+	o := &obligation{c: c, crashAt: s.now(), deadline: s.now() + min(wait, freeBound)}
 	s.pending = append(s.pending, o)
 	// A lock whose expiry is a time in its value is free once that time
 	// has passed (the SETNX documentation adds 1 ms to it): the probe
@@ -844,28 +781,23 @@ func (s *sim) crashClient(c *client) {
 // probe is a fresh client trying the recipe's acquire, on a copy of the
 // node, when a crashed holder's lock must be free: the check's own
 // observer, which changes nothing in the schedule.
-func (s *sim) probe(o *obligation) {
+func (s *schedule) probe(o *obligation) {
 	if o.done {
 		return
 	}
-	if s.down {
+	if !s.node.Up() {
 		// Nobody can take the lock while Redis is down; ask again when
 		// it is back.
-		s.at(s.now+downQuick, func() { s.probe(o) })
+		s.at(s.now()+downQuick, func() { s.probe(o) })
 		return
 	}
 	o.done = true
-	snap, err := s.box.Snapshot()
-	if err != nil {
-		s.err = fmt.Errorf("lab: copy node: %w", err)
-		return
-	}
-	box, err := s.newNode(&snap)
+	node, err := s.node.Copy()
 	if err != nil {
 		s.err = err
 		return
 	}
-	defer box.Close()
+	defer node.Close()
 	s.probes++
 	token := fmt.Sprintf("probe-%08x", s.rng.Uint32())
 	d := s.ru.acquire
@@ -876,7 +808,7 @@ func (s *sim) probe(o *obligation) {
 			return
 		}
 		line = fillFor(s.r.Acquire[i], token)
-		res, _ := box.Exec(s.ctx, playground.ClientA, line)
+		res, _ := node.Exec(s.ctx, fillArgs(s.ru.args["acquire"][i], token))
 		reply = res.Output
 		if i < d.line && !goesOn(reply, token) {
 			break
@@ -885,15 +817,15 @@ func (s *sim) probe(o *obligation) {
 	if d.success(reply) {
 		return
 	}
-	after := s.now - o.crashAt
+	after := s.now() - o.crashAt
 	s.emit(Event{Event: race.Event{Actor: "redis", Kind: KindStillLocked, Subject: o.c.name,
-		Text: fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", capital(msText(after)), o.c.name, reply)},
+		Text: fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", capital(sim.Dur(after)), o.c.name, reply)},
 		Line: line, Reply: reply})
-	s.violate(PropFreesAfterCrash, race.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", capital(o.c.name), msText(after)))
+	s.violate(PropFreesAfterCrash, race.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", capital(o.c.name), sim.Dur(after)))
 }
 
 // nodeFault makes a node fault happen now.
-func (s *sim) nodeFault(f *fault) {
+func (s *schedule) nodeFault(f *fault) {
 	switch f.kind {
 	case faultJump:
 		s.jump(f.d)
@@ -905,23 +837,18 @@ func (s *sim) nodeFault(f *fault) {
 }
 
 // jump moves the node's clock d ahead (or back, for a negative d).
-func (s *sim) jump(d time.Duration) {
-	if s.down {
-		s.offset += d
-		return
-	}
-	if err := shiftClock(s.box, d); err != nil {
+func (s *schedule) jump(d time.Duration) {
+	up := s.node.Up()
+	if err := s.node.Jump(d); err != nil {
 		s.err = err
 		return
 	}
-	s.offset += d
-	text := fmt.Sprintf("Redis's clock jumps %s ahead (an NTP correction, an operator): every TTL on it runs out %s early.", msText(d), msText(d))
-	if d < 0 {
-		text = fmt.Sprintf("Redis's clock jumps %s back (an NTP correction, an operator): every TTL on it runs out %s late.", msText(-d), msText(-d))
+	if !up {
+		return
 	}
 	holder := s.holderName()
 	s.observe()
-	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindClockJump, Text: text}})
+	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindClockJump, Text: sim.ClockJumps("Redis", d)}})
 	if holder != "" && !s.key.present {
 		s.setOwner(nil)
 		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder,
@@ -931,94 +858,67 @@ func (s *sim) jump(d time.Duration) {
 
 // restart is the node crashing and coming back after down: empty, or with
 // its data (keys whose TTL ran out meanwhile are gone).
-func (s *sim) restart(down time.Duration, persist bool) {
-	if s.down {
+func (s *schedule) restart(down time.Duration, persist bool) {
+	if !s.node.Up() {
 		return
 	}
-	var snap *playground.Snapshot
-	if persist {
-		sn, err := s.box.Snapshot()
-		if err != nil {
-			s.err = fmt.Errorf("lab: copy node: %w", err)
-			return
-		}
-		snap = &sn
-	}
 	holder := s.holderName()
-	s.box.Close()
-	s.down = true
+	if err := s.node.Crash(persist); err != nil {
+		s.err = err
+		return
+	}
 	s.key = keyState{}
-	text := fmt.Sprintf("Redis crashes. It has no persistence, so every key is lost; it stays down %s.", msText(down))
-	if persist {
-		text = fmt.Sprintf("Redis crashes. It writes every command to its append-only file (fsync always), so its data is on disk; it stays down %s.", msText(down))
-	} else {
+	if !persist {
 		s.setOwner(nil)
 	}
-	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindCrash, Subject: holder, Text: text}})
-	s.at(s.now+down, func() {
-		var box *playground.Sandbox
-		var err error
-		if snap != nil {
-			// The copy's TTLs count from the crash: the time down runs
-			// them down.
-			box, err = s.newNode(snap)
-			if err == nil && down > 0 {
-				_, err = box.Advance(down)
-			}
-		} else {
-			box, err = s.newNode(nil)
-		}
-		if err != nil {
+	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindCrash, Subject: holder, Text: sim.NodeCrashes("Redis", persist, down)}})
+	s.at(s.now()+down, func() {
+		if err := s.node.Restart(down); err != nil {
 			s.err = err
 			return
 		}
-		s.box, s.down = box, false
 		s.observe()
-		text := "Redis is back, empty: no lock, and no counter either."
-		if persist {
-			text = "Redis is back with its data; keys whose TTL ran out while it was down are gone."
-			if !s.key.present {
-				s.setOwner(nil)
-			}
+		if !s.key.present {
+			s.setOwner(nil)
 		}
-		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindRestart, Text: text}})
+		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindRestart, Text: sim.NodeBack("Redis", persist)}})
 	})
 }
 
 // starve records, at the end of a schedule, each client that wanted the
 // lock and never got it.
-func (s *sim) starve() {
+func (s *schedule) starve() {
 	for _, c := range s.clients {
 		if c.crashed || c.acquired > 0 {
 			continue
 		}
 		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindStop,
-			Text: fmt.Sprintf("%s has asked for the lock since the start and never got it; the schedule ends at %s.", capital(c.name), msText(s.now))}})
+			Text: fmt.Sprintf("%s has asked for the lock since the start and never got it; the schedule ends at %s.", capital(c.name), sim.Dur(s.now()))}})
 		s.outcome(race.OutcomeStarved, fmt.Sprintf("%s wanted the lock and never got it.", capital(c.name)))
 	}
 }
 
 // faultText describes f in one sentence.
-func (s *sim) faultText(f fault) string {
+func (s *schedule) faultText(f fault) string {
 	steps := s.jobOf()
 	name := stepName(steps[min(f.step, len(steps)-1)])
 	who := fmt.Sprintf("client %d", f.client+1)
 	switch f.kind {
 	case faultPause:
-		return fmt.Sprintf("%s pauses for %s before %s.", capital(who), msText(f.d), name)
+		return fmt.Sprintf("%s pauses for %s before %s.", capital(who), sim.Dur(f.d), name)
 	case faultDelay:
-		return fmt.Sprintf("The reply to %s's %s is %s late.", who, name, msText(f.d))
+		return fmt.Sprintf("The reply to %s's %s is %s late.", who, name, sim.Dur(f.d))
 	case faultCrash:
 		return fmt.Sprintf("%s crashes after %s.", capital(who), name)
 	case faultJump:
-		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s ahead.", who, name, msText(f.d))
+		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s ahead.", who, name, sim.Dur(f.d))
 	case faultJumpBack:
-		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s back.", who, name, msText(f.d))
+		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s back.", who, name, sim.Dur(f.d))
 	case faultRestart:
 		if f.persist {
-			return fmt.Sprintf("Just before %s's %s, Redis restarts with its data; it is down for %s.", who, name, msText(f.d))
+			return fmt.Sprintf("Just before %s's %s, Redis restarts with its data; it is down for %s.", who, name, sim.Dur(f.d))
 		}
-		return fmt.Sprintf("Just before %s's %s, Redis restarts without persistence; it is down for %s.", who, name, msText(f.d))
+		return fmt.Sprintf("Just before %s's %s, Redis restarts without persistence; it is down for %s.", who, name, sim.Dur(f.d))
 	}
 	return ""
 }
@@ -1031,14 +931,7 @@ func stepName(st step) string {
 	return fmt.Sprintf("%s line %d", st.part, st.index+1)
 }
 
-func msText(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
-
-func capital(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+func capital(s string) string { return sim.Capital(s) }
 
 // sortFound orders outcomes most serious first.
 func sortFound(found []race.Found) []race.Found {

@@ -1,0 +1,188 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/playground"
+)
+
+// ErrDown is the error of a command sent to a node that is down.
+var ErrDown = errors.New("sim: the Redis node is down")
+
+// DownReply is what redis-cli prints when Redis does not answer.
+const DownReply = "Could not connect to Redis at 127.0.0.1:6379: Connection refused"
+
+// Node is one Redis of a simulation: a playground sandbox, so that it
+// answers exactly as the playground does, on the simulation's clock plus
+// the node's own offset (a clock that jumped). It may crash and restart,
+// with its data (an append-only file with fsync always) or without.
+type Node struct {
+	ID     int
+	opts   playground.SandboxOptions
+	box    *playground.Sandbox
+	offset time.Duration
+	saved  *playground.Snapshot // what a node with persistence comes back with
+	down   bool
+}
+
+// NewNode starts an empty node. opts.Now is the simulation's clock.
+func NewNode(id int, opts playground.SandboxOptions) (*Node, error) {
+	box, err := playground.NewSandbox(opts)
+	if err != nil {
+		return nil, fmt.Errorf("sim: start node %d: %w", id, err)
+	}
+	return &Node{ID: id, opts: opts, box: box}, nil
+}
+
+// Up reports whether the node is running.
+func (n *Node) Up() bool { return !n.down }
+
+// Offset is how far the node's clock is ahead of true time (negative:
+// behind).
+func (n *Node) Offset() time.Duration { return n.offset }
+
+// Exec runs one command, given as its arguments, and returns what
+// redis-cli would print; ErrDown when the node is down.
+func (n *Node) Exec(ctx context.Context, argv []string) (playground.Result, error) {
+	if n.down {
+		return playground.Result{Output: DownReply}, ErrDown
+	}
+	return n.box.ExecArgs(ctx, playground.ClientA, argv)
+}
+
+// Key describes one key as the key inspector does; false when there is
+// no such key or the node is down.
+func (n *Node) Key(name string) (playground.KeyInfo, bool) {
+	if n.down {
+		return playground.KeyInfo{}, false
+	}
+	ki, ok, err := n.box.Key(name)
+	return ki, ok && err == nil
+}
+
+// Jump moves the node's clock d ahead (or back, for a negative d). Redis
+// keeps expiries as Unix times: ahead, keys expire early by true time;
+// back, they live longer.
+func (n *Node) Jump(d time.Duration) error {
+	if !n.down {
+		if err := shiftClock(n.box, d); err != nil {
+			return err
+		}
+	}
+	n.offset += d
+	return nil
+}
+
+// shiftClock moves a sandbox's clock by d, forward or back.
+func shiftClock(box *playground.Sandbox, d time.Duration) error {
+	var err error
+	switch {
+	case d > 0:
+		_, err = box.Advance(d)
+	case d < 0:
+		err = box.JumpBack(-d)
+	}
+	if err != nil {
+		return fmt.Errorf("sim: set node clock: %w", err)
+	}
+	return nil
+}
+
+// Crash stops the node. With persist it keeps its data (and its scripts
+// are forgotten, as a restarted Redis's are); without, everything is
+// lost.
+func (n *Node) Crash(persist bool) error {
+	if n.down {
+		return nil
+	}
+	n.saved = nil
+	if persist {
+		snap, err := n.box.Snapshot()
+		if err != nil {
+			return fmt.Errorf("sim: node %d: save data: %w", n.ID, err)
+		}
+		snap.Scripts = nil
+		n.saved = &snap
+	}
+	n.box.Close()
+	n.down = true
+	return nil
+}
+
+// Restart brings a crashed node back after it was down for down: empty,
+// or with the data it saved, whose TTLs ran down meanwhile. Its clock is
+// as wrong as it was.
+func (n *Node) Restart(down time.Duration) error {
+	if !n.down {
+		return nil
+	}
+	var box *playground.Sandbox
+	var err error
+	if n.saved != nil {
+		// The saved TTLs count from the crash.
+		box, err = playground.RestoreSandbox(*n.saved, n.opts)
+		if err == nil && down > 0 {
+			_, err = box.Advance(down)
+		}
+	} else {
+		box, err = playground.NewSandbox(n.opts)
+		if err == nil {
+			err = shiftClock(box, n.offset)
+		}
+	}
+	if err != nil {
+		if box != nil {
+			box.Close()
+		}
+		return fmt.Errorf("sim: restart node %d: %w", n.ID, err)
+	}
+	n.box, n.down, n.saved = box, false, nil
+	return nil
+}
+
+// Copy returns a running copy of the node's data and clock, for an
+// observer's trial that must not change the node.
+func (n *Node) Copy() (*Node, error) {
+	if n.down {
+		return nil, ErrDown
+	}
+	snap, err := n.box.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("sim: copy node %d: %w", n.ID, err)
+	}
+	box, err := playground.RestoreSandbox(snap, n.opts)
+	if err != nil {
+		return nil, fmt.Errorf("sim: copy node %d: %w", n.ID, err)
+	}
+	return &Node{ID: n.ID, opts: n.opts, box: box, offset: n.offset}, nil
+}
+
+// Reset empties a running node for another simulation on the same clock
+// function: no data, no scripts, its clock true. Starting a node
+// (miniredis and a Lua VM) costs more than a short simulation's commands.
+func (n *Node) Reset(ctx context.Context) error {
+	if n.down {
+		return ErrDown
+	}
+	for _, line := range []string{"FLUSHALL", "SCRIPT FLUSH"} {
+		if res, err := n.box.Exec(ctx, playground.ClientB, line); err != nil || res.Output != "OK" {
+			return fmt.Errorf("sim: reset node %d: %s: %q %v", n.ID, line, res.Output, err)
+		}
+	}
+	if err := shiftClock(n.box, -n.offset); err != nil {
+		return err
+	}
+	n.offset = 0
+	return nil
+}
+
+// Close stops the node for good.
+func (n *Node) Close() {
+	if !n.down {
+		n.box.Close()
+	}
+	n.down = true
+}
