@@ -80,6 +80,9 @@ func TestLabCheckRefusesWhatCannotRun(t *testing.T) {
 		{"empty acquire", labBody(t, lab.Recipe{Release: []string{"DEL {key}"}}, ""), 400, "acquire"},
 		{"unknown challenge", labBody(t, lab.Textbook(), "no-such"), 404, "no-such"},
 		{"malformed JSON", `{"recipe": [}`, 400, "malformed JSON"},
+		{"bad reply pattern", `{"recipe": {"acquire": ["GET {key}"], "release": ["DEL {key}"], "taken_when": {"line": 1, "reply": "(("}}}`, 400, "not a regular expression"},
+		{"line out of range", `{"recipe": {"acquire": ["GET {key}"], "release": ["DEL {key}"], "taken_when": {"line": 3, "reply": "^OK$"}}}`, 400, "taken_when.line 3"},
+		{"bad model", `{"recipe": {"acquire": ["SET {key} {token} NX PX {ttl}"], "release": ["DEL {key}"]}, "model": {"clock_jumps": "sideways", "restarts": "none"}}`, 400, "clock_jumps"},
 		{"unknown field", `{"recipe": {"acquire": ["GET {key}"]}, "extra": 1}`, 400, "extra"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -323,5 +326,29 @@ func TestLabLinkSavesNothing(t *testing.T) {
 		if c.Solved {
 			t.Errorf("GET of a link marked %s solved", c.ID)
 		}
+	}
+}
+
+// TestLabCheckTakenWhen: a recipe says which reply means taken, and the
+// model it is checked under; the report names both and judges it.
+func TestLabCheckTakenWhen(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	body := `{"recipe": {"acquire": ["GET {key}", "SET {key} {token} PX {ttl}"], "release": ["EVAL \"if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end\" 1 {key} {token}"],` +
+		` "taken_when": {"line": 1, "reply": "^\\(nil\\)$"}}, "model": {"long_stalls": false, "clock_jumps": "none", "restarts": "none", "combine": true}}`
+	code, rep, raw := l.labCheck(body)
+	if code != http.StatusOK {
+		t.Fatalf("POST /api/lab/check = %d %s", code, raw)
+	}
+	p, _ := findProperty(rep, "one-holder")
+	if !rep.Works || p.Status != "broken" || p.Counterexample == nil || len(p.Counterexample.Faults) != 1 {
+		t.Errorf("GET then SET: works %v, one-holder %s; want broken by one pause: %s", rep.Works, p.Status, raw)
+	}
+	if rep.Model.ClockJumps != "none" || rep.Model.LongStalls || !strings.Contains(rep.ModelText, "inside the") || !strings.HasPrefix(rep.Summary, "All ") {
+		t.Errorf("report model %+v, %q, summary %q; want the model asked for", rep.Model, rep.ModelText, rep.Summary)
+	}
+	// The link reproduces the same check, rule and model included.
+	code, page := l.do("GET", rep.Link, "", "")
+	if code != http.StatusOK || !strings.Contains(page, `data-property="one-holder" data-holds="false" data-status="broken"`) || !strings.Contains(page, `value="^\(nil\)$"`) {
+		t.Errorf("GET %s = %d; want the same check, its rule in the form", rep.Link, code)
 	}
 }
