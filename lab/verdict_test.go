@@ -303,3 +303,58 @@ func TestShrinkVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestRealWorldPatterns judges locks written as public projects write
+// them, each expected to hold or break as its scripts say.
+func TestRealWorldPatterns(t *testing.T) {
+	release := lineCompareDelete
+	for _, tt := range []struct {
+		name  string
+		r     Recipe
+		holds map[Property]bool
+	}{
+		{
+			// Re-entrant: the holder may take its own lock again.
+			name: "re-entrant SET: own token renews, else SET NX PX",
+			r: Recipe{Acquire: []string{`EVAL "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 'OK' else return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) end" 1 {key} {token} {ttl}`},
+				Release: []string{release}},
+			holds: map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true},
+		},
+		{
+			// A script that answers the string "OK" or "FAIL".
+			name: `script answering "OK" or "FAIL"`,
+			r: Recipe{Acquire: []string{`EVAL "local val = redis.call('get', KEYS[1]) if not val or val == ARGV[1] then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 'OK' else return 'FAIL' end" 1 {key} {token} {ttl}`},
+				Release: []string{release}, TakenWhen: &Decide{Line: 1, Reply: `^"OK"$`}},
+			holds: map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true},
+		},
+		{
+			// A hash per holder, with a TTL in seconds.
+			name: "HSET holder with EXPIRE in seconds",
+			r: Recipe{Acquire: []string{`EVAL "if redis.call('exists', KEYS[1]) == 0 then redis.call('hset', KEYS[1], ARGV[1], 1) redis.call('expire', KEYS[1], ARGV[2]) return 1 end if redis.call('hexists', KEYS[1], ARGV[1]) == 1 then redis.call('hincrby', KEYS[1], ARGV[1], 1) redis.call('expire', KEYS[1], ARGV[2]) return 1 end return 0" 1 {key} {token} {ttl_s}`},
+				Release: []string{`EVAL "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0 end redis.call('del', KEYS[1]) return 1" 1 {key} {token}`}},
+			holds: map[Property]bool{PropOneHolder: true, PropNoForeignRelease: true, PropFreesAfterCrash: true},
+		},
+		{
+			// The same, but the renewal is a plain EXPIRE.
+			name: "HSET holder renewed with a plain EXPIRE",
+			r: Recipe{Acquire: []string{`EVAL "if redis.call('exists', KEYS[1]) == 0 then redis.call('hset', KEYS[1], ARGV[1], 1) redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end return 0" 1 {key} {token} {ttl}`},
+				Release: []string{`EVAL "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0 end redis.call('del', KEYS[1]) return 1" 1 {key} {token}`},
+				Extend:  []string{"PEXPIRE {key} {ttl}"}},
+			holds: map[Property]bool{PropNoForeignRelease: false},
+		},
+		{
+			// Check-then-act on the client: EXISTS, then SET.
+			name: "EXISTS, then SET",
+			r:    Recipe{Acquire: []string{"EXISTS {key}", "SET {key} {token} PX {ttl}"}, Release: []string{release}, TakenWhen: &Decide{Line: 1, Reply: `^\(integer\) 0$`}},
+			holds: map[Property]bool{PropOneHolder: false},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := checkT(t, Request{Recipe: tt.r})
+			if !rep.Works {
+				t.Fatalf("does not work: %s", rep.WorksText)
+			}
+			wantHolds(t, rep, tt.holds)
+		})
+	}
+}
