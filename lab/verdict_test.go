@@ -344,8 +344,8 @@ func TestRealWorldPatterns(t *testing.T) {
 		},
 		{
 			// Check-then-act on the client: EXISTS, then SET.
-			name: "EXISTS, then SET",
-			r:    Recipe{Acquire: []string{"EXISTS {key}", "SET {key} {token} PX {ttl}"}, Release: []string{release}, TakenWhen: &Decide{Line: 1, Reply: `^\(integer\) 0$`}},
+			name:  "EXISTS, then SET",
+			r:     Recipe{Acquire: []string{"EXISTS {key}", "SET {key} {token} PX {ttl}"}, Release: []string{release}, TakenWhen: &Decide{Line: 1, Reply: `^\(integer\) 0$`}},
 			holds: map[Property]bool{PropOneHolder: false},
 		},
 	} {
