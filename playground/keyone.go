@@ -1,8 +1,11 @@
 package playground
 
 import (
+	"context"
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/resp"
 )
 
 // Key describes one key as Keys does, or reports false when there is no
@@ -53,4 +56,32 @@ func (s *Sandbox) JumpBack(d time.Duration) error {
 	s.writes++
 	s.tick()
 	return nil
+}
+
+// Do runs one command, given as its arguments, under the playground's
+// rules and limits, and returns Redis's reply itself rather than what
+// redis-cli would print: for a client library (a simulation drives the
+// lock package through it), which reads replies, not text. A refusal is
+// its (error) reply and the *RefusedError.
+func (s *Sandbox) Do(ctx context.Context, client Client, argv []string) (resp.Value, error) {
+	c, err := s.connOf(client)
+	if err != nil {
+		return resp.Value{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return resp.Value{}, ErrClosed
+	}
+	if len(argv) == 0 {
+		return resp.Err("ERR empty command"), nil
+	}
+	s.ctx, s.lineDeadline, s.scriptTime = ctx, s.runNow().Add(s.limits.Script.Timeout), 0
+	defer func() { s.ctx, s.lineDeadline, s.scriptTime = nil, time.Time{}, 0 }()
+	s.replyLeft, s.replyOver = s.limits.MaxReplyBuildBytes, false
+	v, ref := s.runSafely(c, argv)
+	if ref != nil {
+		return v, ref
+	}
+	return v, nil
 }

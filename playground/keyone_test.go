@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/resp"
 )
 
 func TestKeyAndJumpBack(t *testing.T) {
@@ -67,5 +69,26 @@ func TestExecArgsAsALine(t *testing.T) {
 		if got.Output != want.Output {
 			t.Errorf("ExecArgs(%q) = %q; want %q, as Exec prints it", tt.argv, got.Output, want.Output)
 		}
+	}
+}
+
+func TestDoGivesTheReply(t *testing.T) {
+	s, err := NewSandbox(SandboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if v, err := s.Do(ctx, ClientA, []string{"SET", "k", "v", "NX", "PX", "2000"}); err != nil || v.Kind != resp.Status || v.Str != "OK" {
+		t.Errorf("SET = %+v, %v; want the status OK", v, err)
+	}
+	if v, _ := s.Do(ctx, ClientA, []string{"SET", "k", "w", "NX"}); v.Kind != resp.Nil {
+		t.Errorf("SET NX on a taken key = %+v; want nil", v)
+	}
+	if v, _ := s.Do(ctx, ClientA, []string{"EVAL", "return {1, 'two'}", "0"}); v.Kind != resp.Array || len(v.Elems) != 2 || v.Elems[0].Int != 1 || v.Elems[1].Str != "two" {
+		t.Errorf("EVAL of a table = %+v; want [1, two]", v)
+	}
+	if v, err := s.Do(ctx, ClientA, []string{"CONFIG", "SET", "maxmemory", "1"}); err == nil || !v.IsError() {
+		t.Errorf("CONFIG = %+v, %v; want a refusal", v, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/resp"
 )
 
 // ErrDown is the error of a command sent to a node that is down.
@@ -51,6 +52,15 @@ func (n *Node) Exec(ctx context.Context, argv []string) (playground.Result, erro
 		return playground.Result{Output: DownReply}, ErrDown
 	}
 	return n.box.ExecArgs(ctx, playground.ClientA, argv)
+}
+
+// Do runs one command and returns Redis's reply itself, as a client
+// library reads it; ErrDown when the node is down.
+func (n *Node) Do(ctx context.Context, argv []string) (resp.Value, error) {
+	if n.down {
+		return resp.Value{}, ErrDown
+	}
+	return n.box.Do(ctx, playground.ClientA, argv)
 }
 
 // Key describes one key as the key inspector does; false when there is
