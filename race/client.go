@@ -30,6 +30,9 @@ type client struct {
 	lk      *lock.Lock
 	timeout time.Duration // lock.Options.NodeTimeout
 
+	wanted     bool          // it has asked for the lock
+	wantedAt   time.Duration // when it first asked
+	got        bool          // it has been granted the lock at least once
 	holding    bool          // it believes it holds the lock
 	paused     bool          // frozen (a GC pause): neither work nor timers run
 	pauseStart time.Duration // when the current pause began
@@ -43,6 +46,7 @@ type client struct {
 	progressAt time.Duration // when its work last made progress
 	renewedAt  time.Duration // when it last renewed
 	renewals   int           // renewals so far
+	stuckRenew int           // renewals when its work hung
 	renew      renewMode     // how its watchdog renews
 }
 
@@ -126,6 +130,9 @@ func (s *sim) acquire(c *client, then func()) {
 	if c.stopped {
 		return
 	}
+	if !c.wanted {
+		c.wanted, c.wantedAt = true, s.now
+	}
 	var free []int // nodes this attempt can win
 	for _, l := range c.links {
 		if l.check() == nil && s.holder(l.node()) == "" {
@@ -177,7 +184,7 @@ func (s *sim) acquire(c *client, then func()) {
 
 // granted makes c a holder, says so, and goes on with then.
 func (s *sim) granted(c *client, text string, then func()) {
-	c.holding = true
+	c.holding, c.got = true, true
 	c.progressAt, c.renewedAt = s.now, s.now
 	s.lastGrant = c
 	e := Event{Actor: c.name, Kind: KindAcquireOK, Text: text}

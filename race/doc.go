@@ -11,9 +11,18 @@
 // the lock, the highest fencing token the storage has seen), and every
 // Outcome of the run, each tied to the event where it first happened. Runs
 // often have several (a paused client that wakes and writes gives two
-// holders and a stale write); OutcomeSafe means none happened. The Verdict
-// is the most serious one. The same scenario and Params, seed and faults
-// included, give the same timeline.
+// holders and a stale write). Some only the end of a run shows: a stuck
+// holder's lock still taken (OutcomeLockNeverFreed), a client that asked
+// for the lock and never got it (OutcomeStarved). OutcomeSafe means none
+// happened. The Verdict is the most serious one. Each outcome has its
+// words: a Label for a prediction's choices and Short words for a
+// drawing. The same scenario and Params, seed and faults included, give
+// the same timeline.
+//
+// Setup says what a learner may know before a run, for the parameters
+// used: who wants the lock and when, the TTL, pauses, crashes, fencing,
+// and the added faults in Fault.Text's words. It never says what happens,
+// so that the learner can predict it.
 //
 // List gives the scenarios in teaching order: the normal case; a pause longer
 // than the TTL, without and with fencing tokens; release with a plain DEL;

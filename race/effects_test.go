@@ -12,6 +12,8 @@ const (
 	th   = OutcomeTwoHolders
 	acc  = OutcomeStaleWriteAccepted
 	rej  = OutcomeStaleWriteRejected
+	nf   = OutcomeLockNeverFreed
+	st   = OutcomeStarved
 	safe = OutcomeSafe
 )
 
@@ -45,6 +47,10 @@ func TestParamEffects(t *testing.T) {
 		{name: "quick restart", id: "redlock-crash", edit: func(*Params) {}, want: set(th, acc)},
 		{name: "immediate restart", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 0 }, want: set(th, acc)},
 		{name: "restart after the TTL", id: "redlock-crash", edit: func(p *Params) { p.RestartDelay = 11 * time.Second }, want: set(safe)},
+		{name: "watchdog on a timer", id: "watchdog", edit: func(*Params) {}, want: set(nf, st)},
+		{name: "watchdog that checks progress", id: "watchdog", edit: func(p *Params) { p.Renew = RenewProgress }, want: set(safe)},
+		{name: "watchdog on a timer, short TTL", id: "watchdog", edit: func(p *Params) { p.TTL = 2 * time.Second }, want: set(nf, st)},
+		{name: "watchdog that checks progress, short TTL", id: "watchdog", edit: func(p *Params) { p.TTL = 2 * time.Second; p.Renew = RenewProgress }, want: set(safe)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := defaultsOf(t, tt.id)

@@ -38,7 +38,10 @@ type waiter struct {
 }
 
 // waitTimeout is the timeout the failover scenario's clients give WAIT.
-func (s *sim) waitTimeout() time.Duration { return (s.p.TTL / 2).Truncate(time.Millisecond) }
+func (s *sim) waitTimeout() time.Duration { return waitTimeout(s.p) }
+
+// waitTimeout is the WAIT timeout of a failover run with p.
+func waitTimeout(p Params) time.Duration { return (p.TTL / 2).Truncate(time.Millisecond) }
 
 func (s *sim) role(n *node) string {
 	switch {

@@ -69,7 +69,7 @@ func (s *sim) work(c *client, j job) {
 	}
 	if j.stuckAt > 0 {
 		s.atFor(c, t0+j.stuckAt, func() {
-			c.stuck, c.progressAt = true, s.now
+			c.stuck, c.progressAt, c.stuckRenew = true, s.now, c.renewals
 			s.emit(Event{Actor: c.name, Kind: KindStuck, Text: fmt.Sprintf("%s's work hangs (a deadlock, or a call that never returns); its process is alive, so any timer thread it runs keeps running.", capital(c.name))})
 		})
 		return
@@ -96,7 +96,10 @@ func (s *sim) work(c *client, j job) {
 }
 
 // renewEvery is the renewal period: a third of the TTL, in whole ms.
-func (s *sim) renewEvery() time.Duration { return (s.p.TTL / 3).Truncate(time.Millisecond) }
+func (s *sim) renewEvery() time.Duration { return renewPeriod(s.p) }
+
+// renewPeriod is the renewal period of a run with p.
+func renewPeriod(p Params) time.Duration { return (p.TTL / 3).Truncate(time.Millisecond) }
 
 // renewAt schedules a renewal; a paused client misses it and renews as
 // soon as it runs again.

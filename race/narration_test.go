@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The narration says what the lock package does: SET answers OK and the
@@ -73,5 +72,3 @@ func TestRestartRule(t *testing.T) {
 		}
 	}
 }
-
-func msDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -47,9 +47,49 @@ func AllOutcomes() []Outcome {
 }
 
 // Outcomes returns the outcomes a race run can have, most serious first:
-// every outcome but the lab's own (a renewal of another's lock).
+// every outcome but the lab's own (a renewal of another's lock). They are
+// the choices a prediction offers.
 func Outcomes() []Outcome {
-	return []Outcome{OutcomeForeignLockDeleted, OutcomeTwoHolders, OutcomeStaleWriteAccepted, OutcomeStaleWriteRejected, OutcomeSafe}
+	return []Outcome{OutcomeForeignLockDeleted, OutcomeTwoHolders, OutcomeStaleWriteAccepted,
+		OutcomeLockNeverFreed, OutcomeStarved, OutcomeStaleWriteRejected, OutcomeSafe}
+}
+
+// words returns the outcome's label and short words, or "" twice.
+func (o Outcome) words() (label, short string) {
+	switch o {
+	case OutcomeForeignLockDeleted:
+		return "A client deletes another client's lock", "another's lock deleted"
+	case OutcomeForeignLockExtended:
+		return "A client extends another client's lock", "another's lock extended"
+	case OutcomeTwoHolders:
+		return "Two clients hold the lock at once", "two holders"
+	case OutcomeStaleWriteAccepted:
+		return "A stale write is accepted", "stale write accepted"
+	case OutcomeLockNeverFreed:
+		return "A stuck or crashed holder's lock is never freed", "lock never freed"
+	case OutcomeStarved:
+		return "A client that wants the lock never gets it", "never got the lock"
+	case OutcomeStaleWriteRejected:
+		return "A stale write is rejected", "stale write rejected"
+	case OutcomeSafe:
+		return "Safe: one holder at a time, and every client gets its turn", "safe"
+	}
+	return "", ""
+}
+
+// Label is the outcome as a prediction offers it and a result names it:
+// "Two clients hold the lock at once". It is "" for a name that is no
+// outcome.
+func (o Outcome) Label() string {
+	label, _ := o.words()
+	return label
+}
+
+// Short is the outcome in a few words, for a flag on a drawing: "two
+// holders". It is "" for a name that is no outcome.
+func (o Outcome) Short() string {
+	_, short := o.words()
+	return short
 }
 
 // ParseOutcome returns the outcome named s, or an error wrapping

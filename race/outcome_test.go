@@ -209,3 +209,104 @@ func TestFaultsNeverBreakARun(t *testing.T) {
 		t.Errorf("only %d runs with faults succeeded; want most of them", n)
 	}
 }
+
+// A watchdog that renews on a timer keeps a stuck client's lock for as
+// long as the run is watched, and the client that waits for it never gets
+// it; one that renews only after progress lets the lock go, and the other
+// client gets it. Both liveness outcomes are at the run's last event,
+// when the run ends, and say who and when.
+func TestLivenessOutcomes(t *testing.T) {
+	p := defaultsOf(t, "watchdog")
+	tl := run(t, "watchdog", p)
+	if got, want := tl.OutcomeSet(), set(nf, st); !slices.Equal(got, want) {
+		t.Fatalf("watchdog, renew=timer: outcomes %q; want %q", got, want)
+	}
+	last := len(tl.Events) - 1
+	for _, tt := range []struct {
+		o    Outcome
+		says []string
+	}{
+		{nf, []string{"Client 1's work hung at 4 s", "at 34 s", "still taken", "renewed it 9 times"}},
+		{st, []string{"Client 2 asked for the lock at 5 s", "ended at 34 s"}},
+	} {
+		f := found(t, tl, tt.o)
+		if f.Event != last || !containsAll(f.Text, tt.says...) {
+			t.Errorf("%s = %+v; want it at the last event (%d), saying %q", tt.o, f, last, tt.says)
+		}
+	}
+	if tl.Verdict != nf {
+		t.Errorf("verdict %q; want %q, the most serious", tl.Verdict, nf)
+	}
+	if got := kinds(tl, "client 2"); slices.Contains(got, KindAcquireOK) {
+		t.Errorf("client 2 did %v; a starved client must not have got the lock", got)
+	}
+
+	p.Renew = RenewProgress
+	tl = run(t, "watchdog", p)
+	if tl.Has(nf) || tl.Has(st) {
+		t.Errorf("watchdog, renew=progress: outcomes %q; want neither %q nor %q", tl.OutcomeSet(), nf, st)
+	}
+	if got := kinds(tl, "client 2"); !slices.Contains(got, KindAcquireOK) {
+		t.Errorf("watchdog, renew=progress: client 2 did %v; want it to get the lock", got)
+	}
+}
+
+// Every client that asked for the lock got it in every golden run but the
+// watchdog on a timer, so no other run is starved; and only a stuck
+// client's lock can be never freed.
+func TestStarvedOnlyWhereTrue(t *testing.T) {
+	for _, g := range goldenRuns(t) {
+		tl := run(t, g.id, g.p)
+		asked, got := map[string]bool{}, map[string]bool{}
+		for _, e := range tl.Events {
+			switch e.Kind {
+			case KindAcquireOK:
+				got[e.Actor] = true
+				asked[e.Actor] = true
+			case KindAcquireFail, KindWait:
+				asked[e.Actor] = true
+			}
+		}
+		starved := false
+		for c := range asked {
+			starved = starved || !got[c]
+		}
+		if tl.Has(st) != starved {
+			t.Errorf("%s: starved %v, but clients that asked %v and got %v", g.name, tl.Has(st), asked, got)
+		}
+		stuck := slices.ContainsFunc(tl.Events, func(e Event) bool { return e.Kind == KindStuck })
+		if tl.Has(nf) && !stuck {
+			t.Errorf("%s: lock never freed, with no stuck client", g.name)
+		}
+	}
+}
+
+// Every outcome has a label for a prediction and short words for a
+// drawing, each its own; a name that is no outcome has neither.
+func TestOutcomeWords(t *testing.T) {
+	labels, shorts := map[string]Outcome{}, map[string]Outcome{}
+	for _, o := range AllOutcomes() {
+		l, s := o.Label(), o.Short()
+		if l == "" || s == "" || l == s {
+			t.Errorf("%s: label %q, short %q; want both, different", o, l, s)
+		}
+		if len(s) > 24 {
+			t.Errorf("%s: short words %q are %d bytes; want at most 24, for a flag on a phone", o, s, len(s))
+		}
+		if prev, ok := labels[l]; ok {
+			t.Errorf("%s and %s have the same label %q", prev, o, l)
+		}
+		if prev, ok := shorts[s]; ok {
+			t.Errorf("%s and %s have the same short words %q", prev, o, s)
+		}
+		labels[l], shorts[s] = o, o
+	}
+	if l, s := Outcome("lock-not-freed").Label(), Outcome("lock-not-freed").Short(); l != "" || s != "" {
+		t.Errorf("an unknown outcome has label %q, short %q; want none", l, s)
+	}
+	for _, o := range Outcomes() {
+		if o == OutcomeForeignLockExtended {
+			t.Errorf("Outcomes() offers %s, which no race run has", o)
+		}
+	}
+}

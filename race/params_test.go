@@ -109,8 +109,8 @@ func TestList(t *testing.T) {
 			t.Errorf("List(): duplicate id %q", in.ID)
 		}
 		seen[in.ID] = true
-		if in.Title == "" || in.Description == "" {
-			t.Errorf("List(): %q has no title or description", in.ID)
+		if in.Title == "" || len(in.Setup) == 0 {
+			t.Errorf("List(): %q has no title or setup", in.ID)
 		}
 		if err := in.Defaults.Validate(); err != nil {
 			t.Errorf("List(): %q defaults: %v", in.ID, err)

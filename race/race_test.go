@@ -141,7 +141,7 @@ func TestDefaultOutcomesForManySeeds(t *testing.T) {
 		"redlock-clock-jump": set(th, acc),
 		"redlock-crash":      set(th, acc),
 		"failover":           set(th, acc),
-		"watchdog":           set(safe),
+		"watchdog":           set(nf, st),
 	}
 	for _, in := range List() {
 		w, ok := want[in.ID]

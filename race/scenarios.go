@@ -11,11 +11,17 @@ var ErrUnknownScenario = errors.New("unknown scenario")
 
 // Info describes a scenario for a menu.
 type Info struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Defaults    Params   `json:"defaults"`
-	Applies     []string `json:"applies"` // the Param names the scenario uses
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Description tells the scenario's story, outcome included.
+	//
+	// Deprecated: it gives the outcome away before a run; show Setup.
+	Description string `json:"description"`
+	// Setup is what a learner may know before a run with the defaults:
+	// who, the TTL, pauses, fencing, one sentence each (see Setup).
+	Setup    []string `json:"setup"`
+	Defaults Params   `json:"defaults"`
+	Applies  []string `json:"applies"` // the Param names the scenario uses
 	// Targets are the fault targets the scenario has: its clients, then
 	// its nodes ("redis" for a single one).
 	Targets []string `json:"targets"`
@@ -28,6 +34,9 @@ type scenario struct {
 	clients int  // 2 unless set
 	primary bool // one node at a time is the primary, which "redis" names
 	setup   func(s *sim)
+	// plan is the setup in words for learners (see Setup): the same
+	// times and lengths as setup, and no outcome.
+	plan func(p Params) []string
 }
 
 // defaults returns the parameters most scenarios start from.
@@ -53,6 +62,7 @@ func scenarios() []scenario {
 				Applies:     []string{ParamTTL, ParamWork, ParamSeed},
 			},
 			nodes: 1,
+			plan:  planNormal,
 			setup: func(s *sim) {
 				s.presetFence()
 				s.startJob(s.addClient(1), 0, job{work: s.p.Work})
@@ -68,6 +78,7 @@ func scenarios() []scenario {
 				Applies:     single,
 			},
 			nodes: 1,
+			plan:  planPause,
 			setup: setupPause,
 		},
 		{
@@ -79,6 +90,7 @@ func scenarios() []scenario {
 				Applies:     single,
 			},
 			nodes: 1,
+			plan:  planPause,
 			setup: setupPause,
 		},
 		{
@@ -92,6 +104,7 @@ func scenarios() []scenario {
 				Applies: []string{ParamTTL, ParamPause, ParamWork, ParamFencing, ParamRelease, ParamSeed},
 			},
 			nodes: 1, clients: 3,
+			plan: planReleaseDel,
 			setup: func(s *sim) {
 				s.presetFence()
 				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, where: pauseBeforeRelease})
@@ -110,6 +123,7 @@ func scenarios() []scenario {
 				Applies: []string{ParamTTL, ParamPause, ParamWork, ParamSeed},
 			},
 			nodes: 1,
+			plan:  planRenewal,
 			setup: func(s *sim) {
 				s.presetFence()
 				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, renew: renewTimer})
@@ -127,6 +141,7 @@ func scenarios() []scenario {
 				Applies: []string{ParamTTL, ParamWork, ParamClockJump, ParamSeed},
 			},
 			nodes: 5,
+			plan:  planClockJump,
 			setup: func(s *sim) {
 				at := s.p.TTL / 10
 				s.startRedlockClients(at + s.p.TTL/20)
@@ -144,6 +159,7 @@ func scenarios() []scenario {
 				Applies: []string{ParamTTL, ParamWork, ParamRestartDelay, ParamSeed},
 			},
 			nodes: 5,
+			plan:  planRedlockCrash,
 			setup: func(s *sim) {
 				at := s.p.TTL / 10
 				s.startRedlockClients(at + s.p.TTL/20)
@@ -163,6 +179,7 @@ func scenarios() []scenario {
 				Applies: []string{ParamTTL, ParamWork, ParamFencing, ParamReplicationLag, ParamWait, ParamRestartDelay, ParamSeed},
 			},
 			nodes: 2, primary: true,
+			plan: planFailover,
 			setup: func(s *sim) {
 				s.redlock = false // two nodes, but one primary at a time
 				s.failover = &failover{primary: s.nodes[0], replica: s.nodes[1], lag: s.p.ReplicationLag, downAfter: s.p.TTL / 10}
@@ -192,6 +209,7 @@ func scenarios() []scenario {
 				Applies:  []string{ParamTTL, ParamWork, ParamRenew, ParamSeed},
 			},
 			nodes: 1,
+			plan:  planWatchdog,
 			setup: func(s *sim) {
 				s.presetFence()
 				mode := renewTimer
@@ -201,7 +219,7 @@ func scenarios() []scenario {
 				// The run lasts until client 2 has waited three TTLs after
 				// client 1 hangs. Client 1's work would take longer than
 				// that; it hangs after work_ms.
-				s.horizon = s.p.Work + 3*s.p.TTL
+				s.horizon = watchdogHorizon(s.p)
 				s.startJob(s.addClient(1), 0, job{work: s.horizon + s.p.TTL, renew: mode, stuckAt: s.p.Work})
 				s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.TTL / 5})
 				s.at(s.horizon, func() { s.giveUp(s.clients[1]) })
@@ -210,13 +228,15 @@ func scenarios() []scenario {
 	}
 }
 
+// watchdogHorizon is when the watchdog run with p ends.
+func watchdogHorizon(p Params) time.Duration { return p.Work + 3*p.TTL }
+
 // giveUp ends the watchdog run: whoever still waits stops waiting.
 func (s *sim) giveUp(c *client) {
-	if c.lk != nil {
+	if c.got {
 		return
 	}
 	c.stopped = true
-	s.safeText = "Safe, but stuck: client 1's timer renewed a lock that protected no work, and client 2 never got it."
 	s.emit(Event{Actor: c.name, Kind: KindStop, Text: fmt.Sprintf("After %s %s still has not got the lock and gives up: as long as client 1's process lives, its timer keeps the lock alive, though the work it protects has stopped.", dur(s.now-s.p.TTL/2), c.name)})
 }
 
@@ -252,6 +272,7 @@ func List() []Info {
 	out := make([]Info, len(all))
 	for i, sc := range all {
 		out[i] = sc.Info
+		out[i].Setup = sc.describe(sc.Defaults)
 		for c := range max(sc.clients, 2) {
 			out[i].Targets = append(out[i].Targets, fmt.Sprintf("client%d", c+1))
 		}
@@ -267,18 +288,22 @@ func List() []Info {
 	return out
 }
 
+// scenarioByID returns the scenario called id.
+func scenarioByID(id string) (scenario, bool) {
+	for _, sc := range scenarios() {
+		if sc.ID == id {
+			return sc, true
+		}
+	}
+	return scenario{}, false
+}
+
 // Run plays scenario id with p and returns its timeline. The same id and
 // p, seed included, always give the same timeline. Errors wrap
 // ErrUnknownScenario or ErrBadParams.
 func Run(id string, p Params) (Timeline, error) {
-	var sc *scenario
-	for _, c := range scenarios() {
-		if c.ID == id {
-			sc = &c
-			break
-		}
-	}
-	if sc == nil {
+	sc, ok := scenarioByID(id)
+	if !ok {
 		return Timeline{}, fmt.Errorf("run %q: %w", id, ErrUnknownScenario)
 	}
 	if err := p.Validate(); err != nil {
@@ -293,6 +318,7 @@ func Run(id string, p Params) (Timeline, error) {
 	if err := s.run(); err != nil {
 		return Timeline{}, fmt.Errorf("run %q: %w", id, err)
 	}
+	s.judgeEnd()
 	found := s.outcomes()
 	return Timeline{Scenario: id, Params: p, Events: s.events, Outcomes: found, Verdict: found[0].Outcome, Summary: found[0].Text}, nil
 }

@@ -45,7 +45,6 @@ type sim struct {
 	horizon   time.Duration // if set, nothing is run after this time
 	failover  *failover     // the failover scenario's primary and replica
 	delays    delays        // armed delay faults
-	safeText  string        // the summary of a safe run, if not the usual one
 }
 
 // action is something that happens at a virtual time; seq keeps actions at

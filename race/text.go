@@ -15,6 +15,26 @@ func dur(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
+// secs writes a moment of a run as the transcript does: "0 s", "0.5 s",
+// "12.25 s".
+func secs(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Milliseconds())/1000, 'f', -1, 64) + " s"
+}
+
+// msDur is n milliseconds.
+func msDur(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// times writes a count of times: "once", "twice", "9 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return strconv.Itoa(n) + " times"
+}
+
 // nodeList writes node numbers as "node 3", "nodes 4 and 5" or
 // "nodes 1, 2 and 3".
 func nodeList(ids []int) string {
@@ -28,7 +48,16 @@ func nodeList(ids []int) string {
 	if len(s) == 1 {
 		return "node " + s[0]
 	}
-	return "nodes " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	return "nodes " + andList(s)
+}
+
+// andList joins words as a sentence lists them: "a", "a and b", "a, b
+// and c".
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // capital upper-cases the first letter: "client 1" starts a sentence as

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/race"
 )
 
 func TestRaceAPI(t *testing.T) {
@@ -41,7 +43,10 @@ func TestRaceAPI(t *testing.T) {
 		}
 	}
 	// Every scenario runs with its defaults, and the verdict uses the API's names.
-	names := map[string]bool{"safe": true, "two-holders": true, "stale-write-accepted": true, "stale-write-rejected": true, "foreign-lock-deleted": true}
+	names := map[string]bool{}
+	for _, o := range race.Outcomes() {
+		names[string(o)] = true
+	}
 	for _, sc := range list {
 		resp, body := get(t, ts.URL, "/api/race/"+sc.ID)
 		var r raceJSON
@@ -87,7 +92,7 @@ func TestRaceAPIOutcomes(t *testing.T) {
 		{"failover", []string{"two-holders", "stale-write-accepted"}},
 		{"failover?fencing=true", []string{"two-holders", "stale-write-accepted"}},
 		{"failover?wait=true", []string{"safe"}},
-		{"watchdog", []string{"safe"}},
+		{"watchdog", []string{"lock-never-freed", "starved"}},
 		{"watchdog?renew=progress", []string{"safe"}},
 		{"release-del", []string{"foreign-lock-deleted", "two-holders", "stale-write-accepted"}},
 		{"normal?fault=pause:client1:500:12000", []string{"two-holders", "stale-write-accepted"}},
@@ -171,8 +176,8 @@ func TestRaceDonePrediction(t *testing.T) {
 			if code != 200 || json.Unmarshal([]byte(body), &r) != nil {
 				t.Fatalf("POST /api/race/done %s = %d %s", tt.body, code, body)
 			}
-			if r.PredictionRight != tt.right || len(r.Judged) != 5 {
-				t.Errorf("POST %s: prediction_right %v with %d judgements; want %v with 5", tt.body, r.PredictionRight, len(r.Judged), tt.right)
+			if n := len(race.Outcomes()); r.PredictionRight != tt.right || len(r.Judged) != n {
+				t.Errorf("POST %s: prediction_right %v with %d judgements; want %v with %d", tt.body, r.PredictionRight, len(r.Judged), tt.right, n)
 			}
 			for _, j := range r.Judged {
 				want, ok := tt.judged[j.Outcome]

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/locklab/locklab/internal/browsertest"
+	"github.com/locklab/locklab/race"
 )
 
 // TestPollInBrowsers plays a poll the way a workshop does: the instructor
@@ -134,7 +135,7 @@ func TestPollInBrowsers(t *testing.T) {
 	browsertest.WaitFor(t, present, `document.querySelector("[data-poll][data-revealed]") !== null`)
 	shots(t, present, "poll-present-revealed", "", true, 1920, 1280)
 	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll h2").textContent.startsWith("Revealed")`)
-	browsertest.WaitFor(t, ada, `document.querySelectorAll(".ws-banner .ws-judged li").length === 5`)
+	browsertest.WaitFor(t, ada, fmt.Sprintf(`document.querySelectorAll(".ws-banner .ws-judged li").length === %d`, len(race.Outcomes())))
 	shots(t, ada, "poll-learner-revealed", ".ws-banner", true, 390, 1280)
 	browsertest.WaitFor(t, teacher, `document.querySelector("[data-poll][data-revealed]") !== null`)
 	browsertest.Open(t, bo, base+"/workshop", 1280, 900)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"github.com/locklab/locklab/race"
 )
 
 // Page is what every page's layout needs.
@@ -266,29 +268,25 @@ type RacePage struct {
 	PresentCSS string
 }
 
-// Verdicts lists the possible outcomes of a race with their labels, in
-// the order the "predict first" question offers them. It is the one list
-// of the labels: race.js reads them from the labels of the widget's
-// prediction choices.
+// Verdicts lists the outcomes a race's prediction offers, with the
+// labels the race package gives them, in its order: most serious first.
+// race.js reads the labels from the widget's prediction choices.
 func Verdicts() []VerdictOption {
-	return []VerdictOption{
-		{"safe", "Safe: one holder at a time"},
-		{"two-holders", "Two clients hold the lock at once"},
-		{"stale-write-accepted", "A stale write is accepted"},
-		{"stale-write-rejected", "A stale write is rejected"},
-		{"foreign-lock-deleted", "A client deletes another client's lock"},
+	var out []VerdictOption
+	for _, o := range race.Outcomes() {
+		out = append(out, VerdictOption{ID: string(o), Label: o.Label()})
 	}
+	return out
 }
 
 // VerdictOption is one possible verdict of a race.
 type VerdictOption struct{ ID, Label string }
 
-// VerdictLabel is the label of a verdict id.
+// VerdictLabel is the label of an outcome id as the race names it, or the
+// id itself for a name the race does not know.
 func VerdictLabel(id string) string {
-	for _, v := range Verdicts() {
-		if v.ID == id {
-			return v.Label
-		}
+	if l := race.Outcome(id).Label(); l != "" {
+		return l
 	}
 	return id
 }
