@@ -197,9 +197,24 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 	if req.Seed != nil {
 		lreq.Seed = *req.Seed
 	}
+	// The check waits its turn in the fair queue; the wait is not its
+	// cost: it pays the CPU time its own check took.
+	release, err := s.enterLabQueue(c, learner)
+	if err != nil {
+		charge(0)
+		return labReportJSON{}, err
+	}
 	start := time.Now()
 	rep, err := s.lab.CheckLab(c.Request().Context(), lreq, lab.Budget{})
-	charge(time.Since(start))
+	release()
+	switch {
+	case err == nil:
+		charge(time.Duration(rep.CPUMS) * time.Millisecond)
+	case errors.Is(err, lab.ErrBudget):
+		charge(lab.DefaultBudget().CPU)
+	default:
+		charge(time.Since(start))
+	}
 	if err != nil {
 		return labReportJSON{}, err
 	}
@@ -275,6 +290,28 @@ func (s *Server) limitCheck(c echo.Context, learner string) (func(time.Duration)
 	}
 	return s.admitScript(c, key, limit.Line{RunsScript: true, RunsLong: true},
 		func() string { return "your checks have used their share of the sandbox's time" })
+}
+
+// enterLabQueue waits for a turn to run a check (see limit.FairQueue):
+// one check queued or running per learner, a fair share per address, a
+// bounded wait. It returns the function that gives the turn back, or the
+// 429 that says why there is none.
+func (s *Server) enterLabQueue(c echo.Context, learner string) (func(), error) {
+	addr := clientAddress(c)
+	key := learner
+	if key == "" {
+		key = "anon:" + addr
+	}
+	release, d, err := s.labQueue.Enter(c.Request().Context(), key, addr)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("lab check: %w", err)
+	case d.Limit == "lab_running":
+		return nil, s.refused(c, d, "a check of yours is running already; wait for its report")
+	case !d.Allowed():
+		return nil, s.refused(c, d, fmt.Sprintf("the lock lab is busy with other learners' checks; try again in %d s", retrySeconds(d.Wait)))
+	}
+	return release, nil
 }
 
 func recipeFromJSON(r labRecipeJSON) lab.Recipe {
@@ -471,18 +508,29 @@ func (s *Server) handleLabPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	run := q.Get("check") != ""
-	if !run && req.Challenge != "" {
+	// A link runs its check only when a learner opens it: a check costs
+	// seconds of a worker, and an image or a prefetch could ask for it.
+	linked := q.Get("check") != ""
+	run := linked && navigated(c)
+	if !linked && req.Challenge != "" {
 		ch, err := lab.ChallengeByID(req.Challenge)
 		if err != nil {
 			return err
 		}
 		req.Recipe = recipeToJSON(ch.Recipe)
 	}
-	if !run && req.Challenge == "" && len(req.Recipe.Acquire) == 0 {
+	if !linked && req.Challenge == "" && len(req.Recipe.Acquire) == 0 {
 		req.Recipe = recipeToJSON(lab.Textbook())
 	}
 	return s.renderLab(c, req, run)
+}
+
+// navigated reports whether the request is a top-level navigation, as a
+// browser marks one: a link a learner opened, not a subresource, a fetch
+// or a prefetch. A request without the marks is not one.
+func navigated(c echo.Context) bool {
+	h := c.Request().Header
+	return h.Get("Sec-Fetch-Mode") == "navigate" && h.Get("Sec-Fetch-Dest") == "document"
 }
 
 // handleLabForm is the page's form posted without JavaScript: the page

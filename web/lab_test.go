@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -249,7 +250,7 @@ func TestLabPageWithoutJavaScript(t *testing.T) {
 
 	// The report's link reproduces the check.
 	_, rep, _ := l.labCheck(labBody(t, ch.Recipe, ch.ID))
-	code, page = l.do("GET", rep.Link, "", "")
+	code, page = l.open(rep.Link)
 	if code != http.StatusOK || !strings.Contains(page, `data-lab-passed="false"`) || !strings.Contains(page, ">DEL {key}</textarea>") {
 		t.Errorf("GET %s = %d; want the same check", rep.Link, code)
 	}
@@ -318,7 +319,7 @@ func TestLabLinkSavesNothing(t *testing.T) {
 	l := newLearner(t, newTestServer(t).URL)
 	ch, _ := lab.ChallengeByID("plain-del")
 	link := labLink(recipeToJSON(ch.Fix), ch.ID, nil, nil)
-	code, page := l.do("GET", link, "", "")
+	code, page := l.open(link)
 	if code != http.StatusOK || !strings.Contains(page, `data-lab-passed="true"`) || !strings.Contains(page, "Press Check it to save it") {
 		t.Errorf("GET %s = %d; want passed, not saved", link, code)
 	}
@@ -347,8 +348,58 @@ func TestLabCheckTakenWhen(t *testing.T) {
 		t.Errorf("report model %+v, %q, summary %q; want the model asked for", rep.Model, rep.ModelText, rep.Summary)
 	}
 	// The link reproduces the same check, rule and model included.
-	code, page := l.do("GET", rep.Link, "", "")
+	code, page := l.open(rep.Link)
 	if code != http.StatusOK || !strings.Contains(page, `data-property="one-holder" data-holds="false" data-status="broken"`) || !strings.Contains(page, `value="^\(nil\)$"`) {
 		t.Errorf("GET %s = %d; want the same check, its rule in the form", rep.Link, code)
+	}
+}
+
+// open GETs path as a browser's top-level navigation does: a learner
+// opening a link.
+func (l *learnerClient) open(path string) (int, string) {
+	l.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, l.base+path, nil)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	req.Header.Set("Sec-Fetch-Mode", "navigate")
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	resp, err := l.http.Do(req)
+	if err != nil {
+		l.t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestLabLinkRunsOnlyWhenOpened: a check's link runs the check for a
+// learner who opens it, not for an image, a fetch or a client that does
+// not say; those get the recipe and a Check button.
+func TestLabLinkRunsOnlyWhenOpened(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	link := labLink(recipeToJSON(lab.Textbook()), "", nil, nil)
+	for _, h := range []map[string]string{
+		{},
+		{"Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"},
+		{"Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, l.base+link, nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := l.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		page := string(b)
+		if resp.StatusCode != http.StatusOK || strings.Contains(page, `id="lab-report-title"`) || !strings.Contains(page, "data-lab-check") || !strings.Contains(page, ">SET {key} {token} NX PX {ttl}</textarea>") {
+			t.Errorf("GET the link with %v = %d; want the recipe and its Check button, and no check", h, resp.StatusCode)
+		}
+	}
+	if code, page := l.open(link); code != http.StatusOK || !strings.Contains(page, `id="lab-report-title"`) {
+		t.Errorf("opening the link = %d; want the check's report", code)
 	}
 }

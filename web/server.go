@@ -57,8 +57,10 @@ type Config struct {
 	// Playground runs learners' sandboxes; nil leaves it out.
 	Playground Playground
 	// Lab runs the lock lab's checks; nil runs them in this process, one
-	// at a time.
-	Lab LabChecker
+	// at a time. LabQueue sizes the fair queue in front of it: Slots is
+	// how many checks Lab runs at once.
+	Lab      LabChecker
+	LabQueue limit.FairQueueOptions
 	// Secret returns the key that signs the instructor's sign-in cookie.
 	// It is asked again until it succeeds once (a shared store may be down
 	// when the server starts).
@@ -149,6 +151,7 @@ type Server struct {
 	log       *slog.Logger
 	accessLog *slog.Logger
 	lab       LabChecker
+	labQueue  *limit.FairQueue
 	assets    *assets
 	// execShort is the exec API's handler within its middleware, for its
 	// short way (shortexec.go); nil without a playground.
@@ -186,7 +189,7 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
-		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since,
+		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue),
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),

@@ -21,6 +21,7 @@ import (
 
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/internal/linelog"
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
@@ -111,7 +112,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go sweep(ctx, progress) // idle learners and old carry codes (bolt)
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
-		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), Limits: limits(progress, cfg.security),
+		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), LabQueue: limit.FairQueueOptions{Slots: labSlots(&cfg)}, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
 		Workshops: workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants}), AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,

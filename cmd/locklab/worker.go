@@ -47,6 +47,15 @@ func newLabChecker(sb sandboxes) web.LabChecker {
 	return lab.NewInProcess(runtime.GOMAXPROCS(0))
 }
 
+// labSlots is how many lab checks run at once: one per sandbox worker,
+// or one per core in this process.
+func labSlots(cfg *config) int {
+	if cfg.workers > 0 {
+		return cfg.workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
 // addWorkerFlags declares the flags of the sandbox workers.
 func addWorkerFlags(fset *flag.FlagSet, getenv func(string) string, cfg *config) error {
 	workers := 0

@@ -67,6 +67,7 @@ func TestAttacks(t *testing.T) {
 		{"fresh-cookies", attackFreshCookies},
 		{"race-api", attackRaceAPI},
 		{"long-requests", attackLongRequests},
+		{"lab-queue", attackLabQueue},
 	} {
 		tg.mon.run(t, a.name, func(t *testing.T) { a.f(t, tg) })
 	}
