@@ -185,15 +185,16 @@ func BenchmarkCheck(b *testing.B) {
 		r    Recipe
 	}{{"textbook", Textbook()}, {"fenced", Fenced()}, {"no-ttl", Challenges()[3].Recipe}} {
 		b.Run(bc.name, func(b *testing.B) {
-			steps, cpu := 0, int64(0)
+			steps, cpu, schedules := 0, int64(0), 0
 			start := processCPU()
 			for b.Loop() {
 				rep, err := Check(context.Background(), Request{Recipe: bc.r}, Budget{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				steps, cpu = rep.Steps, cpu+rep.CPUMS
+				steps, cpu, schedules = rep.Steps, cpu+rep.CPUMS, rep.Schedules
 			}
+			b.ReportMetric(float64(schedules), "schedules/check")
 			b.ReportMetric(float64(steps), "lines/check")
 			// The check thread's own CPU time, as the budget counts it,
 			// and the whole process's, garbage collection included.
@@ -250,15 +251,16 @@ func TestLargestRecipe(t *testing.T) {
 
 func BenchmarkCheckLargest(b *testing.B) {
 	r := largest(b)
-	cpu := int64(0)
+	cpu, schedules := int64(0), 0
 	start := processCPU()
 	for b.Loop() {
 		rep, err := Check(context.Background(), Request{Recipe: r}, Budget{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu += rep.CPUMS
+		cpu, schedules = cpu+rep.CPUMS, rep.Schedules
 	}
+	b.ReportMetric(float64(schedules), "schedules/check")
 	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ms/check")
 	b.ReportMetric(float64((processCPU()-start).Milliseconds())/float64(b.N), "process-cpu-ms/check")
 }
