@@ -46,7 +46,7 @@ func (sp *spend) close() {
 func (s *schedule) firstNode() (*sim.Node, error) {
 	if n := s.sp.spare; n != nil {
 		s.sp.spare = nil
-		if err := n.Reset(s.ctx); err == nil {
+		if err := n.Reset(); err == nil {
 			return n, nil
 		}
 		n.Close()
@@ -54,11 +54,11 @@ func (s *schedule) firstNode() (*sim.Node, error) {
 	return sim.NewNode(1, s.nodeOptions())
 }
 
-// keepNode keeps the schedule's node as the spare, if it is running.
+// keepNode keeps the schedule's node as the spare.
 func (s *schedule) keepNode() {
 	n := s.node
 	s.node = nil
-	if n == nil || !n.Up() || s.sp.spare != nil {
+	if n == nil || s.sp.spare != nil {
 		if n != nil {
 			n.Close()
 		}

@@ -91,6 +91,15 @@ func (e *Engine) Release() {
 	}
 }
 
+// Forget empties the script cache, as SCRIPT FLUSH does, but keeps the
+// Lua state: for a caller that reuses the engine for a new, empty
+// server. Scripts cannot keep globals (they are refused), so the state
+// carries nothing from one script to the next.
+func (e *Engine) Forget() {
+	e.cache = map[string]*compiled{}
+	e.order, e.bytes = nil, 0
+}
+
 // ScriptBytes returns what the cached scripts take: their source and an
 // estimate of their compiled form. A sandbox counts it with its data.
 func (e *Engine) ScriptBytes() int { return e.bytes }

@@ -85,3 +85,39 @@ func (s *Sandbox) Do(ctx context.Context, client Client, argv []string) (resp.Va
 	}
 	return v, nil
 }
+
+// Empty makes the sandbox as NewSandbox made it, on the same clock and
+// options: no keys, no scripts, no clock offset, no connection state. It
+// keeps what is costly to build again (the Lua state, miniredis), for a
+// caller that runs many short simulations one after another.
+func (s *Sandbox) Empty() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.m.FlushAll()
+	s.engine.Forget()
+	for _, c := range s.conns {
+		c.multi, c.dirty, c.queue, c.queued = false, false, nil, 0
+	}
+	s.dispatch(s.conns[0], "UNWATCH")
+	s.dispatch(s.conns[1], "UNWATCH")
+	clear(s.far)
+	clear(s.previews)
+	s.offset = 0
+	s.writes++
+	s.tick()
+	s.keysBound = 0
+	s.measure()
+	return nil
+}
+
+// Load replaces the sandbox's state with snap's, as RestoreSandbox would
+// start it, keeping the Lua state and miniredis (see Empty).
+func (s *Sandbox) Load(snap Snapshot) error {
+	if err := s.Empty(); err != nil {
+		return err
+	}
+	return s.restore(snap)
+}

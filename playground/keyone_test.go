@@ -92,3 +92,36 @@ func TestDoGivesTheReply(t *testing.T) {
 		t.Errorf("CONFIG = %+v, %v; want a refusal", v, err)
 	}
 }
+
+func TestEmpty(t *testing.T) {
+	s, err := NewSandbox(SandboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, line := range []string{"SET k v PX 100000000000000", `EVAL "return 1" 0`, "MULTI"} {
+		if _, err := s.Exec(ctx, ClientA, line); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	if _, err := s.Advance(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Now()
+	if err := s.Empty(); err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]string{
+		"DBSIZE": "(integer) 0",
+		"EVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0": "(error) NOSCRIPT No matching script. Please use EVAL.",
+		"PING": "PONG",
+	} {
+		if res, _ := s.Exec(ctx, ClientA, line); res.Output != want {
+			t.Errorf("after Empty, %s = %q; want %q", line, res.Output, want)
+		}
+	}
+	if d := before.Sub(s.Now()); d < 59*time.Minute {
+		t.Errorf("after Empty the clock moved back %v; want the hour it was advanced", d)
+	}
+}

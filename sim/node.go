@@ -20,13 +20,18 @@ const DownReply = "Could not connect to Redis at 127.0.0.1:6379: Connection refu
 // answers exactly as the playground does, on the simulation's clock plus
 // the node's own offset (a clock that jumped). It may crash and restart,
 // with its data (an append-only file with fsync always) or without.
+// Restarts and copies reuse the node's sandboxes: a simulation crashes
+// nodes thousands of times, and starting a sandbox (miniredis and a Lua
+// VM) costs more than its commands.
 type Node struct {
 	ID     int
 	opts   playground.SandboxOptions
 	box    *playground.Sandbox
+	copy   *playground.Sandbox // the sandbox of the last Copy, for the next
 	offset time.Duration
 	saved  *playground.Snapshot // what a node with persistence comes back with
 	down   bool
+	copied bool // a Copy: its sandbox is its node's
 }
 
 // NewNode starts an empty node. opts.Now is the simulation's clock.
@@ -101,9 +106,8 @@ func shiftClock(box *playground.Sandbox, d time.Duration) error {
 	return nil
 }
 
-// Crash stops the node. With persist it keeps its data (and its scripts
-// are forgotten, as a restarted Redis's are); without, everything is
-// lost.
+// Crash stops the node. With persist it keeps its data (its scripts are
+// forgotten, as a restarted Redis's are); without, everything is lost.
 func (n *Node) Crash(persist bool) error {
 	if n.down {
 		return nil
@@ -117,44 +121,47 @@ func (n *Node) Crash(persist bool) error {
 		snap.Scripts = nil
 		n.saved = &snap
 	}
-	n.box.Close()
 	n.down = true
 	return nil
 }
 
 // Restart brings a crashed node back after it was down for down: empty,
-// or with the data it saved, whose TTLs ran down meanwhile. Its clock is
-// as wrong as it was.
+// or with the data it saved, less what expired while it was down. Its
+// clock is as wrong as it was.
 func (n *Node) Restart(down time.Duration) error {
 	if !n.down {
 		return nil
 	}
-	var box *playground.Sandbox
 	var err error
 	if n.saved != nil {
-		// The saved TTLs count from the crash.
-		box, err = playground.RestoreSandbox(*n.saved, n.opts)
-		if err == nil && down > 0 {
-			_, err = box.Advance(down)
+		snap := *n.saved
+		snap.Offset = 0
+		snap.Keys = nil
+		for _, k := range n.saved.Keys {
+			if k.PTTLMS > 0 {
+				if k.PTTLMS -= down.Milliseconds(); k.PTTLMS <= 0 {
+					continue
+				}
+			}
+			snap.Keys = append(snap.Keys, k)
 		}
+		err = n.box.Load(snap)
 	} else {
-		box, err = playground.NewSandbox(n.opts)
-		if err == nil {
-			err = shiftClock(box, n.offset)
-		}
+		err = n.box.Empty()
+	}
+	if err == nil {
+		err = shiftClock(n.box, n.offset)
 	}
 	if err != nil {
-		if box != nil {
-			box.Close()
-		}
 		return fmt.Errorf("sim: restart node %d: %w", n.ID, err)
 	}
-	n.box, n.down, n.saved = box, false, nil
+	n.down, n.saved = false, nil
 	return nil
 }
 
 // Copy returns a running copy of the node's data and clock, for an
-// observer's trial that must not change the node.
+// observer's trial that must not change the node. The copy lives until
+// the next Copy or Close; its Close does nothing.
 func (n *Node) Copy() (*Node, error) {
 	if n.down {
 		return nil, ErrDown
@@ -163,36 +170,39 @@ func (n *Node) Copy() (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: copy node %d: %w", n.ID, err)
 	}
-	box, err := playground.RestoreSandbox(snap, n.opts)
+	if n.copy == nil {
+		n.copy, err = playground.RestoreSandbox(snap, n.opts)
+	} else {
+		err = n.copy.Load(snap)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sim: copy node %d: %w", n.ID, err)
 	}
-	return &Node{ID: n.ID, opts: n.opts, box: box, offset: n.offset}, nil
+	return &Node{ID: n.ID, opts: n.opts, box: n.copy, offset: n.offset, copied: true}, nil
 }
 
 // Reset empties a running node for another simulation on the same clock
-// function: no data, no scripts, its clock true. Starting a node
-// (miniredis and a Lua VM) costs more than a short simulation's commands.
-func (n *Node) Reset(ctx context.Context) error {
+// function: no data, no scripts, its clock true.
+func (n *Node) Reset() error {
 	if n.down {
-		return ErrDown
+		n.down, n.saved = false, nil
 	}
-	for _, line := range []string{"FLUSHALL", "SCRIPT FLUSH"} {
-		if res, err := n.box.Exec(ctx, playground.ClientB, line); err != nil || res.Output != "OK" {
-			return fmt.Errorf("sim: reset node %d: %s: %q %v", n.ID, line, res.Output, err)
-		}
-	}
-	if err := shiftClock(n.box, -n.offset); err != nil {
-		return err
+	if err := n.box.Empty(); err != nil {
+		return fmt.Errorf("sim: reset node %d: %w", n.ID, err)
 	}
 	n.offset = 0
 	return nil
 }
 
-// Close stops the node for good.
+// Close stops the node for good; a copy's Close leaves its sandbox to the
+// node it came from.
 func (n *Node) Close() {
-	if !n.down {
-		n.box.Close()
+	if !n.copied {
+		for _, b := range []*playground.Sandbox{n.box, n.copy} {
+			if b != nil {
+				b.Close()
+			}
+		}
 	}
-	n.down = true
+	n.box, n.copy, n.down = nil, nil, true
 }

@@ -120,7 +120,7 @@ func TestNodeCrashRestartJump(t *testing.T) {
 	if _, ok := n.Key("k"); !ok {
 		t.Error("a DEL on the copy deleted the node's key")
 	}
-	if err := n.Reset(ctx); err != nil || n.Offset() != 0 {
+	if err := n.Reset(); err != nil || n.Offset() != 0 {
 		t.Fatalf("Reset = %v, offset %v", err, n.Offset())
 	}
 	if _, ok := n.Key("k"); ok {
@@ -133,5 +133,57 @@ func TestDur(t *testing.T) {
 		if got := Dur(d); got != want {
 			t.Errorf("Dur(%v) = %q; want %q", d, got, want)
 		}
+	}
+}
+
+// TestNodeRestartAgesData: a node that comes back with its data has lost
+// the keys whose TTL ran out while it was down, the others have less
+// left, and its clock is as it was.
+func TestNodeRestartAgesData(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
+	n, err := NewNode(1, playground.SandboxOptions{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	for _, argv := range [][]string{{"SET", "short", "1", "PX", "500"}, {"SET", "long", "1", "PX", "2000"}, {"SET", "forever", "1"}} {
+		if _, err := n.Exec(ctx, argv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := n.Crash(true); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Second)
+	if err := n.Restart(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := n.Key("short"); ok {
+		t.Error("a key whose TTL ran out while the node was down is back")
+	}
+	if ki, ok := n.Key("long"); !ok || ki.PTTLMS != 1000 {
+		t.Errorf("long = %+v, %v; want 1000 ms left", ki, ok)
+	}
+	if ki, ok := n.Key("forever"); !ok || ki.PTTLMS != -1 {
+		t.Errorf("forever = %+v, %v; want it without a TTL", ki, ok)
+	}
+	now = now.Add(500 * time.Millisecond)
+	if ki, ok := n.Key("long"); !ok || ki.PTTLMS != 500 {
+		t.Errorf("half a second after the restart, long = %+v, %v; want 500 ms left: the clock is as it was", ki, ok)
+	}
+	// A copy is a copy, and the next copy reuses its sandbox.
+	for range 2 {
+		c, err := n.Copy()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, _ := c.Exec(ctx, []string{"DEL", "long"}); res.Output != "(integer) 1" {
+			t.Errorf("DEL on the copy = %q", res.Output)
+		}
+		c.Close()
+	}
+	if _, ok := n.Key("long"); !ok {
+		t.Error("a DEL on a copy deleted the node's key")
 	}
 }
