@@ -121,3 +121,26 @@ func (s *Sandbox) Load(snap Snapshot) error {
 	}
 	return s.restore(snap)
 }
+
+// Peek reads key k without running a command: its value if it is a
+// string, its time to live in milliseconds (-1: none), and whether it
+// exists. A simulation reads its lock key after every event.
+func (s *Sandbox) Peek(k string) (value string, pttlMS int64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", 0, false
+	}
+	s.tick()
+	if !s.m.Exists(k) {
+		return "", 0, false
+	}
+	pttlMS = -1
+	if when := s.expireAt(k); when >= 0 {
+		pttlMS = max(when-s.nowMS(), 0)
+	}
+	if s.m.Type(k) == "string" {
+		value, _ = s.m.Get(k)
+	}
+	return value, pttlMS, true
+}

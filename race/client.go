@@ -249,8 +249,8 @@ func (s *sim) write(c *client) {
 	if s.lastGrant != c {
 		newer = s.lastGrant.name
 	}
-	before := s.store.highest
-	ok := s.store.write(fence)
+	before := s.store.Highest()
+	ok := s.store.Write(fence)
 	e := Event{Actor: "storage", Subject: c.name, Fence: fence, Stale: newer != ""}
 	if !s.p.Fencing {
 		e.Fence = 0
@@ -258,10 +258,10 @@ func (s *sim) write(c *client) {
 	switch {
 	case !ok && newer == "":
 		e.Kind = KindWriteRejected
-		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, though %s holds the lock now. The fencing counter went back when Redis lost it.", c.name, fence, s.store.highest, c.name)
+		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, though %s holds the lock now. The fencing counter went back when Redis lost it.", c.name, fence, s.store.Highest(), c.name)
 	case !ok:
 		e.Kind = KindWriteRejected
-		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, which it has already seen.", c.name, fence, s.store.highest)
+		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, which it has already seen.", c.name, fence, s.store.Highest())
 	case newer == "":
 		e.Kind = KindWriteAccepted
 		e.Text = fmt.Sprintf("The storage accepts %s's write.", c.name)

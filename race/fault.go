@@ -176,7 +176,7 @@ func clientIndex(t string) int { return int(t[6] - '1') }
 // addFaults checks that each fault's target exists in the run and
 // schedules it.
 func (s *sim) addFaults(id string, faults []Fault) error {
-	for i, f := range faults {
+	for _, f := range faults {
 		switch {
 		case isClientTarget(f.Target) && clientIndex(f.Target) >= len(s.clients):
 			return fmt.Errorf("fault %q: scenario %q has %d clients: %w", f, id, len(s.clients), ErrBadParams)
@@ -188,7 +188,7 @@ func (s *sim) addFaults(id string, faults []Fault) error {
 		// A fault comes before the scenario's own steps at the same
 		// time, in the order given: a pause at 0 catches a client
 		// before its first attempt.
-		s.queue = append(s.queue, action{at: f.At, seq: i - len(faults), do: func() { s.applyFault(f) }})
+		s.q.First(f.At, func() { s.applyFault(f) })
 	}
 	return nil
 }

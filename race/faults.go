@@ -20,8 +20,10 @@ func (s *sim) clockJump(n *node, d time.Duration) {
 		return
 	}
 	holder := s.holder(n)
-	n.offset += d
-	s.setNow(s.now)
+	if err := n.sn.Jump(d); err != nil {
+		s.fail(err)
+		return
+	}
 	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump,
 		Text: fmt.Sprintf("%s's clock jumps %s ahead (a bad time sync, say); Redis counts TTLs by that clock.", capital(s.nodeName(n)), dur(d))})
 	if holder != "" && s.holder(n) == "" {
@@ -35,10 +37,10 @@ func (s *sim) crash(n *node, persist bool) {
 	holder := s.holder(n)
 	n.up, n.downAt, n.lost = false, s.now, holder
 	n.restarts++
-	if !persist {
-		n.m.FlushAll()
+	if err := n.sn.Crash(persist); err != nil {
+		s.fail(err)
+		return
 	}
-	n.forgetScripts()
 	var text string
 	switch {
 	case persist && holder != "":
@@ -62,8 +64,12 @@ func (s *sim) crash(n *node, persist bool) {
 // than the longest TTL it granted, since every lock it granted has expired
 // by then.
 func (s *sim) restart(n *node, persist bool) {
-	n.up = true
 	down := s.now - n.downAt
+	if err := n.sn.Restart(down); err != nil {
+		s.fail(err)
+		return
+	}
+	n.up = true
 	name := capital(s.nodeName(n))
 	var text string
 	switch {

@@ -1,162 +1,112 @@
 package race
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/locklab/locklab/luaredis"
+	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/resp"
+	kernel "github.com/locklab/locklab/sim"
 )
 
-// node is one simulated Redis: a miniredis on the virtual clock. The lock
-// package reaches it through link, a redis.Scripter that hands each
-// command straight to the miniredis server in process: no sockets and no
-// goroutine hand-offs, so a whole scenario runs in a few milliseconds.
-// Scripts run on the project's own Lua engine (the playground's), shared by
-// the nodes of a run so that one Lua state serves them all; each node still
-// has its own script cache (known), so a restarted node answers NOSCRIPT.
+// node is one simulated Redis: a kernel node (a playground sandbox on the
+// run's clock, plus its own clock offset), which answers as the
+// playground does, scripts included, and what the narration needs to know
+// of its past. The lock package reaches it through link, a
+// redis.Scripter that hands each command straight to the sandbox: no
+// sockets and no goroutine hand-offs, so a whole scenario runs in a few
+// milliseconds. A restarted node has forgotten its scripts (EVALSHA
+// answers NOSCRIPT), as Redis does.
 type node struct {
-	id     int
-	m      *miniredis.Miniredis
-	offset time.Duration // how far its clock is ahead of virtual time
-	up     bool
+	id int
+	sn *kernel.Node
+	m  nodeData // the node's data, read and written without the lock package
+	up bool
 
 	granted  bool          // a client's lock key has been on it
 	downAt   time.Duration // when it last crashed
 	lost     string        // the holder whose key it lost in that crash
 	restarts int           // crashes so far, to tell a restart from an older one
 
-	mu      sync.Mutex // one command at a time, as on a real server
-	peer    *server.Peer
-	out     *bytes.Buffer
-	w       *bufio.Writer
-	scripts *scriptHost
-	known   map[string]bool // SHA1s of the scripts this node has seen
+	mu sync.Mutex // one command at a time, as on a real server
 }
 
-// scriptHost is the Lua engine the nodes of one run share.
-type scriptHost struct {
-	mu     sync.Mutex
-	engine *luaredis.Engine
-}
-
-func newScriptHost() *scriptHost {
-	return &scriptHost{engine: luaredis.NewEngine(luaredis.Options{})}
-}
-
-// newNode starts a node whose clock reads start. With ClockTTL, keys
-// expire as SetTime moves its clock, and only then.
-func newNode(id int, start time.Time, scripts *scriptHost) *node {
-	m := miniredis.NewMiniRedis()
-	// Dial starts miniredis without a listener; commands are dispatched
-	// to its server directly.
-	if c, err := m.Dial(); err == nil {
-		c.Close()
-	}
-	m.SetTime(start)
-	m.ClockTTL(true)
-	n := &node{id: id, m: m, up: true, out: new(bytes.Buffer), scripts: scripts, known: map[string]bool{}}
-	n.w = bufio.NewWriterSize(n.out, 512)
-	n.peer = server.NewPeer(n.w)
-	return n
-}
-
-func (n *node) close() { n.m.Close() }
-
-// forgetScripts empties the script cache, as a restarted Redis has.
-func (n *node) forgetScripts() { clear(n.known) }
-
-// dispatch runs one command on the miniredis server and reads its reply.
-// The caller holds n.mu.
-func (n *node) dispatch(argv []string) resp.Value {
-	n.out.Reset()
-	n.m.Server().Dispatch(n.peer, argv)
-	_ = n.w.Flush()
-	v, _, err := resp.Parse(n.out.Bytes())
+// newNode starts a node on the run's clock.
+func newNode(id int, now func() time.Time) (*node, error) {
+	sn, err := kernel.NewNode(id, playground.SandboxOptions{Now: now})
 	if err != nil {
-		return resp.Err(fmt.Sprintf("ERR node %d: unreadable reply: %v", n.id, err))
+		return nil, err
+	}
+	return &node{id: id, sn: sn, m: nodeData{sn}, up: true}, nil
+}
+
+func (n *node) close() { n.sn.Close() }
+
+// offset is how far the node's clock is ahead of true time.
+func (n *node) offset() time.Duration { return n.sn.Offset() }
+
+// do runs a command as a client would send it and returns the reply.
+func (n *node) do(ctx context.Context, argv ...string) resp.Value {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	v, err := n.sn.Do(ctx, argv)
+	if err != nil && !v.IsError() {
+		return resp.Err("ERR " + err.Error())
 	}
 	return v
 }
 
-// do runs a command, sending scripting commands to the Lua engine.
-func (n *node) do(ctx context.Context, argv ...string) resp.Value {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch argv[0] {
-	case "EVAL", "EVAL_RO":
-		n.known[sha1hex(argv[1])] = true
-	case "EVALSHA", "EVALSHA_RO":
-		if !n.known[strings.ToLower(argv[1])] {
-			return resp.Err("NOSCRIPT No matching script. Please use EVAL.")
-		}
-	case "SCRIPT":
-		return n.scriptCommand(argv)
-	default:
-		return n.dispatch(argv)
+// nodeData reads and writes a node's keys directly, as the simulation
+// itself does: the replica's copies, the preset fencing counter, the
+// narration's look at who holds the key.
+type nodeData struct{ n *kernel.Node }
+
+// errNoKey is Get's error for a key that is not there.
+var errNoKey = fmt.Errorf("no such key")
+
+func (d nodeData) Get(k string) (string, error) {
+	v, _, ok := d.n.Peek(k)
+	if !ok {
+		return "", errNoKey
 	}
-	n.scripts.mu.Lock()
-	defer n.scripts.mu.Unlock()
-	return n.scripts.engine.Do(ctx, caller{n}, argv)
+	return v, nil
 }
 
-// scriptCommand answers SCRIPT LOAD and EXISTS from the node's own cache.
-func (n *node) scriptCommand(argv []string) resp.Value {
-	sub := ""
-	if len(argv) > 1 {
-		sub = strings.ToUpper(argv[1])
-	}
-	switch {
-	case sub == "LOAD" && len(argv) == 3:
-		n.scripts.mu.Lock()
-		sha, err := n.scripts.engine.Load(argv[2])
-		n.scripts.mu.Unlock()
-		if err != nil {
-			return resp.Err("ERR Error compiling script (new function): " + err.Error())
-		}
-		n.known[sha] = true
-		return resp.Str(sha)
-	case sub == "EXISTS":
-		out := make([]resp.Value, 0, len(argv)-2)
-		for _, sha := range argv[2:] {
-			out = append(out, resp.Int(boolInt(n.known[strings.ToLower(sha)])))
-		}
-		return resp.Arr(out...)
-	case sub == "FLUSH":
-		clear(n.known)
-		return resp.OK()
-	}
-	return resp.Err("ERR unknown subcommand or wrong number of arguments for 'script' command")
+func (d nodeData) Exists(k string) bool {
+	_, _, ok := d.n.Peek(k)
+	return ok
 }
 
-func boolInt(b bool) int64 {
-	if b {
-		return 1
+// TTL is k's time to live; 0 for none, or no key.
+func (d nodeData) TTL(k string) time.Duration {
+	_, ms, ok := d.n.Peek(k)
+	if !ok || ms < 0 {
+		return 0
 	}
-	return 0
+	return time.Duration(ms) * time.Millisecond
 }
 
-func sha1hex(s string) string {
-	sum := sha1.Sum([]byte(s))
-	return hex.EncodeToString(sum[:])
+func (d nodeData) Set(k, v string) error {
+	r, err := d.n.Do(context.Background(), []string{"SET", k, v})
+	if err == nil && r.IsError() {
+		err = fmt.Errorf("%s", r.Str)
+	}
+	return err
 }
 
-// caller runs a script's redis.call commands on the node.
-type caller struct{ n *node }
+func (d nodeData) Del(k string) { _, _ = d.n.Do(context.Background(), []string{"DEL", k}) }
 
-func (c caller) Call(argv []string, _ bool) resp.Value { return c.n.dispatch(argv) }
+// SetTTL gives k a TTL, in whole milliseconds.
+func (d nodeData) SetTTL(k string, ttl time.Duration) {
+	_, _ = d.n.Do(context.Background(), []string{"PEXPIRE", k, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10)})
+}
+
+func (d nodeData) FlushAll() { _, _ = d.n.Do(context.Background(), []string{"FLUSHALL"}) }
 
 // link is one client's way to a node: it fails when the node is down or cut
 // off from that client by the network. In the failover scenario a

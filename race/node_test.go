@@ -13,8 +13,14 @@ import (
 // forgets it, and replies convert as go-redis converts them.
 func TestNodeScriptCache(t *testing.T) {
 	ctx := context.Background()
-	host := newScriptHost()
-	a, b := newNode(1, epoch(), host), newNode(2, epoch(), host)
+	a, err := newNode(1, epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newNode(2, epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer a.close()
 	defer b.close()
 	la, lb := link{n: a}, link{n: b}
@@ -34,8 +40,12 @@ func TestNodeScriptCache(t *testing.T) {
 	if ok, _ := incr.Exists(ctx, la).Result(); len(ok) != 1 || !ok[0] {
 		t.Errorf("SCRIPT EXISTS on a = %v", ok)
 	}
-	a.m.FlushAll()
-	a.forgetScripts()
+	if err := a.sn.Crash(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.sn.Restart(0); err != nil {
+		t.Fatal(err)
+	}
 	if ok, _ := incr.Exists(ctx, la).Result(); len(ok) != 1 || ok[0] {
 		t.Errorf("after a crash SCRIPT EXISTS on a = %v; want false", ok)
 	}

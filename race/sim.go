@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"time"
+
+	kernel "github.com/locklab/locklab/sim"
 )
 
 const (
@@ -33,10 +34,9 @@ type sim struct {
 	clients []*client
 	names   map[string]string // lock token -> client name
 	namesMu sync.Mutex        // for nameToken, called from the lock package's goroutines
-	store   storage
+	store   kernel.Storage
 	rng     *rand.Rand // retry delays
-	queue   []action
-	seq     int
+	q       kernel.Queue
 	events  []Event
 	err     error
 
@@ -47,19 +47,6 @@ type sim struct {
 	delays    delays        // armed delay faults
 }
 
-// action is something that happens at a virtual time; seq keeps actions at
-// the same time in the order they were scheduled. An action with an owner
-// is a step of that client's own work: a pause of the client moves it
-// later by the length of the pause. Timers (renewals, the Redlock validity
-// check) have no owner; they fall due on time and a paused client handles
-// them when it runs again.
-type action struct {
-	at    time.Duration
-	seq   int
-	owner *client
-	do    func()
-}
-
 func newSim(p Params, nodes int) *sim {
 	s := &sim{
 		p:       p,
@@ -67,15 +54,22 @@ func newSim(p Params, nodes int) *sim {
 		start:   epoch(),
 		redlock: nodes > 1,
 		names:   map[string]string{},
-		store:   storage{fencing: p.Fencing},
+		store:   kernel.Storage{Fencing: p.Fencing},
 		rng:     rand.New(rand.NewPCG(p.Seed, 0x10c1ab)),
 	}
-	scripts := newScriptHost()
 	for i := range nodes {
-		s.nodes = append(s.nodes, newNode(i+1, s.start, scripts))
+		n, err := newNode(i+1, s.clock)
+		if err != nil {
+			s.fail(err)
+			break
+		}
+		s.nodes = append(s.nodes, n)
 	}
 	return s
 }
+
+// clock is true time in the run: the nodes add their own offsets.
+func (s *sim) clock() time.Time { return s.start.Add(s.now) }
 
 func (s *sim) close() {
 	for _, n := range s.nodes {
@@ -86,49 +80,35 @@ func (s *sim) close() {
 // at schedules f at virtual time t (or now, if t has passed).
 func (s *sim) at(t time.Duration, f func()) { s.atFor(nil, t, f) }
 
-// atFor schedules f at t as a step of c's work (see action). A step
-// scheduled while c is paused waits out the rest of the pause too.
+// atFor schedules f at t as a step of c's work: a pause of c moves it
+// later by the length of the pause. Timers (renewals, the Redlock
+// validity check) have no owner; they fall due on time and a paused
+// client handles them when it runs again. A step scheduled while c is
+// paused waits out the rest of the pause too.
 func (s *sim) atFor(c *client, t time.Duration, f func()) {
-	if c != nil && c.paused {
+	if c == nil {
+		s.q.At(t, f)
+		return
+	}
+	if c.paused {
 		t += c.pauseEnd - s.now
 	}
-	s.seq++
-	s.queue = append(s.queue, action{at: max(t, s.now), seq: s.seq, owner: c, do: f})
+	s.q.AtFor(c, t, f)
 }
 
 // shift moves c's queued work d later, after what is already queued for
 // the same times, keeping its own order.
-func (s *sim) shift(c *client, d time.Duration) {
-	var mine []int
-	for i, a := range s.queue {
-		if a.owner == c {
-			mine = append(mine, i)
-		}
-	}
-	slices.SortFunc(mine, func(i, j int) int { return s.queue[i].seq - s.queue[j].seq })
-	for _, i := range mine {
-		s.seq++
-		s.queue[i].at += d
-		s.queue[i].seq = s.seq
-	}
-}
+func (s *sim) shift(c *client, d time.Duration) { s.q.Shift(c, d) }
 
 // run executes the queued actions in time order until none are left.
 func (s *sim) run() error {
-	for len(s.queue) > 0 && s.err == nil {
-		i := 0
-		for j, a := range s.queue {
-			if a.at < s.queue[i].at || (a.at == s.queue[i].at && a.seq < s.queue[i].seq) {
-				i = j
-			}
-		}
-		a := s.queue[i]
-		if s.horizon > 0 && a.at > s.horizon {
+	for s.err == nil {
+		a, ok := s.q.Pop(s.horizon)
+		if !ok {
 			break
 		}
-		s.queue = slices.Delete(s.queue, i, i+1)
-		s.advance(a.at)
-		a.do()
+		s.advance(a.At)
+		a.Do()
 		if len(s.events) > maxEvents {
 			return fmt.Errorf("more than %d events; use a longer TTL or a shorter work time: %w", maxEvents, ErrBadParams)
 		}
@@ -143,12 +123,10 @@ func (s *sim) fail(err error) {
 	}
 }
 
-// setNow moves virtual time to t on every node's clock.
+// setNow moves virtual time to t; the nodes' clocks follow it.
 func (s *sim) setNow(t time.Duration) {
 	s.now = t
-	for _, n := range s.nodes {
-		n.m.SetTime(s.start.Add(t + n.offset))
-	}
+	s.q.SetNow(t)
 }
 
 // advance moves virtual time to t, stopping at each moment a lock key
@@ -218,7 +196,7 @@ func (s *sim) emit(e Event) {
 	e.AtMS = s.now.Milliseconds()
 	e.Nodes = s.nodeStates()
 	if s.p.Fencing {
-		e.HighestToken = s.store.highest
+		e.HighestToken = s.store.Highest()
 	}
 	for _, c := range s.clients {
 		if c.holding {
@@ -242,7 +220,7 @@ func (s *sim) outcome(o Outcome, text string) {
 func (s *sim) nodeStates() []NodeState {
 	out := make([]NodeState, len(s.nodes))
 	for i, n := range s.nodes {
-		out[i] = NodeState{Node: n.id, Up: n.up, Holder: s.holder(n), ClockAheadMS: n.offset.Milliseconds(), Role: s.role(n)}
+		out[i] = NodeState{Node: n.id, Up: n.up, Holder: s.holder(n), ClockAheadMS: n.offset().Milliseconds(), Role: s.role(n)}
 		if out[i].Holder != "" {
 			out[i].TTLMS = n.m.TTL(lockKey).Milliseconds()
 		}

@@ -78,6 +78,16 @@ func (n *Node) Key(name string) (playground.KeyInfo, bool) {
 	return ki, ok && err == nil
 }
 
+// Peek reads key k without running a command: its value if it is a
+// string, its TTL in milliseconds (-1: none), and whether it exists (never
+// while the node is down).
+func (n *Node) Peek(k string) (value string, pttlMS int64, ok bool) {
+	if n.down {
+		return "", 0, false
+	}
+	return n.box.Peek(k)
+}
+
 // Jump moves the node's clock d ahead (or back, for a negative d). Redis
 // keeps expiries as Unix times: ahead, keys expire early by true time;
 // back, they live longer.
