@@ -13,10 +13,6 @@ var ErrUnknownScenario = errors.New("unknown scenario")
 type Info struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
-	// Description tells the scenario's story, outcome included.
-	//
-	// Deprecated: it gives the outcome away before a run; show Setup.
-	Description string `json:"description"`
 	// Setup is what a learner may know before a run with the defaults:
 	// who, the TTL, pauses, fencing, one sentence each (see Setup).
 	Setup    []string `json:"setup"`
@@ -55,11 +51,10 @@ func scenarios() []scenario {
 	return []scenario{
 		{
 			Info: Info{
-				ID:          "normal",
-				Title:       "The normal case",
-				Description: "Client 1 takes the lock, works and releases it; client 2 gets nil, retries, and gets the lock next.",
-				Defaults:    defaults(),
-				Applies:     []string{ParamTTL, ParamWork, ParamSeed},
+				ID:       "normal",
+				Title:    "The normal case",
+				Defaults: defaults(),
+				Applies:  []string{ParamTTL, ParamWork, ParamSeed},
 			},
 			nodes: 1,
 			plan:  planNormal,
@@ -71,11 +66,10 @@ func scenarios() []scenario {
 		},
 		{
 			Info: Info{
-				ID:          "gc-pause",
-				Title:       "A pause longer than the TTL",
-				Description: "Client 1 freezes past its TTL, client 2 takes the lock, and client 1 wakes up and writes anyway.",
-				Defaults:    with(func(p *Params) { p.Pause = 15 * time.Second }),
-				Applies:     single,
+				ID:       "gc-pause",
+				Title:    "A pause longer than the TTL",
+				Defaults: with(func(p *Params) { p.Pause = 15 * time.Second }),
+				Applies:  single,
 			},
 			nodes: 1,
 			plan:  planPause,
@@ -83,11 +77,10 @@ func scenarios() []scenario {
 		},
 		{
 			Info: Info{
-				ID:          "fencing",
-				Title:       "The same pause, with fencing tokens",
-				Description: "Client 1 writes with token 33 after client 2 wrote with 34; the storage checks and rejects it.",
-				Defaults:    with(func(p *Params) { p.Pause = 15 * time.Second; p.Fencing = true }),
-				Applies:     single,
+				ID:       "fencing",
+				Title:    "The same pause, with fencing tokens",
+				Defaults: with(func(p *Params) { p.Pause = 15 * time.Second; p.Fencing = true }),
+				Applies:  single,
 			},
 			nodes: 1,
 			plan:  planPause,
@@ -95,9 +88,8 @@ func scenarios() []scenario {
 		},
 		{
 			Info: Info{
-				ID:          "release-del",
-				Title:       "Releasing with a plain DEL",
-				Description: "Client 1 stalls before releasing, its lock passes to client 2, and client 1's DEL deletes client 2's lock; client 3 walks in.",
+				ID:    "release-del",
+				Title: "Releasing with a plain DEL",
 				Defaults: with(func(p *Params) {
 					p.Work, p.Pause, p.Release = 4*time.Second, 10*time.Second, ReleaseDel
 				}),
@@ -114,9 +106,8 @@ func scenarios() []scenario {
 		},
 		{
 			Info: Info{
-				ID:          "renewal",
-				Title:       "Renewing the lock",
-				Description: "Clients extend their lock every third of the TTL. Renewal cannot outlast a pause: while client 1 is frozen its lock expires and client 2 takes it; when client 1 wakes, its extension fails and it stops without writing.",
+				ID:    "renewal",
+				Title: "Renewing the lock",
 				Defaults: with(func(p *Params) {
 					p.Work, p.Pause = 15*time.Second, 15*time.Second
 				}),
@@ -132,9 +123,8 @@ func scenarios() []scenario {
 		},
 		{
 			Info: Info{
-				ID:          "redlock-clock-jump",
-				Title:       "Redlock: a node's clock jumps",
-				Description: "On five nodes, client 1 holds a majority; node 3's clock jumps ahead, its key expires, and client 2 gets a majority too.",
+				ID:    "redlock-clock-jump",
+				Title: "Redlock: a node's clock jumps",
 				Defaults: with(func(p *Params) {
 					p.Work, p.ClockJump = 5*time.Second, 10*time.Second
 				}),
@@ -150,9 +140,8 @@ func scenarios() []scenario {
 		},
 		{
 			Info: Info{
-				ID:          "redlock-crash",
-				Title:       "Redlock: a node restarts without its data",
-				Description: "Node 3 crashes and restarts empty, and client 2 gets a majority while client 1 holds one; a node that stays down longer than the longest TTL it granted is safe.",
+				ID:    "redlock-crash",
+				Title: "Redlock: a node restarts without its data",
 				Defaults: with(func(p *Params) {
 					p.Work, p.RestartDelay = 5*time.Second, time.Second
 				}),
@@ -170,9 +159,7 @@ func scenarios() []scenario {
 		{
 			Info: Info{
 				ID:    "failover",
-				Title: "Failover: the replica never got the lock",
-				Description: "One Redis primary with an asynchronous replica. The primary acknowledges client 1's lock and crashes before the replica has copied it; " +
-					"Sentinel promotes the replica, and client 2 gets the same lock. With fencing, the counter on that Redis is lost too, so both can get the same token. WAIT narrows the window; it does not close it.",
+				Title: "Failover to an asynchronous replica",
 				Defaults: with(func(p *Params) {
 					p.Work, p.ReplicationLag, p.RestartDelay = 8*time.Second, time.Second, 3*time.Second
 				}),
@@ -201,10 +188,8 @@ func scenarios() []scenario {
 		},
 		{
 			Info: Info{
-				ID:    "watchdog",
-				Title: "A watchdog that renews a stuck client",
-				Description: "Client 1's work hangs while a timer thread keeps renewing its lock, so client 2 waits forever. " +
-					"With renew=progress, the watchdog renews only while the work makes progress, at most 5 times, and lets the lock go.",
+				ID:       "watchdog",
+				Title:    "A watchdog that renews a stuck client",
 				Defaults: with(func(p *Params) { p.Work = 4 * time.Second; p.Renew = RenewTimer }),
 				Applies:  []string{ParamTTL, ParamWork, ParamRenew, ParamSeed},
 			},

@@ -26,21 +26,22 @@
     var stage = $("[data-race-stage]"), player = $("[data-race-player]");
     var narration = $("[data-race-narration]"), transcript = $("[data-race-transcript]");
     var result = $("[data-race-result]"), predict = $("[data-race-predict]");
-    var form = $("[data-race-form]"), description = $("[data-race-description]");
+    var form = $("[data-race-form]"), setupList = $("[data-race-setup]");
     var titleEl = $("[data-race-title]"), settingsBox = $("[data-race-settings]");
-    var faultBox = $("[data-race-fault]");
+    var faultBox = $("[data-race-fault]"), story = $("[data-race-story]");
     var playBtn = player.querySelector("[data-act=play]");
     var scrub = player.querySelector("[data-act=scrub]");
     var speedSel = player.querySelector("[data-act=speed]");
     var clock = $("[data-race-clock]");
+    var predictForm = $("[data-race-predict-form]");
     var predictSummary = predict.querySelector("summary");
     var predictAsk = predictSummary.textContent;
+    var compact = root.classList.contains("race-compact");
     // The outcomes' labels come from the server: each prediction choice
-    // is labelled with one.
-    var labels = {}, order = [];
+    // is labelled with one, and each outcome of a run carries its own.
+    var labels = {};
     predict.querySelectorAll("input[type=checkbox]").forEach(function (el) {
       labels[el.value] = el.parentNode.textContent.trim();
-      order.push(el.value);
     });
     var error = document.createElement("p");
     error.className = "field-error";
@@ -53,7 +54,16 @@
     form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { faults.push(el.value); });
     var scenarioId = root.getAttribute("data-scenario");
 
+    // With the script, what happened is told as the playhead reaches it:
+    // the transcript grows line by line, and the outcomes come at the
+    // end, above it. The form that shows it all at once is not needed.
     [stage, player, narration, predict].forEach(function (el) { el.hidden = false; });
+    story.parentNode.insertBefore(result, story);
+    story.querySelector("summary").textContent = "Transcript";
+    story.open = !compact;
+    $("[data-race-steps-title]").hidden = true;
+    $("[data-race-predict-nojs]").hidden = true;
+    $("[data-race-predict-js]").hidden = false;
     result.hidden = true;
     if (present) settingsBox.open = false;
     if (present) predict.open = false;
@@ -69,13 +79,23 @@
         });
     }
 
-    // show puts a new run on screen, undrawn: the playhead at 0 and the
-    // prediction asked again.
+    // show puts a new run on screen, undrawn: its setup, the playhead at
+    // 0 and the prediction asked again. Every run is a new round, whether
+    // the learner changed a setting or added a fault.
     function show(data) {
       run = data;
       outcomes = outcomesOf(data);
+      outcomes.forEach(function (o) { if (o.label) labels[o.id] = o.label; });
       var lastT = data.events.length ? data.events[data.events.length - 1].t_ms : 0;
       T = Math.max(1000, Math.ceil(lastT * 1.06));
+      setupList.replaceChildren();
+      (data.setup || []).forEach(function (line) {
+        var li = document.createElement("li");
+        li.textContent = line;
+        setupList.appendChild(li);
+      });
+      faults = (data.faults || []).map(function (f) { return f.spec; });
+      listFaults(data.faults || []);
       view = draw(stage, data, T, outcomes);
       transcript.replaceChildren();
       data.events.forEach(function (e, i) {
@@ -106,14 +126,15 @@
         : "Tick what you expect to happen, then press Play, or step through it.");
     }
 
-    // outcomesOf reads the run's outcomes, each tied to its event.
+    // outcomesOf reads the run's outcomes, each tied to its event, with
+    // the server's words for it.
     function outcomesOf(data) {
       return (data.outcomes || []).map(function (o) {
-        return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "" };
+        return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "", label: o.label || "", short: o.short || "" };
       });
     }
 
-    function label(id) { return labels[id] || id; }
+    function label(id) { return labels[id] || ""; }
 
     // fillOutcomes writes the outcome list of the result box, shown at the end.
     function fillOutcomes() {
@@ -189,7 +210,7 @@
       if (e) {
         var text = seconds(e.t_ms) + ": " + e.text;
         outcomes.forEach(function (o) {
-          if (o.event === i && o.id !== "safe") text += " Outcome: " + label(o.id) + ".";
+          if (o.event === i && o.id !== "safe" && label(o.id)) text += " Outcome: " + label(o.id) + ".";
         });
         say(text);
       } else if (from > -1) {
@@ -201,14 +222,17 @@
     }
 
     // frame moves what changes continuously: the playhead, the bars that
-    // grow with it, and the clock.
+    // grow with it, and the clock, which the slider says aloud too.
     function frame() {
       var x = view.x(t);
       view.playhead.setAttribute("transform", "translate(" + x.toFixed(1) + " 0)");
       view.reveal(t);
       scrub.value = String(Math.round(1000 * t / T));
-      var shown = Math.floor(t / 100) / 10;
-      if (clock.textContent !== shown + " s") clock.textContent = shown + " s";
+      var shown = (Math.floor(t / 100) / 10) + " s";
+      if (clock.textContent !== shown) {
+        clock.textContent = shown;
+        scrub.setAttribute("aria-valuetext", shown);
+      }
       view.drain(run.events[idx] || null, t);
       faultAt(t);
     }
@@ -218,49 +242,41 @@
       result.hidden = false;
       var box = result.querySelector("[data-race-verdict]");
       box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
-      if (prediction) {
+      say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ".");
+      var mine = run;
+      report(prediction || []).then(function (done) {
+        if (!prediction || !done || mine !== run || result.hidden) return;
+        var judged = (done.judged || []).filter(function (j) { return j.text; });
+        if (!judged.length) return;
         var head = document.createElement("p");
         head.className = "prediction-feedback";
         var strong = document.createElement("strong");
         strong.textContent = "Your prediction, outcome by outcome:";
         head.appendChild(strong);
-        box.append(head, feedback());
-      }
-      say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ".");
-      report(prediction || []);
+        box.append(head, feedback(judged));
+      });
     }
 
-    // feedback judges the prediction outcome by outcome: each one the
-    // learner expected, and each one that happened.
-    function feedback() {
-      var happened = {};
-      outcomes.forEach(function (o) { if (!(o.id in happened)) happened[o.id] = o; });
+    // feedback lists the prediction judged outcome by outcome, in the
+    // server's words: each outcome the learner expected, and each that
+    // happened.
+    function feedback(judged) {
       var ul = document.createElement("ul");
       ul.className = "prediction-feedback";
       ul.setAttribute("aria-label", "Your prediction, outcome by outcome");
-      order.forEach(function (id) {
-        var expected = prediction.indexOf(id) >= 0, did = happened[id];
-        if (!expected && !did) return;
+      judged.forEach(function (j) {
         var li = document.createElement("li");
-        li.setAttribute("data-judged", id);
-        var name = label(id);
-        if (expected && did) {
-          li.className = "prediction-right";
-          li.textContent = "You expected “" + name + "”: right, at " + seconds(did.t_ms) + ".";
-        } else if (expected) {
-          li.className = "prediction-wrong";
-          li.textContent = "You expected “" + name + "”: it did not happen.";
-        } else {
-          li.className = "prediction-wrong";
-          li.textContent = "You did not expect “" + name + "”: it happened, at " + seconds(did.t_ms) + ".";
-        }
+        li.setAttribute("data-judged", j.outcome);
+        li.className = j.right ? "prediction-right" : "prediction-wrong";
+        li.textContent = j.text;
         ul.appendChild(li);
       });
       return ul;
     }
 
     // report tells the server a run was played to the end, for workshop
-    // dashboards; the server works out the outcomes itself.
+    // dashboards; the server works out the outcomes itself and judges the
+    // prediction. It resolves to the server's answer, or null.
     function report(pred) {
       var params = {};
       Object.keys(run.params || {}).forEach(function (k) {
@@ -269,12 +285,12 @@
       });
       if (faults.length) params.fault = faults.slice();
       var meta = document.querySelector("meta[name=csrf-token]");
-      fetch("/api/race/done", {
+      return fetch("/api/race/done", {
         method: "POST",
         credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": meta ? meta.getAttribute("content") : "" },
+        headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": meta ? meta.getAttribute("content") : "" },
         body: JSON.stringify({ scenario: run.id, params: params, prediction: pred })
-      }).catch(function () {});
+      }).then(function (resp) { return resp.ok ? resp.json() : null; }).catch(function () { return null; });
     }
 
     function play() {
@@ -306,6 +322,7 @@
       if (playing && t < T) requestAnimationFrame(tick);
     }
 
+    // step moves the playhead to the next or the previous event.
     function step(dir) {
       if (!run) return;
       lockPrediction(false);
@@ -327,6 +344,12 @@
       lockPrediction(true);
       play();
     });
+    // The prediction form shows the whole run at once without the
+    // script; with it, sending the form plays the run.
+    predictForm.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      play();
+    });
     scrub.addEventListener("input", function () { stop(); lockPrediction(false); seek(T * Number(scrub.value) / 1000); });
 
     function onKey(ev) {
@@ -336,6 +359,7 @@
       else if (ev.key === "ArrowRight") { ev.preventDefault(); stop(); step(1); }
       else if (ev.key === "ArrowLeft") { ev.preventDefault(); stop(); step(-1); }
       else if (ev.key === "Home") { ev.preventDefault(); stop(); seek(0); }
+      else if (ev.key === "End") { ev.preventDefault(); stop(); lockPrediction(false); seek(T); }
     }
     // On the presenter view the keys work wherever the focus is.
     (present ? document : root).addEventListener("keydown", onKey);
@@ -381,18 +405,14 @@
         root.setAttribute("data-page", page);
         root.setAttribute("data-present", pres);
         root.setAttribute("data-api", apiURL());
-        var scope = root.classList.contains("race-compact") ? root : document;
+        var scope = compact ? root : document;
         scope.querySelectorAll("[data-race-link=page]").forEach(function (a) { a.href = page; });
         scope.querySelectorAll("[data-race-link=present]").forEach(function (a) { a.href = pres; });
-        if (!root.classList.contains("race-compact") && window.history && history.replaceState) {
+        if (!compact && window.history && history.replaceState) {
           history.replaceState(null, "", location.pathname + "?" + q);
         }
-        return scenarios().then(function (list) {
-          var sc = list.find(function (s) { return s.id === data.id; });
-          titleEl.textContent = data.title || (sc && sc.title) || titleEl.textContent;
-          if (sc) description.textContent = sc.summary || sc.description || description.textContent;
-          if (then) then();
-        });
+        titleEl.textContent = data.title || titleEl.textContent;
+        if (then) then();
       }).catch(function (err) {
         if (mine !== latest) return;
         if (failed) { failed(err); return; }
@@ -435,9 +455,7 @@
           if (f.getAttribute("data-param") === "renew") f.querySelector("select").disabled = f.hidden;
         });
         faults = [];
-        listFaults();
         titleEl.textContent = sc.title;
-        description.textContent = sc.summary || sc.description || "";
         rerun();
       });
     }
@@ -454,7 +472,6 @@
       var persist = faultBox.querySelector("[data-race-fault-persist]");
       var atLabel = faultBox.querySelector("[data-race-fault-at-label]");
       var faultList = faultBox.querySelector("[data-race-fault-list]");
-      var addBtn = faultBox.querySelector("[data-race-add-fault]");
       var atEdited = false;
       var faultError = document.createElement("p");
       faultError.className = "field-error";
@@ -462,7 +479,6 @@
       faultError.hidden = true;
       faultBox.appendChild(faultError);
       atInput.addEventListener("input", function () { atEdited = true; });
-      addBtn.textContent = "Add it and replay from there";
 
       faultAt = function (now) {
         if (atEdited) return;
@@ -510,55 +526,51 @@
         });
       };
 
-      listFaults = function () {
+      // listFaults lists the run's faults, each in the server's words,
+      // and keeps them in the settings form.
+      listFaults = function (list) {
         faultList.replaceChildren();
         form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { el.remove(); });
-        faults.forEach(function (f, i) {
+        list.forEach(function (f, i) {
           var li = document.createElement("li");
           var span = document.createElement("span");
-          span.textContent = faultText(f);
+          span.textContent = f.text;
           var b = document.createElement("button");
           b.type = "button";
           b.className = "button-link";
           b.textContent = "Remove";
-          b.setAttribute("aria-label", "Remove the fault: " + faultText(f));
-          b.addEventListener("click", function () { faults.splice(i, 1); listFaults(); rerun(); });
+          b.setAttribute("aria-label", "Remove the fault: " + f.text);
+          b.addEventListener("click", function () { faults.splice(i, 1); rerun(); });
           li.append(span, " ", b);
           faultList.appendChild(li);
           var hidden = document.createElement("input");
           hidden.type = "hidden";
           hidden.name = "fault";
-          hidden.value = f;
+          hidden.value = f.spec;
           hidden.setAttribute("data-race-fault-spec", "");
           form.appendChild(hidden);
         });
-        faultList.hidden = faults.length === 0;
-      }
-      listFaults();
+        faultList.hidden = list.length === 0;
+      };
 
-      // addFault adds the fault to the run, runs it again, and replays from
-      // the fault's time: everything before it is the same run.
+      // addFault adds the fault to the run and runs it again: a new round,
+      // with the fault in the setup, to predict before it plays.
       addFault = function () {
         var at = Math.max(0, Math.round(Number(atInput.value) || 0));
         var arg = String(Math.max(0, Math.round(Number(argInput.value) || 0)));
         if (kindSel.value === "crash" && persist.checked) arg += "-persist";
         faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
-        listFaults();
         atEdited = false;
         faultError.hidden = true;
         rerun(function () {
-          asked = true; // a replay from a fault is not a prediction round
-          predict.open = false;
-          predictSummary.textContent = "No prediction for a run with your own fault.";
-          predict.classList.add("race-predict-done");
-          predict.querySelectorAll("input[type=checkbox]").forEach(function (el) { el.disabled = true; });
-          seek(Math.max(0, at - 1));
-          play();
+          predict.open = true;
+          say("Your fault is the last line of the setup. What will it change? Tick what you expect, then press Play.");
+          var first = predict.querySelector("input[type=checkbox]");
+          if (first && !present) first.focus();
         }, function (err) {
           // The fault was refused: it is not kept, and the reason is
           // said next to the fault's fields.
           faults.pop();
-          listFaults();
           faultError.textContent = err.message;
           faultError.hidden = false;
         });
@@ -596,21 +608,6 @@
 
   function seconds(ms) { return (Math.round(ms) / 1000) + " s"; }
 
-  // faultText says what a fault of the address does, as the server does.
-  function faultText(spec) {
-    var p = spec.split(":");
-    if (p.length !== 4) return spec;
-    var who = p[1].replace(/^(client|node)(\d+)$/, "$1 $2"), at = seconds(Number(p[2]));
-    var arg = p[3].replace("-persist", ""), ms = seconds(Number(arg));
-    switch (p[0]) {
-      case "pause": return "At " + at + ", " + who + " pauses for " + ms + ".";
-      case "crash": return "At " + at + ", " + who + " crashes, " + (p[3].indexOf("-persist") > 0 ? "keeping" : "losing") + " its data, and restarts " + ms + " later.";
-      case "clock-jump": return "At " + at + ", " + who + "'s clock jumps " + ms + " ahead.";
-      case "delay": return "At " + at + ", the next reply " + (/^client/.test(p[1]) ? "to " : "from ") + who + " is delayed by " + ms + ".";
-    }
-    return spec;
-  }
-
   function el(name, attrs, parent) {
     var n = document.createElementNS(SVG, name);
     Object.keys(attrs || {}).forEach(function (k) { n.setAttribute(k, attrs[k]); });
@@ -637,7 +634,10 @@
 
   // draw builds the SVG for a run and returns what the player updates.
   // Every element of the run carries the time it appears at, and the
-  // player shows it only once the playhead is there.
+  // player shows it only once the playhead is there. outcomes are the
+  // run's, each with its id (or outcome), time, event and, from the
+  // server, its label and short words; an outcome without words gets a
+  // flag and no text.
   function draw(stage, run, T, outcomes) {
     var clients = [];
     run.events.forEach(function (e) {
@@ -652,6 +652,9 @@
     });
     var fencing = !!(run.params && run.params.fencing);
     if (run.events.some(function (e) { return e.actor === "storage"; })) lanes.push("storage");
+    var flagged = (outcomes || []).map(function (o) {
+      return { id: o.id || o.outcome, t_ms: o.t_ms, words: o.short || o.label || "" };
+    }).filter(function (o) { return o.id !== "safe"; });
 
     // The drawing is as wide as the stage in CSS pixels, so text stays
     // readable on a phone instead of being scaled down. On a narrow stage
@@ -661,16 +664,17 @@
     var left = narrow ? 10 : present ? 210 : 132, right = present ? 24 : 16, top = present ? 64 : narrow ? 42 : 46;
     var laneH = narrow ? 50 : present ? 62 : 44, labelH = narrow ? 17 : 0;
     // Below the lanes, a strip names each outcome under its flag.
-    var flagged = outcomes.filter(function (o) { return o.id !== "safe"; }).length;
     var rowH = present ? 26 : narrow ? 16 : 18;
     var lanesEnd = top + lanes.length * laneH;
-    var H = lanesEnd + 8 + (flagged ? flagged * rowH + 4 : 0);
+    var H = lanesEnd + 8 + (flagged.length ? flagged.length * rowH + 4 : 0);
     var x = function (t) { return left + (W - left - right) * Math.min(Math.max(t, 0), T) / T; };
     var laneTop = function (lane) { return top + lanes.indexOf(lane) * laneH; };
     var y = function (lane) { return laneTop(lane) + labelH + (laneH - labelH) / 2; };
     var inner = laneH - labelH;
 
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "class": "race-svg race-timeline" + (narrow ? " race-narrow" : "") });
+    // On the page from the start, so that labels can be measured.
+    stage.replaceChildren(svg);
     var title = el("title", {}, svg);
     title.textContent = "Timeline of " + run.title + ": " + lanes.join(", ") + " over " + seconds(T) + ". The transcript below says what happens, step by step.";
     var defs = el("defs", {}, svg);
@@ -680,18 +684,63 @@
     var hatchURL = "url(#race-hatch-" + uid + ")";
     uid++;
 
-    // Lanes and labels: the setup, drawn from the start.
+    // Labels never overlap: each goes to the first of its places where
+    // it covers no other label, or, if none is free, is left out (the
+    // marker's tooltip and the transcript still say it).
+    var taken = [];
+    function boxOf(tx) {
+      var b = null;
+      try { b = tx.getBBox(); } catch (e) { b = null; }
+      if (!b || !b.width) {
+        // Not laid out (a hidden stage): a generous guess.
+        var size = parseFloat(getComputedStyle(tx).fontSize) || 13;
+        var w = tx.textContent.length * size * 0.62, ax = tx.getAttribute("text-anchor") || (/\bend\b/.test(tx.getAttribute("class")) ? "end" : "start");
+        var bx = Number(tx.getAttribute("x")) - (ax === "end" ? w : 0);
+        b = { x: bx, y: Number(tx.getAttribute("y")) - size, width: w, height: size * 1.3 };
+      }
+      return b;
+    }
+    function free(b) {
+      if (b.x < 0 || b.x + b.width > W) return false;
+      return taken.every(function (o) {
+        return b.x + b.width <= o.x || b.x >= o.x + o.width || b.y + b.height <= o.y || b.y >= o.y + o.height;
+      });
+    }
+    // place puts text with class cls at the first free spot of spots
+    // ([x, y, anchor] in the coordinates of parent, offset by dx, dy in
+    // the drawing) and returns it, or null.
+    function place(parent, spots, text, cls, dx, dy) {
+      for (var i = 0; i < spots.length; i++) {
+        var sp = spots[i];
+        var tx = el("text", { x: sp[0], y: sp[1], "class": cls + (sp[2] === "end" ? " end" : sp[2] === "middle" ? " mid" : "") }, parent);
+        tx.textContent = text;
+        var b = boxOf(tx);
+        b = { x: b.x + (dx || 0), y: b.y + (dy || 0), width: b.width, height: b.height };
+        if (free(b)) { taken.push(b); return tx; }
+        parent.removeChild(tx);
+      }
+      return null;
+    }
+
+    // Lanes: the setup, drawn from the start. Their names go on top of
+    // everything, the playhead included, in labels().
     lanes.forEach(function (lane, i) {
       el("rect", { x: 0, y: top + i * laneH, width: W, height: laneH, "class": i % 2 ? "lane lane-odd" : "lane" }, svg);
+    });
+    var names = el("g", { "class": "race-names" });
+    lanes.forEach(function (lane, i) {
       var c = clientNo(lane);
       var label = el("text", { x: 8, y: narrow ? top + i * laneH + 13 : y(lane) + 5, "class": "lane-label" + (c ? " " + colour(c) : "") }, svg);
       label.textContent = lane;
+      taken.push(boxOf(label));
+      names.appendChild(label);
     });
     var stepMs = niceStep(T, narrow ? 4 : present ? 10 : 8);
     for (var tt = 0; tt <= T; tt += stepMs) {
       el("line", { x1: x(tt), x2: x(tt), y1: top - 4, y2: lanesEnd, "class": "tick" }, svg);
       var lbl = el("text", { x: x(tt), y: top - 8, "class": "tick-label" }, svg);
       lbl.textContent = (tt / 1000) + " s";
+      taken.push(boxOf(lbl));
     }
 
     // The run: each part appears when the playhead reaches it, and bars
@@ -707,6 +756,12 @@
     function bar(lane, t0, t1, cls, dy, h, parent) {
       var r = el("rect", { x: x(t0), y: y(lane) + dy, width: 0, height: h, "class": cls }, parent || later);
       return part(r, t0, t1, "width");
+    }
+    // text places a label of the run, shown from time t0.
+    function text(t0, spots, words, cls) {
+      var tx = place(later, spots, words, cls);
+      if (tx) part(tx, t0, null);
+      return tx;
     }
 
     // Belief: the clients that believe they hold the lock after each
@@ -736,17 +791,14 @@
       var m = merged[merged.length - 1];
       if (m && s[0] <= m[1]) m[1] = Math.max(m[1], s[1]); else merged.push(s.slice());
     });
+    var overlapLabels = [];
     if (clients.length) {
       var y0 = laneTop(clients[0]) + 2, y1 = laneTop(clients[clients.length - 1]) + laneH - 2;
       merged.forEach(function (s) {
         var r = el("rect", { x: x(s[0]), y: y0, width: 0, height: y1 - y0, "class": "overlap" }, later);
         part(r, s[0], s[1], "width");
-        var words = narrow ? "both think so" : "both think they hold it";
-        // Text is hidden until its time, so its width is guessed.
-        var wide = words.length * (present ? 10 : 7), lx = x(s[0]) + 4;
-        var tx = el("text", { x: lx + wide > W ? x(s[1]) - 4 : lx, y: y1 - (present ? 10 : 7), "class": "overlap-label" + (lx + wide > W ? " end" : "") }, later);
-        tx.textContent = words;
-        part(tx, s[0], null);
+        // Placed once the markers have their labels: they come first.
+        overlapLabels.push(s);
       });
     }
     beliefs.forEach(function (p) {
@@ -755,20 +807,32 @@
     });
 
     // Lock keys on each node, from the state after each event; a run of
-    // events with the same holder is one bar.
+    // events with the same holder is one bar. A key with no TTL (ttl_ms
+    // -1) lasts until something removes it, to the end of the run if
+    // nothing does, and is marked so; a key whose TTL has already run
+    // out by its node's clock (a clock jumped) ends where that is seen.
+    var noTTL = false, laneLabels = [];
     nodeLanes.forEach(function (lane, k) {
       var cur = null;
       var flush = function () {
-        if (cur && cur.end > cur.start) bar(lane, cur.start, cur.end, "hold " + colour(clientNo(cur.holder)), -10, 20);
+        if (cur && cur.end > cur.start) {
+          bar(lane, cur.start, cur.end, "hold " + colour(clientNo(cur.holder)) + (cur.forever !== null ? " no-ttl" : ""), -10, 20);
+          if (cur.forever !== null) {
+            noTTL = true;
+            laneLabels.push({ t0: cur.forever, spots: [[x(cur.forever) + 5, y(lane) + 4], [x(cur.end) - 5, y(lane) + 4, "end"]], words: "no TTL", cls: "nottl-label" });
+          }
+        }
         cur = null;
       };
       run.events.forEach(function (e, i) {
         var st = e.nodes && e.nodes[k];
         var next = i + 1 < run.events.length ? run.events[i + 1].t_ms : T;
         if (!st || !st.holder || !st.up) { flush(); return; }
-        var end = Math.min(next, e.t_ms + st.ttl_ms);
-        if (cur && cur.holder === st.holder && cur.end >= e.t_ms) cur.end = end;
-        else { flush(); cur = { holder: st.holder, start: e.t_ms, end: end }; }
+        var forever = st.ttl_ms === -1;
+        var end = forever ? next : st.ttl_ms > 0 ? Math.min(next, e.t_ms + st.ttl_ms) : e.t_ms;
+        if (cur && cur.holder === st.holder && cur.end >= e.t_ms) cur.end = Math.max(e.t_ms, end);
+        else { flush(); cur = { holder: st.holder, start: e.t_ms, end: end, forever: null }; }
+        if (forever && cur.forever === null) cur.forever = e.t_ms;
       });
       flush();
       // A node that is down: its lane crossed out until it restarts.
@@ -776,67 +840,87 @@
       run.events.forEach(function (e) {
         var st = e.nodes && e.nodes[k];
         if (st && !st.up && down === null) down = e.t_ms;
-        if (st && st.up && down !== null) { crossOut(lane, down, e.t_ms); down = null; }
+        if (st && st.up && down !== null) { crossOut(lane, down, e.t_ms, "down"); down = null; }
       });
-      if (down !== null) crossOut(lane, down, T);
+      if (down !== null) crossOut(lane, down, T, "down");
     });
-    function crossOut(lane, a, b) {
+    // A client that crashed: its lane crossed out to the end.
+    var clientCrash = false;
+    run.events.forEach(function (e) {
+      if (e.kind === "client-crash" && lanes.indexOf(e.actor) >= 0) { clientCrash = true; crossOut(e.actor, e.t_ms, T, "crashed"); }
+    });
+    function crossOut(lane, a, b, words) {
       var r = bar(lane, a, b, "down", -inner / 2 + 3, inner - 6);
       r.setAttribute("fill", hatchURL);
       var ln = el("line", { x1: x(a), x2: x(a), y1: y(lane), y2: y(lane), "class": "down-line" }, later);
       part(ln, a, b, "x2");
-      var tx = el("text", { x: x(a) + 12, y: y(lane) - 5, "class": "down-label" }, later);
-      tx.textContent = "down";
-      part(tx, a, null);
+      laneLabels.push({ t0: a, spots: [[x(a) + 12, y(lane) - 5], [x(a) + 12, y(lane) + 14], [x(a) - 6, y(lane) - 5, "end"]], words: words, cls: "down-label" });
     }
 
     // Pauses on client lanes.
     var pauseStart = {};
     run.events.forEach(function (e) {
-      if (e.kind === "pause-start") pauseStart[e.actor] = e.t_ms;
+      if (e.kind === "pause-start" && pauseStart[e.actor] === undefined) pauseStart[e.actor] = e.t_ms;
       if (e.kind === "pause-end" && pauseStart[e.actor] !== undefined) {
         var a = pauseStart[e.actor];
         var r = bar(e.actor, a, e.t_ms, "pause", -9, 18);
         r.setAttribute("fill", hatchURL);
-        var pl = el("text", { x: x(a) + 6, y: y(e.actor) + 4, "class": "pause-label" }, later);
-        pl.textContent = "paused";
-        part(pl, a, null);
+        laneLabels.push({ t0: a, spots: [[x(a) + 6, y(e.actor) + 4]], words: "paused", cls: "pause-label", within: x(e.t_ms) });
         delete pauseStart[e.actor];
       }
     });
     Object.keys(pauseStart).forEach(function (c) {
       var r = bar(c, pauseStart[c], T, "pause", -9, 18);
       r.setAttribute("fill", hatchURL);
+      laneLabels.push({ t0: pauseStart[c], spots: [[x(pauseStart[c]) + 6, y(c) + 4]], words: "paused", cls: "pause-label", within: x(T) });
     });
 
     // Event markers, shown once their event is reached.
     // A label in the row above a lane's bars: beside the lane's name on
     // a phone, where that row holds the name.
-    function rowLabel(g, lane, ex, text, cls) {
-      var dx = 9;
-      if (narrow) dx = Math.max(9, 8 + lane.length * 7 + 6 - ex);
-      var tx = el("text", { x: dx, y: laneTop(lane) + (narrow ? 13 : present ? 16 : 12) - y(lane), "class": cls }, g);
-      tx.textContent = text;
+    function rowLabel(g, lane, ex, words, cls) {
+      var ry = laneTop(lane) + (narrow ? 13 : present ? 16 : 12) - y(lane);
+      var spots = [[9, ry], [-9, ry, "end"]];
+      if (narrow) spots.unshift([Math.max(9, 8 + lane.length * 7 + 6 - ex), ry]);
+      return place(g, spots, words, cls, ex, y(lane));
     }
+    var stuck = false;
     var markers = run.events.map(function (e) {
       var lane = lanes.indexOf(e.actor) >= 0 ? e.actor : lanes[lanes.length - 1];
       var ex = x(e.t_ms);
       var g = el("g", { "class": "marker kind-" + e.kind + (e.stale ? " stale" : "") + " " + colour(clientOf(e)), transform: "translate(" + ex.toFixed(1) + " " + y(lane) + ")" }, svg);
-      g.style.display = "none";
       g.setAttribute("data-t0", e.t_ms);
       // The shape is larger on a projector; the labels have their own sizes.
       shape(present ? el("g", { transform: "scale(1.4)" }, g) : g, e);
+      // Its own labels may touch the shape; no later label covers it.
+      var half = reach(e).map(function (h) { return present ? h * 1.4 : h; });
+      var shapeBox = { x: ex - half[0], y: y(lane) - half[1], width: 2 * half[0], height: 2 * half[1] };
       var onStorage = e.kind === "write-accepted" || e.kind === "write-rejected";
       if (fencing && e.fence && (onStorage || e.kind === "acquire-ok")) {
         if (narrow && !onStorage) rowLabel(g, lane, ex, "#" + e.fence, "fence-label fence-row");
-        else el("text", { y: present ? -17 : -12, "class": "fence-label" }, g).textContent = "#" + e.fence;
+        else {
+          var up = present ? -17 : -12, down = present ? 30 : 22;
+          place(g, [[0, up, "middle"], [0, down, "middle"]], "#" + e.fence, "fence-label", ex, y(lane));
+        }
       }
       if (e.kind === "failover" || e.kind === "restart") rowLabel(g, lane, ex, e.kind === "failover" ? "promoted" : "back up", "event-label");
       if (e.kind === "clock-jump") rowLabel(g, lane, ex, "clock " + jumpText(e, run), "jump-label");
+      if (e.kind === "stuck") { stuck = true; rowLabel(g, lane, ex, "work hangs", "event-label"); }
       var tip = el("title", {}, g);
       tip.textContent = seconds(e.t_ms) + " " + e.actor + ": " + e.text;
+      taken.push(shapeBox);
+      g.style.display = "none";
       return g;
     });
+    // reach is how far a marker's shape reaches from its centre, across
+    // and up, its outline included.
+    function reach(e) {
+      var k = e.kind;
+      if (k === "write-accepted" && e.stale) return [11, 11];
+      if (k === "clock-jump") return [6, 13];
+      if (k === "extend-ok" || k === "pause-start" || k === "pause-end") return [5, 5];
+      return [8, 8];
+    }
     function shape(g, e) {
       var k = e.kind;
       if (k === "write-accepted" || k === "write-rejected") {
@@ -845,7 +929,7 @@
         if (e.stale && k === "write-accepted") el("rect", { x: -10, y: -10, width: 20, height: 20, "class": "m-alarm" }, g);
       } else if (k === "expire") {
         el("path", { d: "M0 -7L7 0L0 7L-7 0Z", "class": "m m-hollow" }, g);
-      } else if (k === "crash" || k === "delete-other") {
+      } else if (k === "crash" || k === "client-crash" || k === "delete-other") {
         el("path", { d: "M-7 -7L7 7M7 -7L-7 7", "class": "m-cross" }, g);
       } else if (k === "clock-jump") {
         el("path", { d: "M0 -12L-5 -4L5 4L0 12", "class": "m-jump" }, g);
@@ -855,23 +939,54 @@
         el("circle", { r: 6, "class": "m m-hollow m-dashed" }, g);
       } else if (k === "extend-ok" || k === "pause-start" || k === "pause-end") {
         el("circle", { r: 4, "class": "m" }, g);
+      } else if (k === "stuck" || k === "still-locked") {
+        el("rect", { x: -6, y: -6, width: 12, height: 12, "class": "m m-hollow" }, g);
       } else {
         el("circle", { r: 7, "class": "m" }, g);
       }
     }
 
-    // Outcomes: a flag across the lanes at the event where each happened.
-    outcomes.filter(function (o) { return o.id !== "safe"; }).forEach(function (o, i) {
+    // The labels on the lanes, after the markers' own: the key's "no
+    // TTL", "down", "paused", then "both think they hold it".
+    laneLabels.forEach(function (l) {
+      var tx = text(l.t0, l.spots, l.words, l.cls);
+      // A pause label fits in its bar, or is left out.
+      if (tx && l.within !== undefined && taken[taken.length - 1].x + taken[taken.length - 1].width > l.within + 2) {
+        tx.parentNode.removeChild(tx);
+        timed.pop();
+        taken.pop();
+      }
+    });
+    if (clients.length) {
+      // At the head of the first client's lane, above its markers, or
+      // at the foot of the last's, below them; inside the span if it can.
+      var hy = laneTop(clients[0]) + (present ? 19 : 13), fy = laneTop(clients[clients.length - 1]) + laneH - 5;
+      overlapLabels.forEach(function (s) {
+        var words = narrow ? "both think so" : "both think they hold it";
+        var a = x(s[0]) + 4, b = x(s[1]) - 4, after = x(s[1]) + 4;
+        text(s[0], [[a, hy], [b, hy, "end"], [a, fy], [b, fy, "end"], [after, hy], [after, fy]], words, "overlap-label");
+      });
+    }
+
+    // Outcomes: a flag across the lanes at the event where each happened,
+    // with its words in its own row below the lanes.
+    flagged.forEach(function (o, i) {
       var fx = x(o.t_ms), ly = lanesEnd + rowH * (i + 1), end = fx > W * 0.6;
       var g = el("g", { "class": "outcome-flag outcome-" + o.id }, svg);
       el("line", { x1: fx, x2: fx, y1: top, y2: ly + 2 }, g);
-      var tx = el("text", { x: end ? fx - 4 : fx + 4, y: ly, "class": "outcome-label" + (end ? " end" : "") }, g);
-      tx.textContent = shortOutcome(o.id);
+      if (o.words) place(g, [end ? [fx - 4, ly, "end"] : [fx + 4, ly], end ? [fx + 4, ly] : [fx - 4, ly, "end"]], o.words, "outcome-label");
       part(g, o.t_ms, null);
     });
 
+    // The playhead; on a phone it stops short of the rows that hold the
+    // lanes' names. The names go over it.
     var playhead = el("g", { "class": "playhead" }, svg);
-    el("line", { x1: 0, x2: 0, y1: top - 4, y2: lanesEnd + 4 }, playhead);
+    if (narrow) {
+      lanes.forEach(function (lane) { el("line", { x1: 0, x2: 0, y1: laneTop(lane) + labelH, y2: laneTop(lane) + laneH }, playhead); });
+    } else {
+      el("line", { x1: 0, x2: 0, y1: top - 4, y2: lanesEnd + 4 }, playhead);
+    }
+    svg.appendChild(names);
 
     // The legend: the same for every run of a scenario, so it tells
     // nothing of what will happen.
@@ -879,11 +994,11 @@
     legend.className = "race-legend";
     legend.setAttribute("aria-label", "Legend");
     // Each key is drawn with the timeline's own shapes and classes.
-    var key = function (text, paint) {
+    var key = function (words, paint) {
       var li = document.createElement("li");
       var k = el("svg", { viewBox: "0 0 24 16", width: 24, height: 16, "class": "race-svg", "aria-hidden": "true" }, li);
       paint(k);
-      li.append(" " + text);
+      li.append(" " + words);
       legend.appendChild(li);
     };
     var swatch = function (cls, fill) {
@@ -902,10 +1017,11 @@
       el("rect", { x: 1, y: 3, width: 11, height: 10, "class": "hold c1" }, k);
       el("rect", { x: 12, y: 3, width: 11, height: 10, "class": "hold c2" }, k);
     });
+    if (noTTL) key("lock key with no TTL", swatch("hold no-ttl c0"));
     key("paused", swatch("pause", true));
     var crashes = (run.params && run.params.faults || []).some(function (f) { return /^crash:/.test(f); });
-    if (run.nodes > 1 || crashes) {
-      key("node down", function (k) {
+    if (run.nodes > 1 || crashes || clientCrash) {
+      key(clientCrash ? "crashed or down" : "node down", function (k) {
         swatch("down", true)(k);
         el("line", { x1: 1, x2: 23, y1: 8, y2: 8, "class": "down-line" }, k);
       });
@@ -914,6 +1030,7 @@
     key("released", glyph("release-ok"));
     key("asked and got nil", glyph("acquire-fail"));
     key("key expired", glyph("expire"));
+    if (stuck) key("work hangs", glyph("stuck"));
     key("write to storage" + (fencing ? ", with its token" : ""), glyph("write-accepted"));
     if (fencing) key("write rejected", glyph("write-rejected"));
     key("an outcome happens", function (k) { el("line", { x1: 12, x2: 12, y1: 0, y2: 16 }, el("g", { "class": "outcome-flag" }, k)); });
@@ -944,7 +1061,7 @@
     storage.hidden = !fencing;
     panel.appendChild(storage);
 
-    stage.replaceChildren(svg, legend, panel);
+    stage.append(legend, panel);
     var ttlMax = (run.params && run.params.ttl_ms) || 1;
 
     return {
@@ -966,7 +1083,7 @@
         rows.forEach(function (r, k) {
           var st = e && e.nodes ? e.nodes[k] : null;
           if (st && !st.up) r.holder.textContent = "down";
-          else if (st && st.holder) r.holder.textContent = "held by " + st.holder;
+          else if (st && st.holder) r.holder.textContent = "held by " + st.holder + (st.ttl_ms === -1 ? ", no TTL" : "");
           else r.holder.textContent = "free";
           r.fill.className = "ttl-fill " + (st && st.holder ? colour(clientNo(st.holder)) : "c0");
         });
@@ -979,19 +1096,13 @@
       drain: function (e, now) {
         rows.forEach(function (r, k) {
           var st = e && e.nodes ? e.nodes[k] : null;
-          var remain = st && st.up && st.holder ? Math.max(0, st.ttl_ms - (now - e.t_ms)) : 0;
+          var held = st && st.up && st.holder;
+          // A key with no TTL stays full: nothing drains it.
+          var remain = !held ? 0 : st.ttl_ms === -1 ? ttlMax : Math.max(0, st.ttl_ms - (now - e.t_ms));
           r.fill.style.transform = "scaleX(" + Math.min(1, remain / ttlMax).toFixed(4) + ")";
         });
       }
     };
-  }
-  function shortOutcome(id) {
-    return {
-      "two-holders": "two holders",
-      "stale-write-accepted": "stale write accepted",
-      "stale-write-rejected": "stale write rejected",
-      "foreign-lock-deleted": "another client's lock deleted"
-    }[id] || id;
   }
 
   function jumpText(e, run) {

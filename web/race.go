@@ -3,8 +3,10 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,9 +19,14 @@ import (
 
 // raceJSON is the answer of GET /api/race/{id}.
 type raceJSON struct {
-	ID      string          `json:"id"`
-	Title   string          `json:"title"`
-	Params  race.Params     `json:"params"`
+	ID     string      `json:"id"`
+	Title  string      `json:"title"`
+	Params race.Params `json:"params"`
+	// Setup is what the learner may know before the run, one sentence
+	// each, the added faults last; Faults are those faults with their
+	// sentences.
+	Setup   []string        `json:"setup"`
+	Faults  []raceFaultJSON `json:"faults"`
 	Applies []string        `json:"applies"`
 	Nodes   int             `json:"nodes"`
 	Events  []raceEventJSON `json:"events"`
@@ -30,12 +37,29 @@ type raceJSON struct {
 	Summary  string            `json:"summary"`
 }
 
-// raceOutcomeJSON is one outcome of a run and the event it happened at.
+// raceOutcomeJSON is one outcome of a run and the event it happened at,
+// with its words: the label a prediction gives it and the short words a
+// drawing flags it with.
 type raceOutcomeJSON struct {
 	Outcome string `json:"outcome"`
+	Label   string `json:"label,omitempty"`
+	Short   string `json:"short,omitempty"`
 	Event   int    `json:"event"` // index into events
 	TMS     int64  `json:"t_ms"`
 	Text    string `json:"text"`
+}
+
+// newRaceOutcomeJSON is f as the run's JSON gives it, with the race's
+// words for it.
+func newRaceOutcomeJSON(f race.Found) raceOutcomeJSON {
+	return raceOutcomeJSON{Outcome: string(f.Outcome), Label: f.Outcome.Label(), Short: f.Outcome.Short(), Event: f.Event, TMS: f.AtMS, Text: f.Text}
+}
+
+// raceFaultJSON is a fault added to a run: its fault= form and what it
+// does.
+type raceFaultJSON struct {
+	Spec string `json:"spec"`
+	Text string `json:"text"`
 }
 
 type raceEventJSON struct {
@@ -54,7 +78,7 @@ type raceEventJSON struct {
 type scenarioJSON struct {
 	ID       string      `json:"id"`
 	Title    string      `json:"title"`
-	Summary  string      `json:"summary"`
+	Setup    []string    `json:"setup"` // with the defaults
 	Defaults race.Params `json:"defaults"`
 	Applies  []string    `json:"applies"`
 	Targets  []string    `json:"targets"` // what a fault= may name in this scenario
@@ -63,7 +87,7 @@ type scenarioJSON struct {
 func (s *Server) handleRaceScenarios(c echo.Context) error {
 	out := []scenarioJSON{}
 	for _, in := range race.List() {
-		out = append(out, scenarioJSON{ID: in.ID, Title: in.Title, Summary: in.Description, Defaults: in.Defaults, Applies: in.Applies, Targets: in.Targets})
+		out = append(out, scenarioJSON{ID: in.ID, Title: in.Title, Setup: in.Setup, Defaults: in.Defaults, Applies: in.Applies, Targets: in.Targets})
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -78,12 +102,15 @@ func (s *Server) handleRaceAPI(c echo.Context) error {
 
 func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
 	out := raceJSON{
-		ID: tl.Scenario, Title: info.Title, Params: tl.Params, Applies: info.Applies,
-		Verdict: string(tl.Verdict), Summary: tl.Summary, Events: []raceEventJSON{},
+		ID: tl.Scenario, Title: info.Title, Params: tl.Params, Setup: raceSetup(info, tl.Params), Faults: []raceFaultJSON{},
+		Applies: info.Applies, Verdict: string(tl.Verdict), Summary: tl.Summary, Events: []raceEventJSON{},
 		Outcomes: []raceOutcomeJSON{},
 	}
+	for _, f := range tl.Params.Faults {
+		out.Faults = append(out.Faults, raceFaultJSON{Spec: f.String(), Text: info.FaultText(f)})
+	}
 	for _, f := range tl.Outcomes {
-		out.Outcomes = append(out.Outcomes, raceOutcomeJSON{Outcome: string(f.Outcome), Event: f.Event, TMS: f.AtMS, Text: f.Text})
+		out.Outcomes = append(out.Outcomes, newRaceOutcomeJSON(f))
 	}
 	for _, e := range tl.Events {
 		out.Nodes = max(out.Nodes, len(e.Nodes))
@@ -206,7 +233,11 @@ func (s *Server) raceView(c echo.Context, id string, q url.Values, heading int) 
 func (s *Server) computeRaceView(c echo.Context, id string, q url.Values, heading int) (views.Race, int) {
 	info, tl, err := s.runRace(c, id, q)
 	if err == nil {
-		return buildRaceView(info, tl, heading), http.StatusOK
+		v := buildRaceView(info, tl, heading)
+		if q.Has(formShow) {
+			shown(&v, tl, q[formPredict])
+		}
+		return v, http.StatusOK
 	}
 	code, msg := classify(err)
 	if code == http.StatusNotFound {
@@ -228,7 +259,7 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 	p := tl.Params
 	run := raceRunQuery(info.ID, p)
 	v := views.Race{
-		Compact: heading == 3, Heading: heading, Scenario: info.ID, Title: info.Title, Description: info.Description,
+		Compact: heading == 3, Heading: heading, Scenario: info.ID, Title: info.Title, Setup: raceSetup(info, p),
 		Verdict: string(tl.Verdict), Summary: tl.Summary,
 		TTL: p.TTL.Milliseconds(), Pause: p.Pause.Milliseconds(), Work: p.Work.Milliseconds(),
 		Fencing: p.Fencing, Release: string(p.Release),
@@ -240,7 +271,17 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 		Targets: raceTargets(info),
 	}
 	for _, f := range p.Faults {
-		v.Faults = append(v.Faults, views.RaceFault{Spec: f.String(), Text: faultText(f.String())})
+		v.Faults = append(v.Faults, views.RaceFault{Spec: f.String(), Text: info.FaultText(f)})
+	}
+	for _, o := range race.Outcomes() {
+		v.Choices = append(v.Choices, views.VerdictOption{ID: string(o), Label: o.Label()})
+	}
+	q := raceQuery(p)
+	q.Set(paramScenario, info.ID)
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		for _, val := range q[k] {
+			v.RunFields = append(v.RunFields, views.RaceField{Name: k, Value: val})
+		}
 	}
 	for _, a := range info.Applies {
 		v.Applies[a] = true
@@ -260,9 +301,56 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 func raceOutcomes(tl race.Timeline) []views.RaceOutcome {
 	out := make([]views.RaceOutcome, 0, len(tl.Outcomes))
 	for _, f := range tl.Outcomes {
-		out = append(out, views.RaceOutcome{ID: string(f.Outcome), Label: views.VerdictLabel(string(f.Outcome)), AtMS: f.AtMS, Text: f.Text})
+		out = append(out, views.RaceOutcome{ID: string(f.Outcome), Label: f.Outcome.Label(), AtMS: f.AtMS, Text: f.Text})
 	}
 	return out
+}
+
+// raceSetup is what a learner may know of a run before it is played. A
+// run's parameters were validated when it ran, so Setup cannot fail.
+func raceSetup(info race.Info, p race.Params) []string {
+	lines, err := race.Setup(info.ID, p)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return lines
+}
+
+// judgeRace judges a prediction outcome by outcome against a run: each
+// outcome offered that the learner expected or that happened, with its
+// label and, if it happened, when.
+func judgeRace(tl race.Timeline, prediction []string) []views.RaceJudgement {
+	var out []views.RaceJudgement
+	for _, j := range workshop.JudgeRace(outcomeNames(race.Outcomes()), prediction, outcomeNames(tl.OutcomeSet())) {
+		if !j.Expected && !j.Happened {
+			continue
+		}
+		v := views.RaceJudgement{ID: j.Outcome, Label: race.Outcome(j.Outcome).Label(), Expected: j.Expected, Happened: j.Happened}
+		for _, f := range tl.Outcomes {
+			if string(f.Outcome) == j.Outcome {
+				v.AtMS = f.AtMS
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// shown unfolds what happened in v, the run tl, for the prediction form
+// sent without JavaScript, and judges the prediction it carried. Names
+// that are no outcome are left out: they are not among the form's
+// choices.
+func shown(v *views.Race, tl race.Timeline, predicted []string) {
+	v.Shown = true
+	var prediction []string
+	for _, name := range predicted {
+		if o, err := race.ParseOutcome(name); err == nil && !slices.Contains(prediction, string(o)) {
+			prediction = append(prediction, string(o))
+		}
+	}
+	if len(prediction) > 0 {
+		v.Judged = judgeRace(tl, prediction)
+	}
 }
 
 // raceQuery is the query that reproduces a run with p: every parameter,
@@ -360,6 +448,10 @@ type raceDoneJSON struct {
 type raceJudgementJSON struct {
 	workshop.Judgement
 	Right bool `json:"right"`
+	// Label and Text, in the answer of a race played to the end: the
+	// outcome's label and a sentence on how the prediction fared.
+	Label string `json:"label,omitempty"`
+	Text  string `json:"text,omitempty"`
 }
 
 // handleRaceDone counts a race played for the learner's workshop, and
@@ -391,8 +483,13 @@ func (s *Server) handleRaceDone(c echo.Context) error {
 	s.workshopEvent(c, ev)
 	out := raceDoneJSON{Verdict: string(tl.Verdict), Outcomes: happened, PredictionRight: ev.PredictionRight, Judged: []raceJudgementJSON{}}
 	if len(prediction) > 0 {
+		said := map[string]string{}
+		for _, j := range judgeRace(tl, prediction) {
+			said[j.ID] = j.Sentence()
+		}
 		for _, j := range workshop.JudgeRace(outcomeNames(race.Outcomes()), prediction, happened) {
-			out.Judged = append(out.Judged, raceJudgementJSON{Judgement: j, Right: j.Right()})
+			o := race.Outcome(j.Outcome)
+			out.Judged = append(out.Judged, raceJudgementJSON{Judgement: j, Right: j.Right(), Label: o.Label(), Text: said[j.Outcome]})
 		}
 	}
 	return c.JSON(http.StatusOK, out)

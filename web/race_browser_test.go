@@ -122,12 +122,16 @@ func TestRaceWithoutJavaScript(t *testing.T) {
 			if title := evalJS[string](t, ctx, `document.querySelector("[data-race-title]").textContent`); title != in.Title {
 				t.Errorf("title = %q; want %q", title, in.Title)
 			}
-			shown := evalJS[string](t, ctx, `["[data-race-player]", "[data-race-predict]", "[data-race-stage]", "[data-race-narration]", "[data-act=play]"].filter(s => { const el = document.querySelector(s); return el && el.getClientRects().length > 0; }).join(" ")`)
+			shown := evalJS[string](t, ctx, `["[data-race-player]", "[data-race-stage]", "[data-race-narration]", "[data-act=play]", "[data-race-predict-js]"].filter(s => { const el = document.querySelector(s); return el && el.getClientRects().length > 0; }).join(" ")`)
 			if shown != "" {
 				t.Errorf("without JavaScript these controls are shown: %s", shown)
 			}
-			if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-outcomes] li").length`); n == 0 {
+			// What happened is in the page, folded away until asked for.
+			if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-story] [data-race-outcomes] li").length`); n == 0 {
 				t.Error("no outcome listed without JavaScript")
+			}
+			if evalJS[bool](t, ctx, `document.querySelector("[data-race-story]").open`) {
+				t.Error("without JavaScript, what happened is unfolded before the learner asks")
 			}
 		})
 	}

@@ -17,7 +17,7 @@ func TestRaceAPI(t *testing.T) {
 		t.Fatalf("GET /api/race/scenarios = %d, %d scenarios", resp.StatusCode, len(list))
 	}
 	for _, sc := range list {
-		if sc.ID == "" || sc.Title == "" || sc.Summary == "" || sc.Defaults.TTL <= 0 || !slices.Contains(sc.Targets, "client1") {
+		if sc.ID == "" || sc.Title == "" || len(sc.Setup) == 0 || sc.Defaults.TTL <= 0 || !slices.Contains(sc.Targets, "client1") {
 			t.Errorf("scenario %+v lacks a field", sc)
 		}
 	}
@@ -42,7 +42,9 @@ func TestRaceAPI(t *testing.T) {
 			}
 		}
 	}
-	// Every scenario runs with its defaults, and the verdict uses the API's names.
+	// Every scenario runs with its defaults, the verdict uses the API's
+	// names, every outcome comes with the race's words for it, and the
+	// setup is the scenario's.
 	names := map[string]bool{}
 	for _, o := range race.Outcomes() {
 		names[string(o)] = true
@@ -52,6 +54,14 @@ func TestRaceAPI(t *testing.T) {
 		var r raceJSON
 		if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &r) != nil || !names[r.Verdict] {
 			t.Errorf("GET /api/race/%s = %d, verdict %q", sc.ID, resp.StatusCode, r.Verdict)
+		}
+		for _, o := range r.Outcomes {
+			if id := race.Outcome(o.Outcome); o.Label != id.Label() || o.Short != id.Short() || o.Label == "" || o.Short == "" {
+				t.Errorf("GET /api/race/%s: outcome %+v; want the race's label %q and short words %q", sc.ID, o, id.Label(), id.Short())
+			}
+		}
+		if !slices.Equal(r.Setup, sc.Setup) {
+			t.Errorf("GET /api/race/%s: setup %q; want the scenario's, %q", sc.ID, r.Setup, sc.Setup)
 		}
 	}
 	for _, tt := range []struct {
@@ -131,6 +141,22 @@ func TestRaceAPIFaults(t *testing.T) {
 	if want := []string{"pause:client1:1000:12000", "delay:client2:0:10"}; !slices.Equal(r.Params.Faults, want) {
 		t.Errorf("GET normal with faults: params.faults = %q; want %q", r.Params.Faults, want)
 	}
+	// Each fault comes with its sentence, the last lines of the setup.
+	var run raceJSON
+	if err := json.Unmarshal([]byte(body), &run); err != nil {
+		t.Fatal(err)
+	}
+	want := []raceFaultJSON{
+		{"pause:client1:1000:12000", "At 1 s, client 1 pauses for 12 s."},
+		{"delay:client2:0:10", "At 0 s, the next reply to client 2 is delayed by 0.01 s."},
+	}
+	if !slices.Equal(run.Faults, want) || len(run.Setup) < 3 || !slices.Equal(run.Setup[len(run.Setup)-2:], []string{want[0].Text, want[1].Text}) {
+		t.Errorf("GET normal with faults: faults %+v, setup %q; want %+v, the setup ending with their sentences", run.Faults, run.Setup, want)
+	}
+	_, body = get(t, ts.URL, "/api/race/failover?fault=crash:redis:1000:500")
+	if err := json.Unmarshal([]byte(body), &run); err != nil || len(run.Faults) != 1 || run.Faults[0].Text != "At 1 s, the primary crashes, losing its data, and restarts 0.5 s later." {
+		t.Errorf("GET failover with a crash of redis: faults %+v; want the primary named", run.Faults)
+	}
 	for _, tt := range []struct {
 		query string
 		want  string
@@ -186,6 +212,11 @@ func TestRaceDonePrediction(t *testing.T) {
 				}
 				if j.Right != (j.Expected == j.Happened) {
 					t.Errorf("POST %s: %+v: right should be expected == happened", tt.body, j)
+				}
+				// The outcomes the learner expected or that happened
+				// are said in a sentence, with the race's label.
+				if j.Label != race.Outcome(j.Outcome).Label() || (j.Expected || j.Happened) != (j.Text != "") || j.Text != "" && !strings.Contains(j.Text, "“"+j.Label+"”") {
+					t.Errorf("POST %s: %+v; want the label, and a sentence with it exactly when expected or happened", tt.body, j)
 				}
 			}
 		})

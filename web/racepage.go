@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -27,6 +26,8 @@ const (
 	formFaultAt    = "fault_at_ms"
 	formFaultArg   = "fault_arg_ms"
 	formFaultKeeps = "fault_persist"
+	formShow       = "show"    // the prediction form was sent: show what happened
+	formPredict    = "predict" // the outcomes the learner expects, repeated
 	paramFault     = race.ParamFault
 	paramScenario  = "scenario"
 )
@@ -92,43 +93,6 @@ func faultSpec(kind, target, at, arg string, persist bool) string {
 		arg += "-persist"
 	}
 	return kind + ":" + target + ":" + at + ":" + arg
-}
-
-// faultText says what a fault does, for the list of added faults.
-func faultText(spec string) string {
-	parts := strings.Split(spec, ":")
-	if len(parts) != 4 {
-		return spec
-	}
-	kind, target, at, arg := parts[0], targetTitle(parts[1]), msText(parts[2]), parts[3]
-	switch kind {
-	case "pause":
-		return fmt.Sprintf("At %s, %s pauses for %s.", at, target, msText(arg))
-	case "crash":
-		delay, persist := strings.CutSuffix(arg, "-persist")
-		keeps := "losing its data"
-		if persist {
-			keeps = "keeping its data"
-		}
-		return fmt.Sprintf("At %s, %s crashes, %s, and restarts %s later.", at, target, keeps, msText(delay))
-	case "clock-jump":
-		return fmt.Sprintf("At %s, %s's clock jumps %s ahead.", at, target, msText(arg))
-	case "delay":
-		dir := "to"
-		if !strings.HasPrefix(parts[1], "client") {
-			dir = "from"
-		}
-		return fmt.Sprintf("At %s, the next reply %s %s is delayed by %s.", at, dir, target, msText(arg))
-	}
-	return spec
-}
-
-func msText(ms string) string {
-	n, err := strconv.ParseInt(ms, 10, 64)
-	if err != nil {
-		return ms + " ms"
-	}
-	return views.Seconds(n)
 }
 
 // targetTitle names a fault target for learners: "node3" is "node 3".

@@ -1,11 +1,14 @@
 package web
 
 import (
+	"html"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/race"
 )
 
 // TestRaceFormQuery checks how a submitted settings form becomes a run:
@@ -120,19 +123,59 @@ func TestRacePageWithoutJavaScript(t *testing.T) {
 	}
 }
 
-// TestFaultText checks the sentences of the added-faults list.
-func TestFaultText(t *testing.T) {
-	for _, tt := range []struct{ spec, want string }{
-		{"pause:client1:1000:15000", "At 1 s, client 1 pauses for 15 s."},
-		{"crash:node3:500:2000", "At 0.5 s, node 3 crashes, losing its data, and restarts 2 s later."},
-		{"crash:redis:500:2000-persist", "At 0.5 s, redis crashes, keeping its data, and restarts 2 s later."},
-		{"clock-jump:node2:0:10000", "At 0 s, node 2's clock jumps 10 s ahead."},
-		{"delay:client2:300:400", "At 0.3 s, the next reply to client 2 is delayed by 0.4 s."},
-		{"delay:node1:0:50", "At 0 s, the next reply from node 1 is delayed by 0.05 s."},
-		{"nonsense", "nonsense"},
-	} {
-		if got := faultText(tt.spec); got != tt.want {
-			t.Errorf("faultText(%q) = %q; want %q", tt.spec, got, tt.want)
+// TestRacePredictWithoutJavaScript: without JavaScript, /race shows the
+// setup and folds what happened away under a closed "Show what happened";
+// the prediction form, which carries the run, unfolds it and judges each
+// outcome the learner ticked or that happened.
+func TestRacePredictWithoutJavaScript(t *testing.T) {
+	ts := newTestServer(t)
+	story := regexp.MustCompile(`(?s)<details class="race-transcript race-story" data-race-story( open)?>.*?</details>`)
+	choices := regexp.MustCompile(`(?s)<fieldset>.*?</fieldset>`)
+	_, page := get(t, ts.URL, "/race?scenario=gc-pause")
+	m := story.FindStringSubmatch(page)
+	if m == nil || m[1] != "" {
+		t.Fatalf("/race: what happened is %q; want it in a closed details", m)
+	}
+	setup, _ := race.Setup("gc-pause", race.List()[1].Defaults)
+	rest := choices.ReplaceAllString(story.ReplaceAllString(page, ""), "")
+	for _, line := range setup {
+		if !strings.Contains(page, html.EscapeString(line)) {
+			t.Errorf("/race lacks the setup line %q", line)
 		}
+	}
+	for _, o := range race.AllOutcomes() {
+		if strings.Contains(rest, html.EscapeString(o.Label())) {
+			t.Errorf("/race shows the outcome %q outside the prediction's choices and the folded story", o.Label())
+		}
+	}
+	form := regexp.MustCompile(`(?s)<form method="get" action="/race" data-race-predict-form>(.*?)</form>`).FindStringSubmatch(page)
+	if form == nil {
+		t.Fatal("/race has no prediction form")
+	}
+	q := url.Values{}
+	for _, f := range regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`).FindAllStringSubmatch(form[1], -1) {
+		q.Add(f[1], html.UnescapeString(f[2]))
+	}
+	if q.Get("scenario") != "gc-pause" || q.Get("pause_ms") != "15000" {
+		t.Fatalf("the prediction form carries %v; want the run's scenario and settings", q)
+	}
+	q["predict"] = []string{"two-holders", "stale-write-rejected", "nonsense"}
+	q.Set("show", "1")
+	_, page = get(t, ts.URL, "/race?"+q.Encode())
+	if m := story.FindStringSubmatch(page); m == nil || m[1] != " open" {
+		t.Fatalf("/race after the prediction form: what happened is %q; want it open", m)
+	}
+	judged := regexp.MustCompile(`<li class="(prediction-right|prediction-wrong)" data-judged="([^"]+)">([^<]*)</li>`).FindAllStringSubmatch(page, -1)
+	want := map[string]string{"two-holders": "prediction-right", "stale-write-accepted": "prediction-wrong", "stale-write-rejected": "prediction-wrong"}
+	if len(judged) != len(want) {
+		t.Errorf("judged %q; want %v", judged, want)
+	}
+	for _, j := range judged {
+		if want[j[2]] != j[1] || !strings.Contains(html.UnescapeString(j[3]), race.Outcome(j[2]).Label()) {
+			t.Errorf("%s judged %s: %q; want %s, with its label", j[2], j[1], j[3], want[j[2]])
+		}
+	}
+	if !strings.Contains(page, `value="two-holders" checked`) || strings.Contains(page, `value="safe" checked`) {
+		t.Error("the prediction form does not keep the learner's ticks")
 	}
 }

@@ -76,55 +76,10 @@ func (s *Server) pollSpec(c echo.Context, scenario string, q url.Values) (worksh
 		Scenario: info.ID, Title: info.Title, Query: raceRunQuery(info.ID, tl.Params),
 		Setup: raceSetup(info, tl.Params), Outcomes: outcomeNames(tl.OutcomeSet()),
 	}
-	for _, v := range views.Verdicts() {
-		sp.Choices = append(sp.Choices, workshop.PollChoice{ID: v.ID, Label: v.Label})
+	for _, o := range race.Outcomes() {
+		sp.Choices = append(sp.Choices, workshop.PollChoice{ID: string(o), Label: o.Label()})
 	}
 	return sp, nil
-}
-
-// raceSetup describes a run's settings and faults without saying what
-// they lead to: one line each, for the settings the scenario uses.
-func raceSetup(info race.Info, p race.Params) []string {
-	onOff := func(b bool, on, off string) string {
-		if b {
-			return on
-		}
-		return off
-	}
-	ms := func(d time.Duration) string { return views.Seconds(d.Milliseconds()) }
-	var out []string
-	for _, name := range info.Applies {
-		switch name {
-		case race.ParamTTL:
-			out = append(out, "The lock's time to live (TTL) is "+ms(p.TTL)+".")
-		case race.ParamPause:
-			if p.Pause > 0 {
-				out = append(out, "Client 1 stops for "+ms(p.Pause)+" (a GC pause, say) while it works.")
-			}
-		case race.ParamWork:
-			out = append(out, "Each client works for "+ms(p.Work)+" while it holds the lock.")
-		case race.ParamFencing:
-			out = append(out, onOff(p.Fencing, "Fencing tokens are on: the storage refuses a token older than the newest it has seen.", "Fencing tokens are off: the storage takes every write."))
-		case race.ParamRelease:
-			out = append(out, onOff(p.Release == race.ReleaseDel, "Clients release with a plain DEL.", "Clients release with a script that deletes only their own token."))
-		case race.ParamClockJump:
-			out = append(out, "A Redlock node's clock jumps "+ms(p.ClockJump)+" ahead.")
-		case race.ParamRestartDelay:
-			out = append(out, "A crashed node stays down for "+ms(p.RestartDelay)+".")
-		case race.ParamReplicationLag:
-			out = append(out, "The replica copies each write "+ms(p.ReplicationLag)+" after the primary.")
-		case race.ParamWait:
-			out = append(out, onOff(p.Wait, "Clients wait (WAIT 1) for the replica to have their lock.", "Clients do not wait for the replica."))
-		case race.ParamRenew:
-			if p.Renew != "" {
-				out = append(out, "The watchdog renews the lock: "+string(p.Renew)+".")
-			}
-		}
-	}
-	for _, f := range p.Faults {
-		out = append(out, faultText(f.String()))
-	}
-	return out
 }
 
 // pollJSON is a poll as the instructor's pages and API read it.

@@ -313,7 +313,7 @@ func TestPollPagesWithoutJavaScript(t *testing.T) {
 		t.Fatalf("join = %d %s", code, page)
 	}
 	code, page := form(teacher, ws+"/polls", url.Values{"scenario": {"normal"}, "run": {base + "/race?scenario=gc-pause&pause_ms=15000&fencing=true&run=1"}})
-	if code != 200 || !strings.Contains(page, "Poll 1: ") || !strings.Contains(page, "Client 1 stops for 15 s") || !strings.Contains(page, "Fencing tokens are on") {
+	if code != 200 || !strings.Contains(page, "Poll 1: ") || !strings.Contains(page, "client 1 freezes for 15 s") || !strings.Contains(page, "Fencing tokens are on") {
 		t.Fatalf("open from the dashboard = %d; want the dashboard with poll 1 on the pasted run:\n%s", code, page)
 	}
 	_, page = ann.do("GET", "/workshop", "", "")

@@ -182,17 +182,18 @@ type Carry struct {
 	Done           bool
 }
 
-// Race is the race widget: a scenario's settings, its events and the
-// outcomes of the run. The page shows the events as a transcript and the
-// outcomes as a list; race.js draws and plays them.
+// Race is the race widget: a scenario's settings and setup, its events
+// and the outcomes of the run. Until the learner asks to see what
+// happened, the page shows the setup only: the events, as a transcript,
+// and the outcomes are folded away; race.js draws and plays them.
 type Race struct {
-	Compact     bool
-	Heading     int // 1, 2 or 3: the level of the widget's title
-	Scenario    string
-	Title       string
-	Description string
-	Scenarios   []RaceScenario
-	Applies     map[string]bool
+	Compact   bool
+	Heading   int // 1, 2 or 3: the level of the widget's title
+	Scenario  string
+	Title     string
+	Setup     []string // what a learner may know before the run, no outcome
+	Scenarios []RaceScenario
+	Applies   map[string]bool
 
 	TTL, Pause, Work        int64
 	Fencing                 bool
@@ -208,6 +209,17 @@ type Race struct {
 	// Targets are what a new fault can hit in this run.
 	Targets []RaceScenario
 
+	// Choices are the outcomes a prediction offers, with their labels.
+	Choices []VerdictOption
+	// RunFields are the fields that reproduce this run, for the
+	// prediction form.
+	RunFields []RaceField
+	// Shown is set when the learner sent the prediction form (without
+	// JavaScript): what happened is then unfolded, with Judged, the
+	// prediction judged outcome by outcome.
+	Shown  bool
+	Judged []RaceJudgement
+
 	Events   []RaceEvent
 	Outcomes []RaceOutcome
 	Verdict  string
@@ -218,6 +230,9 @@ type Race struct {
 	Error                    string
 }
 
+// RaceField is one name and value of a form.
+type RaceField struct{ Name, Value string }
+
 // RaceFault is one fault the learner added: its URL form and a sentence.
 type RaceFault struct{ Spec, Text string }
 
@@ -225,6 +240,41 @@ type RaceFault struct{ Spec, Text string }
 type RaceOutcome struct {
 	ID, Label, Text string
 	AtMS            int64
+}
+
+// RaceJudgement is a prediction judged on one outcome that the learner
+// expected or that happened.
+type RaceJudgement struct {
+	ID, Label          string
+	Expected, Happened bool
+	AtMS               int64 // when it happened
+}
+
+// Right reports whether the learner was right about this outcome.
+func (j RaceJudgement) Right() bool { return j.Expected == j.Happened }
+
+// Sentence says how the prediction fared on this outcome.
+func (j RaceJudgement) Sentence() string {
+	switch {
+	case j.Expected && j.Happened:
+		return "You expected “" + j.Label + "”: right, at " + Seconds(j.AtMS) + "."
+	case j.Expected:
+		return "You expected “" + j.Label + "”: it did not happen."
+	case j.Happened:
+		return "You did not expect “" + j.Label + "”: it happened, at " + Seconds(j.AtMS) + "."
+	}
+	return "You did not expect “" + j.Label + "”, and it did not happen."
+}
+
+// Predicted reports whether the learner's prediction, sent with the
+// form, has outcome id.
+func (r Race) Predicted(id string) bool {
+	for _, j := range r.Judged {
+		if j.ID == id && j.Expected {
+			return true
+		}
+	}
+	return false
 }
 
 // SummarySaid reports whether one of the outcomes already says the
@@ -268,22 +318,14 @@ type RacePage struct {
 	PresentCSS string
 }
 
-// Verdicts lists the outcomes a race's prediction offers, with the
-// labels the race package gives them, in its order: most serious first.
-// race.js reads the labels from the widget's prediction choices.
-func Verdicts() []VerdictOption {
-	var out []VerdictOption
-	for _, o := range race.Outcomes() {
-		out = append(out, VerdictOption{ID: string(o), Label: o.Label()})
-	}
-	return out
-}
-
-// VerdictOption is one possible verdict of a race.
+// VerdictOption is one outcome a prediction offers, with its label.
 type VerdictOption struct{ ID, Label string }
 
 // VerdictLabel is the label of an outcome id as the race names it, or the
 // id itself for a name the race does not know.
+//
+// Deprecated: use race.Outcome.Label; this stays until the lab's page
+// names outcomes that way.
 func VerdictLabel(id string) string {
 	if l := race.Outcome(id).Label(); l != "" {
 		return l
