@@ -34,9 +34,6 @@ type PollResult struct {
 	Err      error // what went wrong on the instructor's side, if anything
 }
 
-// pollOutcomes are what learners pick from, as the race names outcomes.
-var pollOutcomes = []string{"safe", "two-holders", "stale-write-accepted", "stale-write-rejected", "foreign-lock-deleted"}
-
 // pollBoard tells learners which poll is open.
 type pollBoard struct {
 	id     atomic.Pointer[string]
@@ -205,21 +202,33 @@ func pollAnswerTime(cfg Config) time.Duration {
 }
 
 // pollSteps are what a joined learner does when a poll it has not
-// answered is open: read it, then predict a few outcomes.
+// answered is open: read it, then predict a few of the outcomes it
+// offers. The choices come from the poll, as a participant's page gets
+// them, so the learner picks what the server offers today.
 func (l *learner) pollSteps(id string) []step {
-	var picks []string
-	for _, o := range pollOutcomes {
-		if l.rng.IntN(2) == 0 {
-			picks = append(picks, o)
-		}
-	}
-	if len(picks) == 0 {
-		picks = pollOutcomes[1:2]
-	}
-	return []step{
-		{method: "GET", path: "/api/workshop/poll", check: expectContains(`"id":"` + id + `"`)},
-		{method: "POST", path: "/api/workshop/poll/" + id + "/predict", body: map[string][]string{"prediction": picks}},
-	}
+	return []step{{
+		method: "GET", path: "/api/workshop/poll", check: expectContains(`"id":"` + id + `"`),
+		then: func(r reply) []step {
+			var p struct {
+				Choices []struct {
+					ID string `json:"id"`
+				} `json:"choices"`
+			}
+			if err := json.Unmarshal(r.body, &p); err != nil || len(p.Choices) == 0 {
+				return nil // the check passed; a poll without choices cannot be answered
+			}
+			var picks []string
+			for _, c := range p.Choices {
+				if l.rng.IntN(2) == 0 {
+					picks = append(picks, c.ID)
+				}
+			}
+			if len(picks) == 0 {
+				picks = []string{p.Choices[l.rng.IntN(len(p.Choices))].ID}
+			}
+			return []step{{method: "POST", path: "/api/workshop/poll/" + id + "/predict", body: map[string][]string{"prediction": picks}}}
+		},
+	}}
 }
 
 // joinSteps join the workshop: the join page (which gives the browser its
