@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/locklab/locklab/race"
+	"github.com/locklab/locklab/sim"
 )
 
 // Property is something a lock must guarantee, judged after every
@@ -188,8 +188,8 @@ type PropertyResult struct {
 
 // Counterexample is one schedule that broke a property, in the shape of
 // the race page's run (GET /api/race/{id}), so that the race animation
-// plays it as it is: Events have the fields of race.Event with the time
-// as t_ms too, Outcomes those of race.Found with t_ms, and Params, Nodes,
+// plays it as it is: Events have the fields of sim.Event with the time
+// as t_ms too, Outcomes those of sim.Found with t_ms, and Params, Nodes,
 // Verdict and Summary what the animation reads besides. Lanes are the
 // actors in the order they are drawn.
 type Counterexample struct {
@@ -202,9 +202,9 @@ type Counterexample struct {
 	// Outcomes are everything that went wrong, most serious first, each
 	// tied to the event where it first happened; exactly [safe] if
 	// nothing did.
-	Outcomes []Found      `json:"outcomes"`
-	Params   RunParams    `json:"params"`
-	Verdict  race.Outcome `json:"verdict"` // Outcomes[0]'s
+	Outcomes []Found     `json:"outcomes"`
+	Params   RunParams   `json:"params"`
+	Verdict  sim.Outcome `json:"verdict"` // Outcomes[0]'s
 	// Summary says what broke, in one sentence.
 	Summary string `json:"summary"`
 	// Lanes are the actors, in drawing order: "client 1" ... "redis",
@@ -215,20 +215,20 @@ type Counterexample struct {
 	Violation int `json:"violation"`
 }
 
-// Event is one step of a schedule: a race.Event (same JSON fields, so the
+// Event is one step of a schedule: a sim.Event (same JSON fields, so the
 // race animation plays it), with the time again as t_ms and, for a
 // recipe line, the line as run and the reply redis-cli would print.
 type Event struct {
-	race.Event
+	sim.Event
 	TMS   int64  `json:"t_ms"`
 	Line  string `json:"line,omitempty"`
 	Reply string `json:"reply,omitempty"`
 }
 
-// Found is an outcome of a schedule (a race.Found) with its time again as
+// Found is an outcome of a schedule (a sim.Found) with its time again as
 // t_ms, as the race animation reads it.
 type Found struct {
-	race.Found
+	sim.Found
 	TMS int64 `json:"t_ms"`
 }
 
@@ -238,18 +238,17 @@ type RunParams struct {
 	Fencing bool  `json:"fencing"`
 }
 
-// The lab's own event kinds, besides race's.
+// The lab's own event kinds, besides the race's (see package sim).
 const (
-	// KindCommand: a recipe line that is neither the lock's first acquire,
-	// release nor extend line ran.
-	KindCommand race.Kind = "command"
+	// KindCommand: a recipe line that decides nothing ran.
+	KindCommand = sim.KindCommand
 	// KindExtendOther: a renewal extended another client's lock.
-	KindExtendOther race.Kind = "extend-other"
+	KindExtendOther = sim.KindExtendOther
 	// KindClientCrash: a client crashed; it never runs another line.
-	KindClientCrash race.Kind = "client-crash"
-	// KindStillLocked: a TTL after a holder crashed, its lock is still
-	// taken.
-	KindStillLocked race.Kind = "still-locked"
+	KindClientCrash = sim.KindClientCrash
+	// KindStillLocked: after a holder crashed, a fresh client still
+	// could not take its lock.
+	KindStillLocked = sim.KindStillLocked
 )
 
 // Check validates the request's recipe and model and explores every

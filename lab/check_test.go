@@ -52,7 +52,7 @@ func TestReplayPlaysTheCounterexample(t *testing.T) {
 }
 
 // TestCounterexampleShape checks the JSON the race animation and the API
-// read: the fields and race.Event's.
+// read: a race run's fields, and sim.Event's.
 func TestCounterexampleShape(t *testing.T) {
 	rep := checkT(t, Request{Recipe: Textbook(), Challenge: "no-fencing"})
 	b, err := json.Marshal(rep)

@@ -1,44 +1,47 @@
 // Package lab is Lock Lab's lock lab: a learner writes a lock as a Recipe
-// of redis-cli lines, and Check tries to break it, the way Jepsen's
-// Maelstrom checks a workload or a deterministic simulator replays a seed.
+// of redis-cli lines, and Check tries to break it, the way a model
+// checker explores the states of a protocol or Jepsen's Maelstrom checks
+// a workload.
 //
-// Check explores Budget.Schedules (default 256) deterministic schedules in
-// which two or three clients run the recipe against one Redis node on a
-// virtual clock, with a 2,000 ms TTL. Each client asks for the lock until
-// it gets it (retrying after a random 200-400 ms), works 250-500 ms,
-// renews once halfway if the recipe has extend lines, writes to a storage
-// service and releases. Schedule 0 has no faults; then come, for two
-// clients, every single fault in turn: a pause of each length (0.1 to 2.5
-// TTLs) before each step of a holder's job, a late reply (0.3 to 1.75
-// TTLs) to each step, a crash after each step but the last (the client
-// never runs another line), a jump of the node's clock (half a TTL or a
-// TTL, at three moments), and a restart without persistence (the node is
-// down 1.25 TTLs and comes back empty: a restart sooner than the TTL
-// breaks any single-instance lock, as the race page shows). The rest are
-// random plans from the seed: two or three clients, one or two client
-// faults of random kinds, steps and lengths, perhaps a clock jump.
+// A check runs schedules on the simulation kernel (package sim): two or
+// three clients run the recipe against one Redis node, a playground
+// sandbox on a virtual clock, with a 2,000 ms TTL. Each client asks for
+// the lock until it gets it, works, renews halfway if the recipe has
+// extend lines, writes to the storage and releases. Faults strike at a
+// client's step (each of its lines, and the write), the first time it
+// reaches it: a pause before it, a late reply to it, a crash after it,
+// and just before it Redis restarting (with its data or without) or its
+// clock jumping a TTL ahead or back. The learner chooses which (Model).
 //
-// Each line runs on the playground's engine (a playground.Sandbox:
-// miniredis with the playground's own Lua, limits, per-line deadline and
-// command allow-list), so a recipe behaves exactly as it does in the
-// playground. After every schedule the four properties are judged (see
-// Property); the Report says, for each, whether it held, in how many
-// schedules it was judged, and the shortest counterexample found (fewest
-// faults, then fewest clients, then earliest), shaped like a race page
-// run so that the race animation plays it. Replay plays one schedule again
-// from its seed.
+// The systematic part comes first and does not depend on the seed: the
+// schedule without faults, every schedule with one fault (two and three
+// clients) and every pair of faults (two clients), each fault over every
+// step and length class. A pair in which one fault never strikes in the
+// other's schedule runs exactly as that schedule did, and is skipped.
+// Then come Budget.Random random schedules from the seed, of up to three
+// faults of random lengths; a random counterexample is shrunk. So a
+// violation that two faults reach is found at every seed.
 //
-// Challenges lists broken recipes to diagnose and fix, each with the
-// property it breaks and a hint that names the misconception.
+// After every schedule the four properties are judged (see Property),
+// each only in the schedules that exercise it: a property no schedule
+// exercised is not judged, never held. The Report says, for each, in how
+// many schedules it was exercised and the shortest counterexample found
+// (fewest faults, then fewest clients, then earliest), shaped like a race
+// run so that the race animation plays it; Replay plays one schedule
+// again from its seed. Every line runs on the playground's engine, so a
+// recipe behaves exactly as it does in the playground.
+//
+// Challenges lists broken recipes to diagnose and fix, on a ladder of
+// Levels. A challenge is solved only by a whole lock: its own property
+// and one-holder, no-foreign-release and frees-after-crash must hold.
 //
 // Recipes are untrusted input: Validate refuses what cannot run, and a
-// Budget bounds the schedules, the lines run, the CPU time of one check
-// and each line's scripts; when one is spent, Check answers ErrBudget.
-// Check runs in the caller's process, on the caller's goroutine, one
-// sandbox at a time: the same recipe, seed and budget always give the
-// same Report (but for its CPUMS). A server runs checks in its sandbox
-// worker processes (worker.Supervisor.CheckLab), so that a recipe that
-// gets past these limits costs a worker, not the website; InProcess, with
-// the same method, bounds the checks running at once in a server without
-// workers.
+// Budget bounds the lines run, the CPU time of one check and each line's
+// scripts; when one is spent, Check answers ErrBudget. Check runs in the
+// caller's process, on the caller's goroutine, one node at a time: the
+// same recipe, model, seed and budget always give the same Report (but
+// for its CPUMS). A server runs checks in its sandbox worker processes
+// (worker.Supervisor.CheckLab), so that a recipe that gets past these
+// limits costs a worker, not the website; InProcess, with the same
+// method, bounds the checks running at once in a server without workers.
 package lab

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/luaredis"
-	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/sim"
 )
 
@@ -103,7 +102,7 @@ type result struct {
 	seed       uint64
 	plan       plan
 	events     []Event
-	found      []race.Found
+	found      []sim.Found
 	violations map[Property]int // event index of each property's first break
 	exercised  map[Property]bool
 	reached    map[trigger]bool
@@ -332,11 +331,11 @@ func (res *result) counterexample(i int) *Counterexample {
 	found := res.found
 	if len(found) == 0 {
 		last := max(len(res.events)-1, 0)
-		f := race.Found{Outcome: race.OutcomeSafe, Event: last, Text: "Nothing went wrong."}
+		f := sim.Found{Outcome: sim.OutcomeSafe, Event: last, Text: "Nothing went wrong."}
 		if len(res.events) > 0 {
 			f.AtMS = res.events[last].AtMS
 		}
-		found = []race.Found{f}
+		found = []sim.Found{f}
 	}
 	for _, f := range found {
 		ce.Outcomes = append(ce.Outcomes, Found{Found: f, TMS: f.AtMS})

@@ -12,7 +12,6 @@ import (
 
 	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/sim"
 )
 
@@ -35,7 +34,7 @@ type schedule struct {
 
 	clients []*client
 	events  []Event
-	found   []race.Found
+	found   []sim.Found
 	err     error
 
 	reached    map[trigger]bool
@@ -182,7 +181,7 @@ func (s *schedule) advance(t time.Duration) {
 			continue
 		}
 		s.setOwner(nil)
-		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder, Text: sim.KeyExpires("Redis", holder, false)}})
+		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindExpire, Subject: holder, Text: sim.KeyExpires("Redis", holder, false)}})
 	}
 	s.q.SetNow(max(s.now(), t))
 }
@@ -238,14 +237,14 @@ func (s *schedule) holderName() string {
 func (s *schedule) emit(e Event) {
 	e.AtMS = s.now().Milliseconds()
 	e.TMS = e.AtMS
-	ns := race.NodeState{Node: 1, Up: s.node.Up(), Holder: s.holderName(), ClockAheadMS: s.node.Offset().Milliseconds()}
+	ns := sim.NodeState{Node: 1, Up: s.node.Up(), Holder: s.holderName(), ClockAheadMS: s.node.Offset().Milliseconds()}
 	switch {
 	case s.key.present && s.key.pttl >= 0:
 		ns.TTLMS = (s.key.expAt - s.now()).Milliseconds()
 	case s.key.present:
 		ns.TTLMS = -1
 	}
-	e.Nodes = []race.NodeState{ns}
+	e.Nodes = []sim.NodeState{ns}
 	if s.r.Fencing {
 		e.HighestToken = s.store.Highest()
 	}
@@ -258,19 +257,19 @@ func (s *schedule) emit(e Event) {
 }
 
 // outcome ties o to the event just emitted, unless o already happened.
-func (s *schedule) outcome(o race.Outcome, text string) {
+func (s *schedule) outcome(o sim.Outcome, text string) {
 	for _, f := range s.found {
 		if f.Outcome == o {
 			return
 		}
 	}
 	i := len(s.events) - 1
-	s.found = append(s.found, race.Found{Outcome: o, Event: i, AtMS: s.events[i].AtMS, Text: text})
+	s.found = append(s.found, sim.Found{Outcome: o, Event: i, AtMS: s.events[i].AtMS, Text: text})
 }
 
 // violate records that p broke at the event just emitted, with outcome o.
 // Only schedules that judge p count it (see honest for one-holder).
-func (s *schedule) violate(p Property, o race.Outcome, text string) {
+func (s *schedule) violate(p Property, o sim.Outcome, text string) {
 	s.outcome(o, text)
 	if p == PropOneHolder && !s.honest {
 		return
@@ -346,7 +345,7 @@ func (s *schedule) begin(c *client) {
 // retry schedules c's next attempt after a random delay, and says why.
 func (s *schedule) retry(c *client, line, reply, why string) {
 	wait := retryMin + time.Duration(s.rng.Int64N(int64((retryMax-retryMin)/time.Millisecond)))*time.Millisecond
-	s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireFail,
+	s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindAcquireFail,
 		Text: fmt.Sprintf("%s %s It tries again in %s.", capital(c.name), why, sim.Dur(wait))}, Line: line, Reply: reply})
 	s.at(s.now()+rtt+wait, func() { s.begin(c) })
 }
@@ -363,9 +362,9 @@ func (s *schedule) step(c *client, j int) {
 		}
 	}
 	if f := s.takeFault(faultPause, c, j); f != nil {
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseStart, Text: sim.PauseStarts(c.name, f.d, stepName(c.steps[j]))}})
+		s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindPauseStart, Text: sim.PauseStarts(c.name, f.d, stepName(c.steps[j]))}})
 		s.at(s.now()+f.d, func() {
-			s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindPauseEnd, Text: sim.PauseEnds(c.name, f.d)}})
+			s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindPauseEnd, Text: sim.PauseEnds(c.name, f.d)}})
 			s.runStep(c, j)
 		})
 		return
@@ -408,7 +407,7 @@ func (s *schedule) runStep(c *client, j int) {
 		grant = s.grants
 	}
 	if f := s.takeFault(faultDelay, c, j); f != nil {
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindDelay, Text: sim.ReplyLate(c.name, stepName(st), reply, f.d)}, Line: line, Reply: reply})
+		s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindDelay, Text: sim.ReplyLate(c.name, stepName(st), reply, f.d)}, Line: line, Reply: reply})
 		eff = s.reportEffect(c, eff)
 		s.at(s.now()+f.d, func() { s.decide(c, j, line, reply, eff, grant, true) })
 		return
@@ -468,7 +467,7 @@ func (s *schedule) decide(c *client, j int, line, reply string, eff effect, gran
 		}
 		c.holding, c.done = false, true
 		s.reportEffect(c, eff)
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindExtendFail,
+		s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindExtendFail,
 			Text: fmt.Sprintf("%s %s: it takes the lock as lost and stops its work.", capital(c.name), why)}, Line: line, Reply: reply})
 		return
 	case st.part == "extend" && deciding:
@@ -476,7 +475,7 @@ func (s *schedule) decide(c *client, j int, line, reply string, eff effect, gran
 		if s.key.present && s.owner == c && s.key.pttl >= 0 {
 			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", capital(c.name), reply, (s.key.expAt - s.now()).Milliseconds())
 		}
-		s.lineEvent(c, race.KindExtendOK, text, line, reply, eff)
+		s.lineEvent(c, sim.KindExtendOK, text, line, reply, eff)
 	case st.part == "release" && deciding:
 		c.released = ok
 		if !ok {
@@ -489,7 +488,7 @@ func (s *schedule) decide(c *client, j int, line, reply string, eff effect, gran
 		}
 	case st.part == "release" && st.index < d.line && !ok:
 		c.releaseReply, c.releaseLine = reply, st
-		s.lineEvent(c, race.KindReleaseNoop, fmt.Sprintf("%s runs %s and Redis answers %s, so it does not go on: the release does not happen.", capital(c.name), stepName(st), reply), line, reply, eff)
+		s.lineEvent(c, sim.KindReleaseNoop, fmt.Sprintf("%s runs %s and Redis answers %s, so it does not go on: the release does not happen.", capital(c.name), stepName(st), reply), line, reply, eff)
 		c.done = true
 		return
 	default:
@@ -500,11 +499,11 @@ func (s *schedule) decide(c *client, j int, line, reply string, eff effect, gran
 
 // lineEvent emits the event of one of c's lines, or the effect's own if
 // the line touched another client's lock.
-func (s *schedule) lineEvent(c *client, kind race.Kind, text, line, reply string, eff effect) {
+func (s *schedule) lineEvent(c *client, kind sim.Kind, text, line, reply string, eff effect) {
 	if eff.victim != "" && !eff.reported {
 		kind, text = eff.kind, eff.text
 	}
-	s.emit(Event{Event: race.Event{Actor: c.name, Kind: kind, Text: text, Subject: eff.victim}, Line: line, Reply: reply})
+	s.emit(Event{Event: sim.Event{Actor: c.name, Kind: kind, Text: text, Subject: eff.victim}, Line: line, Reply: reply})
 	if !eff.reported {
 		s.afterEffect(c, eff)
 	}
@@ -517,7 +516,7 @@ func (s *schedule) reportEffect(c *client, eff effect) effect {
 	if eff.victim == "" || eff.reported {
 		return eff
 	}
-	s.emit(Event{Event: race.Event{Actor: c.name, Kind: eff.kind, Text: eff.text, Subject: eff.victim}})
+	s.emit(Event{Event: sim.Event{Actor: c.name, Kind: eff.kind, Text: eff.text, Subject: eff.victim}})
 	s.afterEffect(c, eff)
 	eff.reported = true
 	return eff
@@ -584,7 +583,7 @@ func (s *schedule) took(c *client, line, reply string, grant int, late bool) {
 	if late {
 		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, capital(c.name))
 	}
-	s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindAcquireOK, Fence: c.fence, Text: text}, Line: line, Reply: reply})
+	s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindAcquireOK, Fence: c.fence, Text: text}, Line: line, Reply: reply})
 	s.checkHolders(c)
 }
 
@@ -593,7 +592,7 @@ func (s *schedule) took(c *client, line, reply string, grant int, late bool) {
 func (s *schedule) checkHolders(c *client) {
 	for _, o := range s.clients {
 		if o != c && o.holding {
-			s.violate(PropOneHolder, race.OutcomeTwoHolders, fmt.Sprintf("%s and %s both believe they hold the lock.", capital(o.name), c.name))
+			s.violate(PropOneHolder, sim.OutcomeTwoHolders, fmt.Sprintf("%s and %s both believe they hold the lock.", capital(o.name), c.name))
 			return
 		}
 	}
@@ -612,10 +611,10 @@ func (s *schedule) checkHolders(c *client) {
 
 // effect is what a line did to another client's lock, if anything.
 type effect struct {
-	victim   string    // the client whose lock it deleted, overwrote or extended
-	kind     race.Kind // KindDeleteOther or KindExtendOther
+	victim   string   // the client whose lock it deleted, overwrote or extended
+	kind     sim.Kind // KindDeleteOther or KindExtendOther
 	text     string
-	outcome  race.Outcome
+	outcome  sim.Outcome
 	reported bool
 	deleted  bool // the line deleted the key (its own, or another's)
 }
@@ -641,13 +640,13 @@ func (s *schedule) effect(c *client, st step, reply string, before keyState, pre
 	switch {
 	case !victim || !before.present:
 	case !after.present:
-		eff.kind, eff.outcome = race.KindDeleteOther, race.OutcomeForeignLockDeleted
+		eff.kind, eff.outcome = sim.KindDeleteOther, sim.OutcomeForeignLockDeleted
 		eff.text = fmt.Sprintf("%s runs %s: %s. It deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", capital(c.name), stepName(st), reply, prev.name, prev.name)
 	case s.owner != prev:
-		eff.kind, eff.outcome = race.KindDeleteOther, race.OutcomeForeignLockDeleted
+		eff.kind, eff.outcome = sim.KindDeleteOther, sim.OutcomeForeignLockDeleted
 		eff.text = fmt.Sprintf("%s runs %s: %s. It overwrites the key, which held %s's lock: %s still believes it holds the lock.", capital(c.name), stepName(st), reply, prev.name, prev.name)
 	case before.pttl >= 0 && (after.pttl < 0 || after.expAt > before.expAt+rtt):
-		eff.kind, eff.outcome = KindExtendOther, race.OutcomeForeignLockExtended
+		eff.kind, eff.outcome = KindExtendOther, sim.OutcomeForeignLockExtended
 		eff.text = fmt.Sprintf("%s runs %s: %s. It resets the key's TTL, but the key holds %s's lock, not its own: it keeps %s's lock alive.", capital(c.name), stepName(st), reply, prev.name, prev.name)
 	}
 	if eff.kind != "" {
@@ -670,11 +669,11 @@ func (s *schedule) afterEffect(c *client, eff effect) {
 }
 
 // releaseKind is the event kind of a release's deciding line.
-func (s *schedule) releaseKind(c *client, ok bool, eff effect) race.Kind {
+func (s *schedule) releaseKind(c *client, ok bool, eff effect) sim.Kind {
 	if ok {
-		return race.KindReleaseOK
+		return sim.KindReleaseOK
 	}
-	return race.KindReleaseNoop
+	return sim.KindReleaseNoop
 }
 
 // releaseText says what a release's deciding line did, from its reply and
@@ -717,7 +716,7 @@ func (s *schedule) write(c *client) {
 	stale := c.grant < s.newest
 	highest := s.store.Highest()
 	ok := s.store.Write(c.fence)
-	e := Event{Event: race.Event{Actor: "storage", Subject: c.name, Stale: stale}}
+	e := Event{Event: sim.Event{Actor: "storage", Subject: c.name, Stale: stale}}
 	if s.r.Fencing {
 		e.Fence = c.fence
 	}
@@ -729,13 +728,13 @@ func (s *schedule) write(c *client) {
 	}
 	switch {
 	case !ok:
-		e.Kind = race.KindWriteRejected
+		e.Kind = sim.KindWriteRejected
 		e.Text = fmt.Sprintf("The storage rejects %s's write: token %d is lower than %d, which it has already seen.", c.name, c.fence, highest)
 	case s.r.Fencing:
-		e.Kind = race.KindWriteAccepted
+		e.Kind = sim.KindWriteAccepted
 		e.Text = fmt.Sprintf("The storage accepts %s's write with token %d.", c.name, c.fence)
 	default:
-		e.Kind = race.KindWriteAccepted
+		e.Kind = sim.KindWriteAccepted
 		e.Text = fmt.Sprintf("The storage accepts %s's write.", c.name)
 	}
 	if ok {
@@ -750,9 +749,9 @@ func (s *schedule) write(c *client) {
 	s.emit(e)
 	switch {
 	case ok && stale:
-		s.violate(PropNoStaleWrite, race.OutcomeStaleWriteAccepted, fmt.Sprintf("The storage accepted a write from %s after one from %s, who got the lock after it.", c.name, newer))
+		s.violate(PropNoStaleWrite, sim.OutcomeStaleWriteAccepted, fmt.Sprintf("The storage accepted a write from %s after one from %s, who got the lock after it.", c.name, newer))
 	case !ok && stale:
-		s.outcome(race.OutcomeStaleWriteRejected, fmt.Sprintf("%s wrote after the lock had passed to %s, but its fencing token was too low and the storage rejected it.", capital(c.name), newer))
+		s.outcome(sim.OutcomeStaleWriteRejected, fmt.Sprintf("%s wrote after the lock had passed to %s, but its fencing token was too low and the storage rejected it.", capital(c.name), newer))
 	}
 }
 
@@ -761,7 +760,7 @@ func (s *schedule) write(c *client) {
 func (s *schedule) crashClient(c *client) {
 	held := c.holding
 	c.crashed, c.holding = true, false
-	s.emit(Event{Event: race.Event{Actor: c.name, Kind: KindClientCrash, Text: sim.ClientCrashes(c.name)}})
+	s.emit(Event{Event: sim.Event{Actor: c.name, Kind: KindClientCrash, Text: sim.ClientCrashes(c.name)}})
 	if !held || s.backJump {
 		return
 	}
@@ -818,10 +817,10 @@ func (s *schedule) probe(o *obligation) {
 		return
 	}
 	after := s.now() - o.crashAt
-	s.emit(Event{Event: race.Event{Actor: "redis", Kind: KindStillLocked, Subject: o.c.name,
+	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: KindStillLocked, Subject: o.c.name,
 		Text: fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", capital(sim.Dur(after)), o.c.name, reply)},
 		Line: line, Reply: reply})
-	s.violate(PropFreesAfterCrash, race.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", capital(o.c.name), sim.Dur(after)))
+	s.violate(PropFreesAfterCrash, sim.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", capital(o.c.name), sim.Dur(after)))
 }
 
 // nodeFault makes a node fault happen now.
@@ -848,10 +847,10 @@ func (s *schedule) jump(d time.Duration) {
 	}
 	holder := s.holderName()
 	s.observe()
-	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindClockJump, Text: sim.ClockJumps("Redis", d)}})
+	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindClockJump, Text: sim.ClockJumps("Redis", d)}})
 	if holder != "" && !s.key.present {
 		s.setOwner(nil)
-		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindExpire, Subject: holder,
+		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindExpire, Subject: holder,
 			Text: fmt.Sprintf("To Redis, %s's key is now past its TTL, so it expires at once, early by true time.", holder)}})
 	}
 }
@@ -871,7 +870,7 @@ func (s *schedule) restart(down time.Duration, persist bool) {
 	if !persist {
 		s.setOwner(nil)
 	}
-	s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindCrash, Subject: holder, Text: sim.NodeCrashes("Redis", persist, down)}})
+	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindCrash, Subject: holder, Text: sim.NodeCrashes("Redis", persist, down)}})
 	s.at(s.now()+down, func() {
 		if err := s.node.Restart(down); err != nil {
 			s.err = err
@@ -881,7 +880,7 @@ func (s *schedule) restart(down time.Duration, persist bool) {
 		if !s.key.present {
 			s.setOwner(nil)
 		}
-		s.emit(Event{Event: race.Event{Actor: "redis", Kind: race.KindRestart, Text: sim.NodeBack("Redis", persist)}})
+		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindRestart, Text: sim.NodeBack("Redis", persist)}})
 	})
 }
 
@@ -892,9 +891,9 @@ func (s *schedule) starve() {
 		if c.crashed || c.acquired > 0 {
 			continue
 		}
-		s.emit(Event{Event: race.Event{Actor: c.name, Kind: race.KindStop,
+		s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindStop,
 			Text: fmt.Sprintf("%s has asked for the lock since the start and never got it; the schedule ends at %s.", capital(c.name), sim.Dur(s.now()))}})
-		s.outcome(race.OutcomeStarved, fmt.Sprintf("%s wanted the lock and never got it.", capital(c.name)))
+		s.outcome(sim.OutcomeStarved, fmt.Sprintf("%s wanted the lock and never got it.", capital(c.name)))
 	}
 }
 
@@ -934,8 +933,8 @@ func stepName(st step) string {
 func capital(s string) string { return sim.Capital(s) }
 
 // sortFound orders outcomes most serious first.
-func sortFound(found []race.Found) []race.Found {
+func sortFound(found []sim.Found) []sim.Found {
 	out := slices.Clone(found)
-	slices.SortStableFunc(out, func(a, b race.Found) int { return a.Outcome.Rank() - b.Outcome.Rank() })
+	slices.SortStableFunc(out, func(a, b sim.Found) int { return a.Outcome.Rank() - b.Outcome.Rank() })
 	return out
 }

@@ -1,10 +1,11 @@
 // Package race replays lock races on a virtual clock, step by step, so that a
 // learner can watch what goes wrong and why.
 //
-// Each scenario drives the real lock package against miniredis instances
-// whose clocks are set by the simulation (SetTime with ClockTTL, so keys
-// expire exactly when virtual time passes their TTL; nothing sleeps), plus a
-// simulated storage service that may check fencing tokens. The result is a
+// Each scenario drives the real lock package on the simulation kernel
+// (package sim, which the lock lab runs on too): Redis nodes that are
+// playground sandboxes on a virtual clock (keys expire exactly when
+// virtual time passes their TTL; nothing sleeps), plus the storage service
+// that may check fencing tokens. The result is a
 // Timeline: the events in time order, each with a one-sentence narration and
 // the state needed to animate it (who holds the key on each node, how much
 // TTL is left, each node's clock and role, which clients believe they hold

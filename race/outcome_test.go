@@ -83,7 +83,7 @@ func TestOutcomesOrder(t *testing.T) {
 			continue
 		}
 		for i := 1; i < len(tl.Outcomes); i++ {
-			if tl.Outcomes[i-1].Outcome.rank() >= tl.Outcomes[i].Outcome.rank() {
+			if tl.Outcomes[i-1].Outcome.Rank() >= tl.Outcomes[i].Outcome.Rank() {
 				t.Errorf("%s: outcomes %q not in order of seriousness", g.name, tl.OutcomeSet())
 			}
 		}

@@ -52,6 +52,6 @@ func (s *sim) outcomes() []Found {
 		return []Found{{Outcome: OutcomeSafe, Event: i, AtMS: s.events[i].AtMS, Text: text}}
 	}
 	out := slices.Clone(s.found)
-	slices.SortStableFunc(out, func(a, b Found) int { return a.Outcome.rank() - b.Outcome.rank() })
+	slices.SortStableFunc(out, func(a, b Found) int { return a.Outcome.Rank() - b.Outcome.Rank() })
 	return out
 }
