@@ -80,6 +80,9 @@ type Budget struct {
 	// playground's 1 s, as a lock's line runs in microseconds. A line
 	// stopped at this deadline ends the check with ErrBudget.
 	LineTimeout time.Duration
+	// Turns, if set, makes the check take turns with the others that
+	// share it, one schedule at a time (see Turns).
+	Turns *Turns `json:"-"`
 }
 
 // MaxRandom is the most random schedules one check may explore.

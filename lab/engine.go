@@ -23,6 +23,10 @@ type spend struct {
 	cache    *luaredis.Cache
 	// cur is the schedule being run: the nodes' clock is its clock.
 	cur *schedule
+	// ran is how long the check's schedules have run in their turns;
+	// turn says the check holds the turn.
+	ran  time.Duration
+	turn bool
 	// spare is the node of an earlier schedule, emptied for the next
 	// one: starting a node (miniredis and a Lua VM) costs more than a
 	// schedule's lines.
@@ -32,8 +36,12 @@ type spend struct {
 // nodeNow is the clock of the schedule being run.
 func (sp *spend) nodeNow() time.Time { return sp.cur.nodeClock() }
 
-// close stops the spare node.
+// close gives the turn back and stops the spare node.
 func (sp *spend) close() {
+	if sp.turn {
+		sp.b.Turns.give()
+		sp.turn = false
+	}
 	if sp.spare != nil {
 		sp.spare.Close()
 		sp.spare = nil
@@ -96,6 +104,21 @@ func (sp *spend) line(ctx context.Context) error {
 	return nil
 }
 
+// schedule runs one schedule in its turn (see Turns).
+func (sp *spend) schedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64, n int, p plan) (*result, error) {
+	if t := sp.b.Turns; t != nil {
+		if sp.turn {
+			t.yield(sp.ran)
+		} else {
+			t.take(sp.ran)
+			sp.turn = true
+		}
+		start := time.Now()
+		defer func() { sp.ran += time.Since(start) }()
+	}
+	return runSchedule(ctx, r, ru, m, base, n, p, sp)
+}
+
 // result is one schedule's run.
 type result struct {
 	n          int
@@ -148,7 +171,7 @@ func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, s
 		if !ok {
 			return nil, false, nil
 		}
-		res, err := runSchedule(ctx, r, ru, m, seed, n, p, sp)
+		res, err := sp.schedule(ctx, r, ru, m, seed, n, p)
 		if err != nil {
 			return nil, false, err
 		}
@@ -194,7 +217,7 @@ func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, s
 	for k := range b.Random {
 		n := space.randomNumber(k, 0)
 		p, _ := space.randomOf(r, m, seed, n)
-		res, err := runSchedule(ctx, r, ru, m, seed, n, p, sp)
+		res, err := sp.schedule(ctx, r, ru, m, seed, n, p)
 		if err != nil {
 			return Report{}, err
 		}
@@ -215,7 +238,7 @@ func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, s
 			if !ok || len(pl.faults) >= len(best[p.ID].plan.faults) && pl.clients >= best[p.ID].plan.clients {
 				continue
 			}
-			shrunk, err := runSchedule(ctx, r, ru, m, seed, n, pl, sp)
+			shrunk, err := sp.schedule(ctx, r, ru, m, seed, n, pl)
 			if err != nil {
 				return Report{}, err
 			}

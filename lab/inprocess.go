@@ -12,6 +12,7 @@ import (
 // either through one interface. It is safe for concurrent use.
 type InProcess struct {
 	running chan struct{} // one token per check running
+	turns   Turns         // the checks running take turns, schedule by schedule
 }
 
 // NewInProcess returns an InProcess that runs at most n checks at once
@@ -31,5 +32,6 @@ func (p *InProcess) CheckLab(ctx context.Context, req Request, b Budget) (Report
 		return Report{}, fmt.Errorf("lab check: %w", ctx.Err())
 	}
 	defer func() { <-p.running }()
+	b.Turns = &p.turns
 	return Check(ctx, req, b)
 }

@@ -13,8 +13,9 @@ import (
 // than in front of them.
 //
 //   - A learner has at most one request queued or running.
-//   - An address has at most PerAddress requests waiting, and the queue
-//     at most MaxWaiting in all.
+//   - An address has at most PerAddressRunning requests running and
+//     PerAddress waiting, and the queue at most MaxWaiting in all: the
+//     other slots stay for other addresses.
 //   - When a slot frees, it goes to the waiting address that has held
 //     slots for the least time lately (a decaying sum, halved every
 //     UseHalfLife), each address's own requests in order, ties in the
@@ -33,6 +34,7 @@ type FairQueue struct {
 	queues   map[string][]*waiting // waiting requests, per address, oldest first
 	turn     []string              // addresses with waiting requests, in the order they came
 	used     map[string]use        // how long each address held slots lately
+	running  map[string]int        // requests running, per address
 	waiting  int
 	// onWait, if set, is told of each request that starts to wait
 	// (tests wait for it rather than for time to pass).
@@ -41,10 +43,11 @@ type FairQueue struct {
 
 // FairQueueOptions size a FairQueue. Zero fields take their defaults.
 type FairQueueOptions struct {
-	Slots      int           // requests running at once; default 1
-	PerAddress int           // waiting requests per address; default 2
-	MaxWaiting int           // waiting requests in all; default 64
-	MaxWait    time.Duration // longest wait for a slot; default 5 s
+	Slots             int           // requests running at once; default 1
+	PerAddressRunning int           // requests of one address running at once; default a quarter of Slots, at least 1
+	PerAddress        int           // waiting requests per address; default 2
+	MaxWaiting        int           // waiting requests in all; default 64
+	MaxWait           time.Duration // longest wait for a slot; default 5 s
 }
 
 type waiting struct {
@@ -57,6 +60,9 @@ func NewFairQueue(o FairQueueOptions) *FairQueue {
 	if o.Slots <= 0 {
 		o.Slots = 1
 	}
+	if o.PerAddressRunning <= 0 {
+		o.PerAddressRunning = max(o.Slots/4, 1)
+	}
 	if o.PerAddress <= 0 {
 		o.PerAddress = 2
 	}
@@ -66,7 +72,7 @@ func NewFairQueue(o FairQueueOptions) *FairQueue {
 	if o.MaxWait <= 0 {
 		o.MaxWait = 5 * time.Second
 	}
-	return &FairQueue{free: o.Slots, opts: o, learners: map[string]bool{}, queues: map[string][]*waiting{}, used: map[string]use{}}
+	return &FairQueue{free: o.Slots, opts: o, learners: map[string]bool{}, queues: map[string][]*waiting{}, used: map[string]use{}, running: map[string]int{}}
 }
 
 // Enter waits for a slot for learner's request from addr. When the
@@ -81,8 +87,9 @@ func (q *FairQueue) Enter(ctx context.Context, learner, addr string) (release fu
 	case q.learners[learner]:
 		q.mu.Unlock()
 		return none, Decision{Limit: "lab_running", Wait: q.opts.MaxWait}, nil
-	case q.free > 0 && q.waiting == 0:
+	case q.free > 0 && q.waiting == 0 && q.running[addr] < q.opts.PerAddressRunning:
 		q.free--
+		q.running[addr]++
 		q.learners[learner] = true
 		q.mu.Unlock()
 		return q.releaser(learner, addr), Decision{}, nil
@@ -100,6 +107,9 @@ func (q *FairQueue) Enter(ctx context.Context, learner, addr string) (release fu
 	q.queues[addr] = append(q.queues[addr], w)
 	q.learners[learner] = true
 	q.waiting++
+	// A free slot that others could not take (their address is at its
+	// running cap) may be this request's.
+	q.handOver()
 	onWait := q.onWait
 	q.mu.Unlock()
 	if onWait != nil {
@@ -176,6 +186,9 @@ func (q *FairQueue) releaser(learner, addr string) func() {
 			defer q.mu.Unlock()
 			delete(q.learners, learner)
 			q.free++
+			if q.running[addr]--; q.running[addr] <= 0 {
+				delete(q.running, addr)
+			}
 			q.charge(addr, time.Since(start))
 			q.handOver()
 		})
@@ -186,12 +199,18 @@ func (q *FairQueue) releaser(learner, addr string) func() {
 // addresses that used the slots least lately. The caller holds q.mu.
 func (q *FairQueue) handOver() {
 	now := time.Now()
-	for q.free > 0 && len(q.turn) > 0 {
-		next := 0
+	for q.free > 0 {
+		next := -1
 		for i, a := range q.turn {
-			if q.used[a].at(now) < q.used[q.turn[next]].at(now) {
+			if q.running[a] >= q.opts.PerAddressRunning {
+				continue
+			}
+			if next < 0 || q.used[a].at(now) < q.used[q.turn[next]].at(now) {
 				next = i
 			}
+		}
+		if next < 0 {
+			return
 		}
 		addr := q.turn[next]
 		ws := q.queues[addr]
@@ -205,6 +224,7 @@ func (q *FairQueue) handOver() {
 		}
 		q.waiting--
 		q.free--
+		q.running[addr]++
 		close(w.granted)
 	}
 }

@@ -119,3 +119,37 @@ func TestFairQueueNewcomerFirst(t *testing.T) {
 	<-got
 	<-got
 }
+
+// TestFairQueueRunningCap: one address runs at most PerAddressRunning
+// requests; a free slot goes to another address's request, even one that
+// comes after.
+func TestFairQueueRunningCap(t *testing.T) {
+	q := NewFairQueue(FairQueueOptions{Slots: 2, PerAddressRunning: 1, MaxWait: time.Minute})
+	waits := make(chan string, 8)
+	q.onWait = func(learner string) { waits <- learner }
+	ctx := context.Background()
+	release, d, _ := q.Enter(ctx, "a1", "busy")
+	if !d.Allowed() {
+		t.Fatalf("first request = %+v", d)
+	}
+	granted := make(chan string, 2)
+	go func() {
+		rel, d, err := q.Enter(ctx, "a2", "busy")
+		if err == nil && d.Allowed() {
+			granted <- "a2"
+			rel()
+		}
+	}()
+	if w := <-waits; w != "a2" {
+		t.Fatalf("%s waits; want a2, whose address is at its cap", w)
+	}
+	rel, d, err := q.Enter(ctx, "b1", "other")
+	if err != nil || !d.Allowed() {
+		t.Fatalf("another address's request = %+v, %v; want the free slot", d, err)
+	}
+	rel()
+	release()
+	if got := <-granted; got != "a2" {
+		t.Errorf("after the first request, %s ran; want a2", got)
+	}
+}

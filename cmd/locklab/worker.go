@@ -36,24 +36,30 @@ type sandboxes interface {
 	Close()
 }
 
+// labChecksPerCore is how many lab checks run at once on one sandbox
+// worker, or one core of this process. More than one, so that a learner's
+// short check starts at once beside long ones and shares the core with
+// them, rather than waiting seconds for a slot; each check's CPU budget
+// still bounds what it takes.
+const labChecksPerCore = 3
+
 // newLabChecker returns where the lock lab's checks run: in the sandbox
 // workers when sb is their supervisor, as a learner's recipe is untrusted
-// input on the playground's engine; else in this process, as many at
-// once as it has cores.
+// input on the playground's engine; else in this process.
 func newLabChecker(sb sandboxes) web.LabChecker {
 	if s, ok := sb.(*worker.Supervisor); ok {
 		return s
 	}
-	return lab.NewInProcess(runtime.GOMAXPROCS(0))
+	return lab.NewInProcess(labChecksPerCore * runtime.GOMAXPROCS(0))
 }
 
-// labSlots is how many lab checks run at once: one per sandbox worker,
-// or one per core in this process.
+// labSlots is how many lab checks run at once: labChecksPerCore per
+// sandbox worker, or per core of this process.
 func labSlots(cfg *config) int {
 	if cfg.workers > 0 {
-		return cfg.workers
+		return labChecksPerCore * cfg.workers
 	}
-	return runtime.GOMAXPROCS(0)
+	return labChecksPerCore * runtime.GOMAXPROCS(0)
 }
 
 // addWorkerFlags declares the flags of the sandbox workers.
@@ -115,7 +121,7 @@ func newSandboxes(cfg config, logger *slog.Logger, copies playground.SandboxCopi
 	memory := strconv.FormatInt(cfg.workerMemory, 10)
 	gc := strconv.Itoa(cfg.memory.gcPercent)
 	s, err := worker.NewSupervisor(worker.Options{
-		Workers: cfg.workers,
+		Workers: cfg.workers, LabChecks: labSlots(&cfg),
 		Command: func() *exec.Cmd {
 			return exec.Command(exe, "sandbox-worker", "-memory", memory, "-gc-percent", gc)
 		},

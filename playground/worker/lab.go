@@ -102,8 +102,9 @@ func (s *Supervisor) labSlot() *slot {
 }
 
 // labLimit is how long a check may go unanswered before its worker is
-// taken for stuck: the check's CPU budget four times over, for a busy
-// machine, plus one line's deadline and RequestTimeout.
+// taken for stuck: the check's CPU budget twice over for each check that
+// may share its worker's core, and twice more for a busy machine, plus
+// one line's deadline and RequestTimeout.
 func (s *Supervisor) labLimit(b lab.Budget) time.Duration {
 	d := lab.DefaultBudget()
 	if b.CPU <= 0 {
@@ -112,7 +113,8 @@ func (s *Supervisor) labLimit(b lab.Budget) time.Duration {
 	if b.LineTimeout <= 0 {
 		b.LineTimeout = d.LineTimeout
 	}
-	return 4*b.CPU + b.LineTimeout + s.opts.RequestTimeout
+	perWorker := (s.opts.LabChecks + len(s.slots) - 1) / max(len(s.slots), 1)
+	return time.Duration(2*perWorker+2)*b.CPU + b.LineTimeout + s.opts.RequestTimeout
 }
 
 // decodeLab turns a worker's answer to a check back into what lab.Check
@@ -165,7 +167,9 @@ func (s *server) runLab(ctx context.Context, req *request) {
 		resp.ErrKind, resp.ErrMsg = errOther, fmt.Sprintf("sandbox worker: lab check: %v", err)
 		return
 	}
-	rep, err := lab.Check(ctx, job.Request, job.Budget)
+	b := job.Budget
+	b.Turns = &s.labTurns
+	rep, err := lab.Check(ctx, job.Request, b)
 	if err == nil {
 		resp.Job, err = json.Marshal(rep)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/playground"
 )
@@ -99,6 +100,10 @@ type server struct {
 
 	mu      sync.Mutex // guards cancels
 	cancels map[uint64]context.CancelFunc
+
+	// labTurns makes the lab checks running in this worker take turns,
+	// schedule by schedule.
+	labTurns lab.Turns
 
 	out    *batchWriter // the responses
 	failed chan error   // the first write error
