@@ -257,7 +257,7 @@
       params: { fencing: !!cx.fencing, ttl_ms: cx.ttl_ms || 1000 }, events: cx.events
     };
     var outcomes = (cx.outcomes || []).map(function (o) {
-      return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "" };
+      return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "", label: o.label || "", short: o.short || "" };
     });
     var lastT = run.events.length ? run.events[run.events.length - 1].t_ms : 0;
     var T = Math.max(1000, Math.ceil(lastT * 1.06));
@@ -269,10 +269,7 @@
     say("Press Play to watch this schedule break " + p.id + ", or step through it.");
 
     function say(text) { narration.textContent = text; }
-    function label(o) {
-      var src = (cx.outcomes || []).find(function (x) { return x.outcome === o.id; });
-      return (src && src.label) || o.id;
-    }
+    function label(o) { return o.label || o.id; }
 
     function seek(to) {
       t = Math.max(0, Math.min(T, to));

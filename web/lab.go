@@ -14,7 +14,6 @@ import (
 
 	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/limit"
-	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/web/views"
 	"github.com/locklab/locklab/workshop"
 )
@@ -118,22 +117,17 @@ type labPropertyJSON struct {
 // labCounterexampleJSON is a schedule that broke a property: its events
 // have the race API's shape, so that the race's renderer draws them.
 type labCounterexampleJSON struct {
-	Seed     uint64           `json:"seed"`
-	Events   []raceEventJSON  `json:"events"`
-	Outcomes []labOutcomeJSON `json:"outcomes"`
-	Nodes    int              `json:"nodes"`
-	TTLMS    int64            `json:"ttl_ms"`
-	Fencing  bool             `json:"fencing"`
+	Seed     uint64            `json:"seed"`
+	Events   []raceEventJSON   `json:"events"`
+	Outcomes []raceOutcomeJSON `json:"outcomes"`
+	Nodes    int               `json:"nodes"`
+	TTLMS    int64             `json:"ttl_ms"`
+	Fencing  bool              `json:"fencing"`
 	// Faults are the schedule's faults, Summary what broke, each in one
 	// sentence.
 	Faults  []string `json:"faults"`
 	Summary string   `json:"summary"`
 	Link    string   `json:"link"`
-}
-
-type labOutcomeJSON struct {
-	raceOutcomeJSON
-	Label string `json:"label"`
 }
 
 func (s *Server) handleLabChallenges(c echo.Context) error {
@@ -355,7 +349,7 @@ func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 		}
 		if cx := p.Counterexample; cx != nil {
 			cj := &labCounterexampleJSON{
-				Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []labOutcomeJSON{}, Faults: nonNil(cx.Faults), Summary: cx.Summary,
+				Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []raceOutcomeJSON{}, Faults: nonNil(cx.Faults), Summary: cx.Summary,
 				TTLMS: cx.Params.TTLMS, Fencing: cx.Params.Fencing, Nodes: max(cx.Nodes, 1),
 				Link: out.Link + "#cx-" + string(p.ID) + "-title",
 			}
@@ -366,30 +360,13 @@ func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 				})
 			}
 			for _, o := range cx.Outcomes {
-				cj.Outcomes = append(cj.Outcomes, labOutcomeJSON{
-					raceOutcomeJSON: raceOutcomeJSON{Outcome: string(o.Outcome), Event: o.Event, TMS: o.AtMS, Text: o.Text},
-					Label:           labOutcomeLabel(o.Outcome),
-				})
+				cj.Outcomes = append(cj.Outcomes, newRaceOutcomeJSON(o.Found))
 			}
 			pj.Counterexample = cj
 		}
 		out.Properties = append(out.Properties, pj)
 	}
 	return out
-}
-
-// labOutcomeLabel names an outcome as the race does, and those the race
-// does not offer.
-func labOutcomeLabel(o race.Outcome) string {
-	switch o {
-	case race.OutcomeForeignLockExtended:
-		return "A client extends another client's lock"
-	case race.OutcomeLockNeverFreed:
-		return "The lock is never freed"
-	case race.OutcomeStarved:
-		return "A client never gets the lock"
-	}
-	return views.VerdictLabel(string(o))
 }
 
 // labLink is the page that reproduces a check: the recipe, the challenge

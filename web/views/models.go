@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
-
-	"github.com/locklab/locklab/race"
 )
 
 // Page is what every page's layout needs.
@@ -320,18 +318,6 @@ type RacePage struct {
 
 // VerdictOption is one outcome a prediction offers, with its label.
 type VerdictOption struct{ ID, Label string }
-
-// VerdictLabel is the label of an outcome id as the race names it, or the
-// id itself for a name the race does not know.
-//
-// Deprecated: use race.Outcome.Label; this stays until the lab's page
-// names outcomes that way.
-func VerdictLabel(id string) string {
-	if l := race.Outcome(id).Label(); l != "" {
-		return l
-	}
-	return id
-}
 
 // Seconds formats milliseconds as seconds for the transcript: "12.5 s".
 func Seconds(ms int64) string {
