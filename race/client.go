@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/lock"
+	kernel "github.com/locklab/locklab/sim"
 )
 
 // acquirer is a lock.Locker or a lock.Redlock.
@@ -38,7 +39,8 @@ type client struct {
 	pauseStart time.Duration // when the current pause began
 	pauseEnd   time.Duration // when it ends
 	pauseGen   int           // tells the current pause's end from an older one's
-	stopped    bool          // it found out it lost the lock and gave up
+	stopped    bool          // it found out it lost the lock and gave up, or crashed
+	crashed    bool          // its process died (a crash fault): it does nothing more
 	renewDue   bool          // a renewal fell due while it was paused
 	stopDue    bool          // its validity ran out while it was paused
 	waiting    bool          // it waits for WAIT's answer (failover)
@@ -432,9 +434,9 @@ func (s *sim) extend(c *client, next func(ok bool)) {
 // pauseClient freezes c for d: its work moves d later; its timers fall due
 // and wait for it. A pause while paused makes the pause last longer, if it
 // ends later.
-func (s *sim) pauseClient(c *client, d time.Duration, why string) {
-	if why == "" {
-		why = " (a garbage-collection pause, say)"
+func (s *sim) pauseClient(c *client, d time.Duration) {
+	if c.crashed {
+		return
 	}
 	end := s.now + d
 	if c.paused && end <= c.pauseEnd {
@@ -457,14 +459,16 @@ func (s *sim) pauseClient(c *client, d time.Duration, why string) {
 	} else {
 		s.shift(c, d)
 		c.paused, c.pauseStart = true, s.now
-		s.emit(Event{Actor: c.name, Kind: KindPauseStart,
-			Text: fmt.Sprintf("%s freezes for %s%s and cannot notice time passing.", capital(c.name), dur(d), why)})
+		s.emit(Event{Actor: c.name, Kind: KindPauseStart, Text: kernel.PauseStarts(c.name, d, "")})
 	}
 	c.pauseEnd = end
 }
 
 // resume ends c's pause and handles the timers that fell due during it.
 func (s *sim) resume(c *client) {
+	if c.crashed {
+		return
+	}
 	c.paused = false
 	d := s.now - c.pauseStart
 	text := fmt.Sprintf("%s runs again, %s later, and carries on where it stopped. It could read its clock now, but a check would not settle it: another pause could come between the check and its write reaching the storage.", capital(c.name), dur(d))

@@ -23,7 +23,10 @@ type FaultKind string
 //	crash:NODE:AT_MS:MS-persist      the same, but it restarts with its data
 //	                                 (AOF with fsync always); keys whose TTL ran
 //	                                 out meanwhile are gone
+//	crash:CLIENT:AT_MS:0             the client's process dies: it never runs
+//	                                 again, and releases nothing
 //	clock-jump:NODE:AT_MS:MS         the node's clock jumps MS ms ahead
+//	clock-back:NODE:AT_MS:MS         the node's clock jumps MS ms back
 //	delay:CLIENT:AT_MS:MS            the first Redis reply the client waits for
 //	                                 at or after AT_MS arrives MS ms late
 //	delay:NODE:AT_MS:MS              the first reply the node sends at or after
@@ -37,6 +40,7 @@ const (
 	FaultPause     FaultKind = "pause"
 	FaultCrash     FaultKind = "crash"
 	FaultClockJump FaultKind = "clock-jump"
+	FaultClockBack FaultKind = "clock-back"
 	FaultDelay     FaultKind = "delay"
 )
 
@@ -129,7 +133,14 @@ func (f Fault) Validate() error {
 		if !client {
 			return fmt.Errorf("pause target %q: must be client1, client2 or client3: %w", f.Target, ErrBadParams)
 		}
-	case FaultCrash, FaultClockJump:
+	case FaultCrash:
+		if !client && !node {
+			return fmt.Errorf("crash target %q: must be client1..client3, redis or node1..node5: %w", f.Target, ErrBadParams)
+		}
+		if client && f.Persist {
+			return fmt.Errorf("crash of %s: a client has no data to keep; %s is for a node: %w", f.Target, persistSuffix, ErrBadParams)
+		}
+	case FaultClockJump, FaultClockBack:
 		if !node {
 			return fmt.Errorf("%s target %q: must be redis or node1..node5: %w", f.Kind, f.Target, ErrBadParams)
 		}
@@ -138,7 +149,7 @@ func (f Fault) Validate() error {
 			return fmt.Errorf("delay target %q: must be client1..client3, redis or node1..node5: %w", f.Target, ErrBadParams)
 		}
 	default:
-		return fmt.Errorf("kind %q: must be pause, crash, clock-jump or delay: %w", f.Kind, ErrBadParams)
+		return fmt.Errorf("kind %q: must be pause, crash, clock-jump, clock-back or delay: %w", f.Kind, ErrBadParams)
 	}
 	if f.Persist && f.Kind != FaultCrash {
 		return fmt.Errorf("%s: only a crash takes %s: %w", f.Kind, persistSuffix, ErrBadParams)
@@ -205,8 +216,12 @@ func (s *sim) applyFault(f Fault) {
 	switch f.Kind {
 	case FaultPause:
 		c := s.clients[clientIndex(f.Target)]
-		s.pauseClient(c, f.Length, "")
+		s.pauseClient(c, f.Length)
 	case FaultCrash:
+		if isClientTarget(f.Target) {
+			s.crashClient(s.clients[clientIndex(f.Target)])
+			return
+		}
 		n := s.faultNode(f.Target)
 		if !n.up {
 			s.emit(Event{Actor: s.nodeActor(n), Kind: KindCrash, Text: fmt.Sprintf("%s is already down; this crash changes nothing.", capital(s.nodeName(n)))})
@@ -221,6 +236,8 @@ func (s *sim) applyFault(f Fault) {
 		})
 	case FaultClockJump:
 		s.clockJump(s.faultNode(f.Target), f.Length)
+	case FaultClockBack:
+		s.clockJump(s.faultNode(f.Target), -f.Length)
 	case FaultDelay:
 		s.delays.arm(f.Target, f.Length)
 	}

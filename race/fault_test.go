@@ -25,8 +25,11 @@ func TestParseFault(t *testing.T) {
 		{in: "freeze:client1:0:1", err: `kind "freeze"`},
 		{in: "pause:redis:0:1", err: "must be client1, client2 or client3"},
 		{in: "pause:client4:0:1", err: "must be client1"},
-		{in: "crash:client1:0:1", err: "must be redis or node1..node5"},
-		{in: "crash:node6:0:1", err: "must be redis or node1..node5"},
+		{in: "crash:client1:2000:0", want: Fault{Kind: FaultCrash, Target: "client1", At: 2 * time.Second}},
+		{in: "clock-back:redis:100:3000", want: Fault{Kind: FaultClockBack, Target: "redis", At: 100 * time.Millisecond, Length: 3 * time.Second}},
+		{in: "crash:client1:0:0-persist", err: "a client has no data to keep"},
+		{in: "clock-back:client1:0:1", err: "must be redis or node1..node5"},
+		{in: "crash:node6:0:1", err: "must be client1..client3, redis or node1..node5"},
 		{in: "clock-jump:node0:0:1", err: "must be redis or node1..node5"},
 		{in: "delay:storage:0:1", err: "delay target"},
 		{in: "pause:client1:-5:100", err: "AT_MS"},
@@ -125,5 +128,52 @@ func TestInfoTargets(t *testing.T) {
 				t.Errorf("%s: target %s listed %v, but a fault on it gives error %v", in.ID, target, listed, err)
 			}
 		}
+	}
+}
+
+// TestClientCrashAndClockBack: the kernel's fault vocabulary in the race.
+// A holder that crashes releases nothing: its lock stays until its TTL
+// runs out, and then the other client gets it; nobody starves and the
+// crashed client is not counted as starving. A clock that jumps back
+// keeps the lock longer than its TTL by true time.
+func TestClientCrashAndClockBack(t *testing.T) {
+	p := defaults()
+	p.Faults = []Fault{{Kind: FaultCrash, Target: "client1", At: time.Second}}
+	tl, err := Run("normal", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crashAt, grantAt int64 = -1, -1
+	for _, e := range tl.Events {
+		switch {
+		case e.Kind == KindClientCrash && e.Actor == "client 1":
+			crashAt = e.AtMS
+		case e.Actor == "client 1" && crashAt >= 0 && e.Kind != KindExpire:
+			t.Errorf("client 1 acts after its crash: %s at %d ms: %s", e.Kind, e.AtMS, e.Text)
+		case e.Kind == KindAcquireOK && e.Actor == "client 2":
+			grantAt = e.AtMS
+		}
+	}
+	if crashAt != 1000 || grantAt < p.TTL.Milliseconds() {
+		t.Errorf("client 1 crashed at %d ms, client 2 got the lock at %d ms; want the crash at 1000 and the grant once the %v TTL ran out", crashAt, grantAt, p.TTL)
+	}
+	if tl.Has(OutcomeStarved) || tl.Has(OutcomeTwoHolders) {
+		t.Errorf("outcomes %v; want neither starved nor two holders", tl.OutcomeSet())
+	}
+
+	p = defaults()
+	p.Faults = []Fault{{Kind: FaultClockBack, Target: "redis", At: time.Second, Length: 5 * time.Second}}
+	tl, err = Run("normal", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jumped := false
+	for _, e := range tl.Events {
+		if e.Kind == KindClockJump {
+			jumped = strings.Contains(e.Text, "5 s back") && e.Nodes[0].ClockAheadMS == -5000
+		}
+	}
+	if !jumped {
+		t.Errorf("no clock-jump event saying 5 s back with the node 5 s behind")
 	}
 }

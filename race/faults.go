@@ -3,6 +3,8 @@ package race
 import (
 	"fmt"
 	"time"
+
+	kernel "github.com/locklab/locklab/sim"
 )
 
 // nodeName is how narration names n: "Redis", "node 3".
@@ -13,10 +15,11 @@ func (s *sim) nodeName(n *node) string {
 	return fmt.Sprintf("node %d", n.id)
 }
 
-// clockJump moves n's clock ahead by d. Its keys' TTLs count down against
-// that clock, so a jump past a key's TTL expires it at once.
+// clockJump moves n's clock ahead by d, or back for a negative d. Its
+// keys' TTLs count down against that clock, so a jump ahead past a key's
+// TTL expires it at once, and a jump back makes every key live longer.
 func (s *sim) clockJump(n *node, d time.Duration) {
-	if d <= 0 {
+	if d == 0 {
 		return
 	}
 	holder := s.holder(n)
@@ -24,8 +27,7 @@ func (s *sim) clockJump(n *node, d time.Duration) {
 		s.fail(err)
 		return
 	}
-	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump,
-		Text: fmt.Sprintf("%s's clock jumps %s ahead (a bad time sync, say); Redis counts TTLs by that clock.", capital(s.nodeName(n)), dur(d))})
+	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump, Text: kernel.ClockJumps(s.nodeName(n), d)})
 	if holder != "" && s.holder(n) == "" {
 		s.emit(Event{Actor: s.nodeActor(n), Kind: KindExpire, Subject: holder,
 			Text: fmt.Sprintf("To %s, %s's key is now past its TTL, so it expires at once, early by true time.", s.nodeName(n), holder)})
@@ -100,4 +102,15 @@ func (s *sim) restart(n *node, persist bool) {
 	if resync {
 		s.wakeWaiters()
 	}
+}
+
+// crashClient is c's process dying: it never runs another step, and
+// releases nothing; a lock it held stays until its TTL runs out.
+func (s *sim) crashClient(c *client) {
+	if c.crashed {
+		return
+	}
+	c.crashed, c.stopped, c.holding, c.paused = true, true, false, false
+	s.q.Drop(c)
+	s.emit(Event{Actor: c.name, Kind: KindClientCrash, Text: kernel.ClientCrashes(c.name)})
 }

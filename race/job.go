@@ -77,7 +77,7 @@ func (s *sim) work(c *client, j job) {
 	if j.pause > 0 && j.where == pauseMidWork {
 		s.atFor(c, t0+(j.work/2).Truncate(time.Millisecond), func() {
 			if !c.stopped {
-				s.pauseClient(c, j.pause, "")
+				s.pauseClient(c, j.pause)
 			}
 		})
 	}
@@ -88,7 +88,7 @@ func (s *sim) work(c *client, j job) {
 		s.write(c)
 		if j.pause > 0 && j.where == pauseBeforeRelease {
 			s.atFor(c, s.now, func() { s.release(c) })
-			s.pauseClient(c, j.pause, "")
+			s.pauseClient(c, j.pause)
 			return
 		}
 		s.release(c)

@@ -215,6 +215,9 @@ func (f Fault) text(redis string) string {
 	case FaultPause:
 		return fmt.Sprintf("At %s, %s pauses for %s.", at, who, secs(f.Length))
 	case FaultCrash:
+		if isClientTarget(f.Target) {
+			return fmt.Sprintf("At %s, %s crashes and never runs again.", at, who)
+		}
 		keeps := "losing its data"
 		if f.Persist {
 			keeps = "keeping its data"
@@ -222,6 +225,8 @@ func (f Fault) text(redis string) string {
 		return fmt.Sprintf("At %s, %s crashes, %s, and restarts %s.", at, who, keeps, later(f.Length))
 	case FaultClockJump:
 		return fmt.Sprintf("At %s, %s's clock jumps %s ahead.", at, who, secs(f.Length))
+	case FaultClockBack:
+		return fmt.Sprintf("At %s, %s's clock jumps %s back.", at, who, secs(f.Length))
 	case FaultDelay:
 		dir := "from"
 		if isClientTarget(f.Target) {

@@ -167,10 +167,8 @@ func (s *sim) advance(t time.Duration) {
 
 // expired records that holder's key on n ran out.
 func (s *sim) expired(n *node, holder string) {
-	text := fmt.Sprintf("The TTL of %s's key runs out and Redis deletes it; %s is not told.", holder, holder)
-	if c := s.client(holder); c != nil && c.paused {
-		text = fmt.Sprintf("The TTL of %s's key runs out while %s is still paused; Redis deletes the key.", holder, holder)
-	}
+	c := s.client(holder)
+	text := kernel.KeyExpires("Redis", holder, c != nil && c.paused)
 	if len(s.nodes) > 1 {
 		text = fmt.Sprintf("On node %d, the TTL of %s's key runs out and the key is deleted.", n.id, holder)
 	}

@@ -37,7 +37,7 @@ func (s *sim) judgeEnd() {
 		s.outcome(OutcomeLockNeverFreed, text+".")
 	}
 	for _, c := range s.clients {
-		if c.wanted && !c.got {
+		if c.wanted && !c.got && !c.crashed {
 			s.outcome(OutcomeStarved, fmt.Sprintf("%s asked for the lock at %s and still had not got it when the run ended at %s.", capital(c.name), secs(c.wantedAt), secs(msDur(end))))
 		}
 	}

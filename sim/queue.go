@@ -74,6 +74,14 @@ func (q *Queue) Shift(owner any, d time.Duration) {
 	}
 }
 
+// Drop removes owner's actions: the owner (a client that crashed) will
+// never do them. It returns how many there were.
+func (q *Queue) Drop(owner any) int {
+	n := len(q.items)
+	q.items = slices.DeleteFunc(q.items, func(a Action) bool { return a.Owner == owner && owner != nil })
+	return n - len(q.items)
+}
+
 // Len is how many actions are scheduled.
 func (q *Queue) Len() int { return len(q.items) }
 

@@ -489,15 +489,15 @@
       };
 
       // kindChanged fits the fault fields to its kind: a pause hits a
-      // client, a crash or a clock jump a node, a delay either.
+      // client, a clock jump a node, a crash or a delay either.
       function kindChanged() {
         var kind = kindSel.value;
-        argLabel.textContent = { pause: "For (ms)", crash: "Restart after (ms)", "clock-jump": "Jump ahead by (ms)", delay: "Delay (ms)" }[kind] || "For (ms)";
+        argLabel.textContent = { pause: "For (ms)", crash: "Restart after (ms)", "clock-jump": "Jump ahead by (ms)", "clock-back": "Jump back by (ms)", delay: "Delay (ms)" }[kind] || "For (ms)";
         persist.parentNode.hidden = kind !== "crash";
         var first = null;
         Array.prototype.forEach.call(targetSel.options, function (o) {
           var isClient = o.value.indexOf("client") === 0;
-          o.disabled = kind === "pause" ? !isClient : kind === "delay" ? false : isClient;
+          o.disabled = kind === "pause" ? !isClient : kind === "delay" || kind === "crash" ? false : isClient;
           o.hidden = o.disabled;
           if (!o.disabled && !first) first = o;
         });
@@ -558,7 +558,7 @@
       addFault = function () {
         var at = Math.max(0, Math.round(Number(atInput.value) || 0));
         var arg = String(Math.max(0, Math.round(Number(argInput.value) || 0)));
-        if (kindSel.value === "crash" && persist.checked) arg += "-persist";
+        if (kindSel.value === "crash" && persist.checked && targetSel.value.indexOf("client") !== 0) arg += "-persist";
         faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
         atEdited = false;
         faultError.hidden = true;
@@ -1106,8 +1106,8 @@
   }
 
   function jumpText(e, run) {
-    var m = /(\d+(?:\.\d+)?) ?(ms|s) ahead/.exec(e.text || "");
-    if (m) return "+" + m[1] + " " + m[2];
+    var m = /(\d+(?:\.\d+)?) ?(ms|s) (ahead|back)/.exec(e.text || "");
+    if (m) return (m[3] === "back" ? "\u2212" : "+") + m[1] + " " + m[2];
     return "+" + seconds((run.params && run.params.clock_jump_ms) || 0);
   }
 

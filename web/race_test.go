@@ -162,7 +162,7 @@ func TestRaceAPIFaults(t *testing.T) {
 		want  string
 	}{
 		{"normal?fault=pause:client1:1000", "KIND:TARGET:AT_MS:ARG"},
-		{"normal?fault=nap:client1:0:10", "must be pause, crash, clock-jump or delay"},
+		{"normal?fault=nap:client1:0:10", "must be pause, crash, clock-jump, clock-back or delay"},
 		{"normal?fault=pause:redis:0:10", "must be client1, client2 or client3"},
 		{"normal?fault=pause:client1:0:abc", "not a whole number of milliseconds"},
 		{"normal?fault=pause:client3:0:10", "has 2 clients"},

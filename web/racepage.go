@@ -86,10 +86,10 @@ func raceFormQuery(q url.Values) url.Values {
 }
 
 // faultSpec writes a fault as the URL carries it: KIND:TARGET:AT_MS:ARG.
-// A crash's ARG is its restart delay, followed by "-persist" when the
-// node keeps its data.
+// A node's crash's ARG is its restart delay, followed by "-persist" when
+// the node keeps its data; a client has no data to keep.
 func faultSpec(kind, target, at, arg string, persist bool) string {
-	if kind == "crash" && persist {
+	if kind == "crash" && persist && !strings.HasPrefix(target, "client") {
 		arg += "-persist"
 	}
 	return kind + ":" + target + ":" + at + ":" + arg

@@ -63,6 +63,16 @@ func TestRaceFormQuery(t *testing.T) {
 			faults: []string{"pause:client1:100:200", "crash:node2:1500:3000-persist"},
 		},
 		{
+			name:   "add a client's crash: a client has no data to keep",
+			form:   "run=1&from=normal&scenario=normal&add_fault=1&fault_kind=crash&fault_target=client1&fault_at_ms=1000&fault_arg_ms=0&fault_persist=true",
+			faults: []string{"crash:client1:1000:0"},
+		},
+		{
+			name:   "add a clock jump back",
+			form:   "run=1&from=normal&scenario=normal&add_fault=1&fault_kind=clock-back&fault_target=redis&fault_at_ms=1000&fault_arg_ms=3000",
+			faults: []string{"clock-back:redis:1000:3000"},
+		},
+		{
 			name:   "drop the first fault",
 			form:   "run=1&from=gc-pause&scenario=gc-pause&fault=pause:client1:100:200&fault=delay:client2:300:400&drop_fault=0",
 			faults: []string{"delay:client2:300:400"},
