@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/lock"
-	kernel "github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/sim"
 )
 
 // acquirer is a lock.Locker or a lock.Redlock.
@@ -58,7 +58,7 @@ func (c *client) target() string { return "client" + c.name[len("client "):] }
 // addClient creates client number i. cut lists the nodes (1-based) it cannot
 // reach. Its tokens come from a generator seeded by the run's seed, so the
 // same seed gives the same tokens.
-func (s *sim) addClient(i int, cut ...int) *client {
+func (s *runner) addClient(i int, cut ...int) *client {
 	c := &client{name: fmt.Sprintf("client %d", i), timeout: nodeTimeout}
 	var seed [32]byte
 	seed[0] = byte(i)
@@ -88,7 +88,7 @@ func (s *sim) addClient(i int, cut ...int) *client {
 }
 
 // nameToken records that token is c's, the first time it is seen.
-func (s *sim) nameToken(token, name string) {
+func (s *runner) nameToken(token, name string) {
 	s.namesMu.Lock()
 	defer s.namesMu.Unlock()
 	if _, ok := s.names[token]; !ok {
@@ -98,7 +98,7 @@ func (s *sim) nameToken(token, name string) {
 
 // call runs one of c's calls to Redis and returns how long its replies
 // were delayed and from which nodes (see Fault).
-func (s *sim) call(f func()) (time.Duration, []int) {
+func (s *runner) call(f func()) (time.Duration, []int) {
 	s.delays.end()
 	f()
 	return s.delays.end()
@@ -106,7 +106,7 @@ func (s *sim) call(f func()) (time.Duration, []int) {
 
 // later runs then at once, or, if a reply was delayed by d, emits a delay
 // event now and runs then as a step of c's work once the reply arrives.
-func (s *sim) later(c *client, d time.Duration, late []int, what string, then func()) {
+func (s *runner) later(c *client, d time.Duration, late []int, what string, then func()) {
 	if d <= 0 {
 		then()
 		return
@@ -128,7 +128,7 @@ func (s *sim) later(c *client, d time.Duration, late []int, what string, then fu
 
 // acquire makes one attempt; on success it calls then, on failure it
 // schedules another attempt after a random delay.
-func (s *sim) acquire(c *client, then func()) {
+func (s *runner) acquire(c *client, then func()) {
 	if c.stopped {
 		return
 	}
@@ -185,7 +185,7 @@ func (s *sim) acquire(c *client, then func()) {
 }
 
 // granted makes c a holder, says so, and goes on with then.
-func (s *sim) granted(c *client, text string, then func()) {
+func (s *runner) granted(c *client, text string, then func()) {
 	c.holding, c.got = true, true
 	c.progressAt, c.renewedAt = s.now, s.now
 	s.lastGrant = c
@@ -217,7 +217,7 @@ func shortErr(err error) string {
 	return "no reply in time"
 }
 
-func (s *sim) acquiredText(c *client, won []int, start time.Duration) string {
+func (s *runner) acquiredText(c *client, won []int, start time.Duration) string {
 	if !s.redlock {
 		text := fmt.Sprintf("%s gets the lock: SET %s <its random token> NX PX %d answers OK", capital(c.name), lockKey, s.p.TTL.Milliseconds())
 		if s.failover != nil {
@@ -245,7 +245,7 @@ func (s *sim) acquiredText(c *client, won []int, start time.Duration) string {
 }
 
 // write sends the client's write, with its fencing token, to the storage.
-func (s *sim) write(c *client) {
+func (s *runner) write(c *client) {
 	fence := c.lk.Fence()
 	newer := ""
 	if s.lastGrant != c {
@@ -297,7 +297,7 @@ func (s *sim) write(c *client) {
 }
 
 // release gives the lock back, with the script or with a plain DEL.
-func (s *sim) release(c *client) {
+func (s *runner) release(c *client) {
 	c.holding = false
 	if s.p.Release == ReleaseDel && !s.redlock {
 		s.releaseDel(c)
@@ -336,7 +336,7 @@ func (s *sim) release(c *client) {
 
 // redlockReleaseText says on which nodes c's release deleted its key, and
 // who holds the others it can reach.
-func (s *sim) redlockReleaseText(c *client, before []string, ok bool) string {
+func (s *runner) redlockReleaseText(c *client, before []string, ok bool) string {
 	var mine, others []int
 	other := ""
 	for i, h := range before {
@@ -359,7 +359,7 @@ func (s *sim) redlockReleaseText(c *client, before []string, ok bool) string {
 }
 
 // releaseDel is the classic mistake: DEL without checking the token.
-func (s *sim) releaseDel(c *client) {
+func (s *runner) releaseDel(c *client) {
 	n := c.links[0].node()
 	holder := s.holder(n)
 	e := Event{Actor: c.name, Kind: KindReleaseOK}
@@ -391,7 +391,7 @@ func (s *sim) releaseDel(c *client) {
 }
 
 // holders returns the holder of the lock key on each node.
-func (s *sim) holders() []string {
+func (s *runner) holders() []string {
 	out := make([]string, len(s.nodes))
 	for i, n := range s.nodes {
 		out[i] = s.holder(n)
@@ -401,7 +401,7 @@ func (s *sim) holders() []string {
 
 // extend renews the lock and then calls next with whether it still holds
 // it; on failure the client stops.
-func (s *sim) extend(c *client, next func(ok bool)) {
+func (s *runner) extend(c *client, next func(ok bool)) {
 	holder := s.holder(c.links[0].node())
 	var err error
 	d, late := s.call(func() { err = c.lk.Extend(s.ctx, s.p.TTL) })
@@ -434,7 +434,7 @@ func (s *sim) extend(c *client, next func(ok bool)) {
 // pauseClient freezes c for d: its work moves d later; its timers fall due
 // and wait for it. A pause while paused makes the pause last longer, if it
 // ends later.
-func (s *sim) pauseClient(c *client, d time.Duration) {
+func (s *runner) pauseClient(c *client, d time.Duration) {
 	if c.crashed {
 		return
 	}
@@ -459,13 +459,13 @@ func (s *sim) pauseClient(c *client, d time.Duration) {
 	} else {
 		s.shift(c, d)
 		c.paused, c.pauseStart = true, s.now
-		s.emit(Event{Actor: c.name, Kind: KindPauseStart, Text: kernel.PauseStarts(c.name, d, "")})
+		s.emit(Event{Actor: c.name, Kind: KindPauseStart, Text: sim.PauseStarts(c.name, d, "")})
 	}
 	c.pauseEnd = end
 }
 
 // resume ends c's pause and handles the timers that fell due during it.
-func (s *sim) resume(c *client) {
+func (s *runner) resume(c *client) {
 	if c.crashed {
 		return
 	}

@@ -38,12 +38,12 @@ type waiter struct {
 }
 
 // waitTimeout is the timeout the failover scenario's clients give WAIT.
-func (s *sim) waitTimeout() time.Duration { return waitTimeout(s.p) }
+func (s *runner) waitTimeout() time.Duration { return waitTimeout(s.p) }
 
 // waitTimeout is the WAIT timeout of a failover run with p.
 func waitTimeout(p Params) time.Duration { return (p.TTL / 2).Truncate(time.Millisecond) }
 
-func (s *sim) role(n *node) string {
+func (s *runner) role(n *node) string {
 	switch {
 	case s.failover == nil:
 		return ""
@@ -54,7 +54,7 @@ func (s *sim) role(n *node) string {
 }
 
 // snap reads n's lock key and fencing counter.
-func (s *sim) snap(n *node) snapshot {
+func (s *runner) snap(n *node) snapshot {
 	var sn snapshot
 	if v, err := n.m.Get(lockKey); err == nil {
 		sn.value = v
@@ -66,7 +66,7 @@ func (s *sim) snap(n *node) snapshot {
 
 // replicate sends the replica what changed on the primary after a call by
 // c; it arrives after the lag, unless the primary crashes first.
-func (s *sim) replicate(c *client) {
+func (s *runner) replicate(c *client) {
 	f := s.failover
 	if f == nil || !f.primary.up {
 		return
@@ -93,7 +93,7 @@ func (s *sim) replicate(c *client) {
 
 // applyCopy writes sn to the replica r and wakes the clients waiting for
 // it.
-func (s *sim) applyCopy(r *node, sn snapshot, id int) {
+func (s *runner) applyCopy(r *node, sn snapshot, id int) {
 	f := s.failover
 	if !r.up {
 		return
@@ -125,7 +125,7 @@ func (s *sim) applyCopy(r *node, sn snapshot, id int) {
 }
 
 // wakeWaiters ends the WAIT of the clients whose write the replica has.
-func (s *sim) wakeWaiters() {
+func (s *runner) wakeWaiters() {
 	f := s.failover
 	for _, w := range f.waiters {
 		if !w.done && w.copy <= f.copied {
@@ -137,7 +137,7 @@ func (s *sim) wakeWaiters() {
 
 // waitReplica is WAIT 1: c has the primary's OK and uses the lock only
 // once the replica has it.
-func (s *sim) waitReplica(c *client, then func(), again func()) {
+func (s *runner) waitReplica(c *client, then func(), again func()) {
 	f := s.failover
 	w := &waiter{c: c, primary: f.primary, copy: f.sent, since: s.now, then: then, again: again}
 	s.emit(Event{Actor: c.name, Kind: KindWait, Text: fmt.Sprintf("%s's SET answers OK from the primary; it runs WAIT 1 %d and will use the lock only once a replica has it.", capital(c.name), s.waitTimeout().Milliseconds())})
@@ -157,7 +157,7 @@ func (s *sim) waitReplica(c *client, then func(), again func()) {
 
 // waitDone ends a WAIT: ok if the replica has the key, else it timed out
 // or the primary crashed.
-func (s *sim) waitDone(w *waiter, ok bool) {
+func (s *runner) waitDone(w *waiter, ok bool) {
 	c := w.c
 	took := s.now - w.since
 	switch {
@@ -186,7 +186,7 @@ func (s *sim) waitDone(w *waiter, ok bool) {
 // crashed reacts to n's crash: clients waiting on the primary get an
 // error, and Sentinel promotes the replica once the primary has been down
 // for downAfter.
-func (s *sim) crashed(n *node) {
+func (s *runner) crashed(n *node) {
 	f := s.failover
 	if f == nil || n != f.primary {
 		return

@@ -186,7 +186,7 @@ func clientIndex(t string) int { return int(t[6] - '1') }
 
 // addFaults checks that each fault's target exists in the run and
 // schedules it.
-func (s *sim) addFaults(id string, faults []Fault) error {
+func (s *runner) addFaults(id string, faults []Fault) error {
 	for _, f := range faults {
 		switch {
 		case isClientTarget(f.Target) && clientIndex(f.Target) >= len(s.clients):
@@ -212,7 +212,7 @@ func nodeCount(n int) string {
 }
 
 // applyFault makes f happen now.
-func (s *sim) applyFault(f Fault) {
+func (s *runner) applyFault(f Fault) {
 	switch f.Kind {
 	case FaultPause:
 		c := s.clients[clientIndex(f.Target)]
@@ -245,7 +245,7 @@ func (s *sim) applyFault(f Fault) {
 
 // faultNode is the node a fault's target names; redis is the single node,
 // or the current primary.
-func (s *sim) faultNode(target string) *node {
+func (s *runner) faultNode(target string) *node {
 	if target == "redis" && s.failover != nil {
 		return s.failover.primary
 	}

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	kernel "github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/sim"
 )
 
 // nodeName is how narration names n: "Redis", "node 3".
-func (s *sim) nodeName(n *node) string {
+func (s *runner) nodeName(n *node) string {
 	if len(s.nodes) == 1 {
 		return "Redis"
 	}
@@ -18,7 +18,7 @@ func (s *sim) nodeName(n *node) string {
 // clockJump moves n's clock ahead by d, or back for a negative d. Its
 // keys' TTLs count down against that clock, so a jump ahead past a key's
 // TTL expires it at once, and a jump back makes every key live longer.
-func (s *sim) clockJump(n *node, d time.Duration) {
+func (s *runner) clockJump(n *node, d time.Duration) {
 	if d == 0 {
 		return
 	}
@@ -27,7 +27,7 @@ func (s *sim) clockJump(n *node, d time.Duration) {
 		s.fail(err)
 		return
 	}
-	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump, Text: kernel.ClockJumps(s.nodeName(n), d)})
+	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump, Text: sim.ClockJumps(s.nodeName(n), d)})
 	if holder != "" && s.holder(n) == "" {
 		s.emit(Event{Actor: s.nodeActor(n), Kind: KindExpire, Subject: holder,
 			Text: fmt.Sprintf("To %s, %s's key is now past its TTL, so it expires at once, early by true time.", s.nodeName(n), holder)})
@@ -35,7 +35,7 @@ func (s *sim) clockJump(n *node, d time.Duration) {
 }
 
 // crash takes n down; without persistence its data is gone.
-func (s *sim) crash(n *node, persist bool) {
+func (s *runner) crash(n *node, persist bool) {
 	holder := s.holder(n)
 	n.up, n.downAt, n.lost = false, s.now, holder
 	n.restarts++
@@ -65,7 +65,7 @@ func (s *sim) crash(n *node, persist bool) {
 // checks: forgetting locks is harmless only if the node stayed down longer
 // than the longest TTL it granted, since every lock it granted has expired
 // by then.
-func (s *sim) restart(n *node, persist bool) {
+func (s *runner) restart(n *node, persist bool) {
 	down := s.now - n.downAt
 	if err := n.sn.Restart(down); err != nil {
 		s.fail(err)
@@ -106,11 +106,11 @@ func (s *sim) restart(n *node, persist bool) {
 
 // crashClient is c's process dying: it never runs another step, and
 // releases nothing; a lock it held stays until its TTL runs out.
-func (s *sim) crashClient(c *client) {
+func (s *runner) crashClient(c *client) {
 	if c.crashed {
 		return
 	}
 	c.crashed, c.stopped, c.holding, c.paused = true, true, false, false
 	s.q.Drop(c)
-	s.emit(Event{Actor: c.name, Kind: KindClientCrash, Text: kernel.ClientCrashes(c.name)})
+	s.emit(Event{Actor: c.name, Kind: KindClientCrash, Text: sim.ClientCrashes(c.name)})
 }

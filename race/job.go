@@ -38,7 +38,7 @@ type job struct {
 // startJob schedules c's first attempt at virtual time t.
 // A job that renews more often than the run may have events is refused
 // before it runs, so that a request for an unreadable run costs nothing.
-func (s *sim) startJob(c *client, t time.Duration, j job) {
+func (s *runner) startJob(c *client, t time.Duration, j job) {
 	if every := s.renewEvery(); j.renew != renewNone && every > 0 && j.work/every > maxEvents {
 		s.fail(fmt.Errorf("%s = %d renews a %d ms lock about %d times, more than the %d events a run may have; use a longer TTL or a shorter work time: %w",
 			ParamWork, j.work.Milliseconds(), s.p.TTL.Milliseconds(), j.work/every, maxEvents, ErrBadParams))
@@ -49,7 +49,7 @@ func (s *sim) startJob(c *client, t time.Duration, j job) {
 
 // work runs once c holds the lock. Its steps are c's own (atFor), so a
 // pause moves them later.
-func (s *sim) work(c *client, j job) {
+func (s *runner) work(c *client, j job) {
 	t0 := s.now
 	if j.renew != renewNone {
 		s.renewAt(c, j.renew, t0+s.renewEvery())
@@ -96,14 +96,14 @@ func (s *sim) work(c *client, j job) {
 }
 
 // renewEvery is the renewal period: a third of the TTL, in whole ms.
-func (s *sim) renewEvery() time.Duration { return renewPeriod(s.p) }
+func (s *runner) renewEvery() time.Duration { return renewPeriod(s.p) }
 
 // renewPeriod is the renewal period of a run with p.
 func renewPeriod(p Params) time.Duration { return (p.TTL / 3).Truncate(time.Millisecond) }
 
 // renewAt schedules a renewal; a paused client misses it and renews as
 // soon as it runs again.
-func (s *sim) renewAt(c *client, mode renewMode, t time.Duration) {
+func (s *runner) renewAt(c *client, mode renewMode, t time.Duration) {
 	c.renew = mode
 	s.at(t, func() {
 		switch {
@@ -118,7 +118,7 @@ func (s *sim) renewAt(c *client, mode renewMode, t time.Duration) {
 
 // renew extends c's lock, if its renewal mode allows, and schedules the
 // next renewal.
-func (s *sim) renew(c *client) {
+func (s *runner) renew(c *client) {
 	if c.renew == renewProgress {
 		var why string
 		switch {
@@ -142,7 +142,7 @@ func (s *sim) renew(c *client) {
 }
 
 // stop ends a Redlock client's work when its validity is over.
-func (s *sim) stop(c *client) {
+func (s *runner) stop(c *client) {
 	if c.stopped || !c.holding {
 		return
 	}

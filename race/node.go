@@ -11,7 +11,7 @@ import (
 
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/resp"
-	kernel "github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/sim"
 )
 
 // node is one simulated Redis: a kernel node (a playground sandbox on the
@@ -24,7 +24,7 @@ import (
 // answers NOSCRIPT), as Redis does.
 type node struct {
 	id int
-	sn *kernel.Node
+	sn *sim.Node
 	m  nodeData // the node's data, read and written without the lock package
 	up bool
 
@@ -38,7 +38,7 @@ type node struct {
 
 // newNode starts a node on the run's clock.
 func newNode(id int, now func() time.Time) (*node, error) {
-	sn, err := kernel.NewNode(id, playground.SandboxOptions{Now: now})
+	sn, err := sim.NewNode(id, playground.SandboxOptions{Now: now})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (n *node) do(ctx context.Context, argv ...string) resp.Value {
 // nodeData reads and writes a node's keys directly, as the simulation
 // itself does: the replica's copies, the preset fencing counter, the
 // narration's look at who holds the key.
-type nodeData struct{ n *kernel.Node }
+type nodeData struct{ n *sim.Node }
 
 // errNoKey is Get's error for a key that is not there.
 var errNoKey = fmt.Errorf("no such key")
@@ -115,7 +115,7 @@ func (d nodeData) FlushAll() { _, _ = d.n.Do(context.Background(), []string{"FLU
 type link struct {
 	n       *node
 	cut     bool
-	s       *sim
+	s       *runner
 	c       *client
 	primary bool // follow s's current primary rather than n
 }

@@ -4,27 +4,27 @@ import (
 	"fmt"
 	"strings"
 
-	kernel "github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/sim"
 )
 
 // Outcome is something that went right or wrong in a run: the simulation
 // kernel's outcomes, with their words.
-type Outcome = kernel.Outcome
+type Outcome = sim.Outcome
 
 // The outcomes, from most to least serious (see package sim).
 const (
-	OutcomeForeignLockDeleted  = kernel.OutcomeForeignLockDeleted
-	OutcomeForeignLockExtended = kernel.OutcomeForeignLockExtended
-	OutcomeTwoHolders          = kernel.OutcomeTwoHolders
-	OutcomeStaleWriteAccepted  = kernel.OutcomeStaleWriteAccepted
-	OutcomeLockNeverFreed      = kernel.OutcomeLockNeverFreed
-	OutcomeStarved             = kernel.OutcomeStarved
-	OutcomeStaleWriteRejected  = kernel.OutcomeStaleWriteRejected
-	OutcomeSafe                = kernel.OutcomeSafe
+	OutcomeForeignLockDeleted  = sim.OutcomeForeignLockDeleted
+	OutcomeForeignLockExtended = sim.OutcomeForeignLockExtended
+	OutcomeTwoHolders          = sim.OutcomeTwoHolders
+	OutcomeStaleWriteAccepted  = sim.OutcomeStaleWriteAccepted
+	OutcomeLockNeverFreed      = sim.OutcomeLockNeverFreed
+	OutcomeStarved             = sim.OutcomeStarved
+	OutcomeStaleWriteRejected  = sim.OutcomeStaleWriteRejected
+	OutcomeSafe                = sim.OutcomeSafe
 )
 
 // AllOutcomes returns every outcome, most serious first.
-func AllOutcomes() []Outcome { return kernel.AllOutcomes() }
+func AllOutcomes() []Outcome { return sim.AllOutcomes() }
 
 // Outcomes returns the outcomes a race run can have, most serious first:
 // every outcome but the lab's own (a renewal of another's lock). They are
@@ -51,4 +51,4 @@ func ParseOutcome(s string) (Outcome, error) {
 
 // Found is one outcome of a run, tied to the event where it first
 // happened. A Timeline has at most one Found per outcome.
-type Found = kernel.Found
+type Found = sim.Found

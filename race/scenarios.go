@@ -29,7 +29,7 @@ type scenario struct {
 	nodes   int
 	clients int  // 2 unless set
 	primary bool // one node at a time is the primary, which "redis" names
-	setup   func(s *sim)
+	setup   func(s *runner)
 	// plan is the setup in words for learners (see Setup): the same
 	// times and lengths as setup, and no outcome.
 	plan func(p Params) []string
@@ -58,7 +58,7 @@ func scenarios() []scenario {
 			},
 			nodes: 1,
 			plan:  planNormal,
-			setup: func(s *sim) {
+			setup: func(s *runner) {
 				s.presetFence()
 				s.startJob(s.addClient(1), 0, job{work: s.p.Work})
 				s.startJob(s.addClient(2), s.p.TTL/20, job{work: s.p.Work})
@@ -97,7 +97,7 @@ func scenarios() []scenario {
 			},
 			nodes: 1, clients: 3,
 			plan: planReleaseDel,
-			setup: func(s *sim) {
+			setup: func(s *runner) {
 				s.presetFence()
 				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, where: pauseBeforeRelease})
 				s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.Work})
@@ -115,7 +115,7 @@ func scenarios() []scenario {
 			},
 			nodes: 1,
 			plan:  planRenewal,
-			setup: func(s *sim) {
+			setup: func(s *runner) {
 				s.presetFence()
 				s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause, renew: renewTimer})
 				s.startJob(s.addClient(2), s.p.TTL, job{work: s.p.Work, renew: renewTimer})
@@ -132,7 +132,7 @@ func scenarios() []scenario {
 			},
 			nodes: 5,
 			plan:  planClockJump,
-			setup: func(s *sim) {
+			setup: func(s *runner) {
 				at := s.p.TTL / 10
 				s.startRedlockClients(at + s.p.TTL/20)
 				s.at(at, func() { s.clockJump(s.nodes[2], s.p.ClockJump) })
@@ -149,7 +149,7 @@ func scenarios() []scenario {
 			},
 			nodes: 5,
 			plan:  planRedlockCrash,
-			setup: func(s *sim) {
+			setup: func(s *runner) {
 				at := s.p.TTL / 10
 				s.startRedlockClients(at + s.p.TTL/20)
 				s.at(at, func() { s.crash(s.nodes[2], false) })
@@ -167,7 +167,7 @@ func scenarios() []scenario {
 			},
 			nodes: 2, primary: true,
 			plan: planFailover,
-			setup: func(s *sim) {
+			setup: func(s *runner) {
 				s.redlock = false // two nodes, but one primary at a time
 				s.failover = &failover{primary: s.nodes[0], replica: s.nodes[1], lag: s.p.ReplicationLag, downAfter: s.p.TTL / 10}
 				s.presetFence()
@@ -195,7 +195,7 @@ func scenarios() []scenario {
 			},
 			nodes: 1,
 			plan:  planWatchdog,
-			setup: func(s *sim) {
+			setup: func(s *runner) {
 				s.presetFence()
 				mode := renewTimer
 				if s.p.Renew == RenewProgress {
@@ -217,7 +217,7 @@ func scenarios() []scenario {
 func watchdogHorizon(p Params) time.Duration { return p.Work + 3*p.TTL }
 
 // giveUp ends the watchdog run: whoever still waits stops waiting.
-func (s *sim) giveUp(c *client) {
+func (s *runner) giveUp(c *client) {
 	if c.got {
 		return
 	}
@@ -227,7 +227,7 @@ func (s *sim) giveUp(c *client) {
 
 // setupPause is scenarios 2 and 3: client 1 freezes halfway through its
 // work; client 2 arrives halfway through the TTL.
-func setupPause(s *sim) {
+func setupPause(s *runner) {
 	s.presetFence()
 	s.startJob(s.addClient(1), 0, job{work: s.p.Work, pause: s.p.Pause})
 	s.startJob(s.addClient(2), s.p.TTL/2, job{work: s.p.Work})
@@ -236,7 +236,7 @@ func setupPause(s *sim) {
 // presetFence sets the fencing counter so that the first grants get tokens
 // 33 and 34, as in the usual drawing of this race. A failover replica has
 // it too, copied long ago.
-func (s *sim) presetFence() {
+func (s *runner) presetFence() {
 	for _, n := range s.nodes {
 		if err := n.m.Set(lockKey+":fence", "32"); err != nil {
 			s.fail(fmt.Errorf("preset fencing counter: %w", err))
@@ -246,7 +246,7 @@ func (s *sim) presetFence() {
 
 // startRedlockClients sets up the network split of both Redlock scenarios:
 // client 1 reaches nodes 1-3 and client 2 nodes 3-5, so node 3 decides.
-func (s *sim) startRedlockClients(second time.Duration) {
+func (s *runner) startRedlockClients(second time.Duration) {
 	s.startJob(s.addClient(1, 4, 5), 0, job{work: s.p.Work})
 	s.startJob(s.addClient(2, 1, 2), second, job{work: s.p.Work})
 }

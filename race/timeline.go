@@ -1,38 +1,38 @@
 package race
 
-import kernel "github.com/locklab/locklab/sim"
+import "github.com/locklab/locklab/sim"
 
 // Kind says what happened in an Event: the simulation kernel's kinds.
-type Kind = kernel.Kind
+type Kind = sim.Kind
 
 // The event kinds (see package sim).
 const (
-	KindAcquireOK     = kernel.KindAcquireOK
-	KindAcquireFail   = kernel.KindAcquireFail
-	KindPauseStart    = kernel.KindPauseStart
-	KindPauseEnd      = kernel.KindPauseEnd
-	KindExpire        = kernel.KindExpire
-	KindWriteAccepted = kernel.KindWriteAccepted
-	KindWriteRejected = kernel.KindWriteRejected
-	KindReleaseOK     = kernel.KindReleaseOK
-	KindReleaseNoop   = kernel.KindReleaseNoop
-	KindDeleteOther   = kernel.KindDeleteOther
-	KindExtendOK      = kernel.KindExtendOK
-	KindExtendFail    = kernel.KindExtendFail
-	KindStop          = kernel.KindStop
-	KindClockJump     = kernel.KindClockJump
-	KindCrash         = kernel.KindCrash
-	KindRestart       = kernel.KindRestart
-	KindDelay         = kernel.KindDelay
-	KindReplicate     = kernel.KindReplicate
-	KindFailover      = kernel.KindFailover
-	KindWait          = kernel.KindWait
-	KindRenewLimit    = kernel.KindRenewLimit
-	KindStuck         = kernel.KindStuck
-	KindCommand       = kernel.KindCommand
-	KindExtendOther   = kernel.KindExtendOther
-	KindClientCrash   = kernel.KindClientCrash
-	KindStillLocked   = kernel.KindStillLocked
+	KindAcquireOK     = sim.KindAcquireOK
+	KindAcquireFail   = sim.KindAcquireFail
+	KindPauseStart    = sim.KindPauseStart
+	KindPauseEnd      = sim.KindPauseEnd
+	KindExpire        = sim.KindExpire
+	KindWriteAccepted = sim.KindWriteAccepted
+	KindWriteRejected = sim.KindWriteRejected
+	KindReleaseOK     = sim.KindReleaseOK
+	KindReleaseNoop   = sim.KindReleaseNoop
+	KindDeleteOther   = sim.KindDeleteOther
+	KindExtendOK      = sim.KindExtendOK
+	KindExtendFail    = sim.KindExtendFail
+	KindStop          = sim.KindStop
+	KindClockJump     = sim.KindClockJump
+	KindCrash         = sim.KindCrash
+	KindRestart       = sim.KindRestart
+	KindDelay         = sim.KindDelay
+	KindReplicate     = sim.KindReplicate
+	KindFailover      = sim.KindFailover
+	KindWait          = sim.KindWait
+	KindRenewLimit    = sim.KindRenewLimit
+	KindStuck         = sim.KindStuck
+	KindCommand       = sim.KindCommand
+	KindExtendOther   = sim.KindExtendOther
+	KindClientCrash   = sim.KindClientCrash
+	KindStillLocked   = sim.KindStillLocked
 )
 
 // Verdict sums up a run: its most serious Outcome.
@@ -80,7 +80,7 @@ func (t Timeline) OutcomeSet() []Outcome {
 }
 
 // Event is one step of a Timeline, with the state after it.
-type Event = kernel.Event
+type Event = sim.Event
 
 // NodeState is the lock key on one Redis node at the time of an Event.
-type NodeState = kernel.NodeState
+type NodeState = sim.NodeState

@@ -8,7 +8,7 @@ import (
 // checkTwoHolders records two holders when c has just been granted the
 // lock while another client still believes it holds it (paused, or working
 // past its TTL).
-func (s *sim) checkTwoHolders(c *client) {
+func (s *runner) checkTwoHolders(c *client) {
 	for _, o := range s.clients {
 		if o != c && o.holding {
 			s.outcome(OutcomeTwoHolders, fmt.Sprintf("%s got the lock while %s still believed it held it.", capital(c.name), o.name))
@@ -21,7 +21,7 @@ func (s *sim) checkTwoHolders(c *client) {
 // holder that can no longer use its lock (its work hangs) and still has
 // it, so that nobody else could get it for as long as the run was
 // watched; and each client that asked for the lock and never got it.
-func (s *sim) judgeEnd() {
+func (s *runner) judgeEnd() {
 	if len(s.events) == 0 {
 		return
 	}
@@ -45,7 +45,7 @@ func (s *sim) judgeEnd() {
 
 // outcomes returns what the run found, most serious first, or safe at the
 // last event; the verdict is the first.
-func (s *sim) outcomes() []Found {
+func (s *runner) outcomes() []Found {
 	if len(s.found) == 0 {
 		i := len(s.events) - 1
 		text := "One client at a time believed it held the lock, every client that asked got it, and no late write reached the storage."

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	kernel "github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/sim"
 )
 
 const (
@@ -21,10 +21,10 @@ const (
 // epoch is the virtual wall-clock time at which every run starts.
 func epoch() time.Time { return time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC) }
 
-// sim is one run: a virtual clock, the Redis nodes, the clients, the
+// runner is one run: a virtual clock, the Redis nodes, the clients, the
 // storage, and a queue of actions ordered by virtual time. It runs on one
 // goroutine; only the lock package fans out to the nodes.
-type sim struct {
+type runner struct {
 	p       Params
 	ctx     context.Context
 	start   time.Time
@@ -34,9 +34,9 @@ type sim struct {
 	clients []*client
 	names   map[string]string // lock token -> client name
 	namesMu sync.Mutex        // for nameToken, called from the lock package's goroutines
-	store   kernel.Storage
+	store   sim.Storage
 	rng     *rand.Rand // retry delays
-	q       kernel.Queue
+	q       sim.Queue
 	events  []Event
 	err     error
 
@@ -47,14 +47,14 @@ type sim struct {
 	delays    delays        // armed delay faults
 }
 
-func newSim(p Params, nodes int) *sim {
-	s := &sim{
+func newSim(p Params, nodes int) *runner {
+	s := &runner{
 		p:       p,
 		ctx:     context.Background(),
 		start:   epoch(),
 		redlock: nodes > 1,
 		names:   map[string]string{},
-		store:   kernel.Storage{Fencing: p.Fencing},
+		store:   sim.Storage{Fencing: p.Fencing},
 		rng:     rand.New(rand.NewPCG(p.Seed, 0x10c1ab)),
 	}
 	for i := range nodes {
@@ -69,23 +69,23 @@ func newSim(p Params, nodes int) *sim {
 }
 
 // clock is true time in the run: the nodes add their own offsets.
-func (s *sim) clock() time.Time { return s.start.Add(s.now) }
+func (s *runner) clock() time.Time { return s.start.Add(s.now) }
 
-func (s *sim) close() {
+func (s *runner) close() {
 	for _, n := range s.nodes {
 		n.close()
 	}
 }
 
 // at schedules f at virtual time t (or now, if t has passed).
-func (s *sim) at(t time.Duration, f func()) { s.atFor(nil, t, f) }
+func (s *runner) at(t time.Duration, f func()) { s.atFor(nil, t, f) }
 
 // atFor schedules f at t as a step of c's work: a pause of c moves it
 // later by the length of the pause. Timers (renewals, the Redlock
 // validity check) have no owner; they fall due on time and a paused
 // client handles them when it runs again. A step scheduled while c is
 // paused waits out the rest of the pause too.
-func (s *sim) atFor(c *client, t time.Duration, f func()) {
+func (s *runner) atFor(c *client, t time.Duration, f func()) {
 	if c == nil {
 		s.q.At(t, f)
 		return
@@ -98,10 +98,10 @@ func (s *sim) atFor(c *client, t time.Duration, f func()) {
 
 // shift moves c's queued work d later, after what is already queued for
 // the same times, keeping its own order.
-func (s *sim) shift(c *client, d time.Duration) { s.q.Shift(c, d) }
+func (s *runner) shift(c *client, d time.Duration) { s.q.Shift(c, d) }
 
 // run executes the queued actions in time order until none are left.
-func (s *sim) run() error {
+func (s *runner) run() error {
 	for s.err == nil {
 		a, ok := s.q.Pop(s.horizon)
 		if !ok {
@@ -117,21 +117,21 @@ func (s *sim) run() error {
 }
 
 // fail stops the run with err.
-func (s *sim) fail(err error) {
+func (s *runner) fail(err error) {
 	if s.err == nil {
 		s.err = err
 	}
 }
 
 // setNow moves virtual time to t; the nodes' clocks follow it.
-func (s *sim) setNow(t time.Duration) {
+func (s *runner) setNow(t time.Duration) {
 	s.now = t
 	s.q.SetNow(t)
 }
 
 // advance moves virtual time to t, stopping at each moment a lock key
 // expires on some node to record it.
-func (s *sim) advance(t time.Duration) {
+func (s *runner) advance(t time.Duration) {
 	for {
 		next := t + 1
 		var due []*node
@@ -166,9 +166,9 @@ func (s *sim) advance(t time.Duration) {
 }
 
 // expired records that holder's key on n ran out.
-func (s *sim) expired(n *node, holder string) {
+func (s *runner) expired(n *node, holder string) {
 	c := s.client(holder)
-	text := kernel.KeyExpires("Redis", holder, c != nil && c.paused)
+	text := sim.KeyExpires("Redis", holder, c != nil && c.paused)
 	if len(s.nodes) > 1 {
 		text = fmt.Sprintf("On node %d, the TTL of %s's key runs out and the key is deleted.", n.id, holder)
 	}
@@ -177,13 +177,13 @@ func (s *sim) expired(n *node, holder string) {
 
 // retryDelay is how long a client waits after a failed attempt: random
 // around a tenth of the TTL, in whole milliseconds.
-func (s *sim) retryDelay() time.Duration {
+func (s *runner) retryDelay() time.Duration {
 	base := s.p.TTL.Milliseconds() / 10
 	return time.Duration(base/2+s.rng.Int64N(base)) * time.Millisecond
 }
 
 // emit appends e, stamped with the time and the state after it.
-func (s *sim) emit(e Event) {
+func (s *runner) emit(e Event) {
 	for _, n := range s.nodes {
 		// What a node has granted decides whether forgetting it on a
 		// restart matters.
@@ -205,7 +205,7 @@ func (s *sim) emit(e Event) {
 }
 
 // outcome ties o to the event just emitted, unless o already happened.
-func (s *sim) outcome(o Outcome, text string) {
+func (s *runner) outcome(o Outcome, text string) {
 	for _, f := range s.found {
 		if f.Outcome == o {
 			return
@@ -215,7 +215,7 @@ func (s *sim) outcome(o Outcome, text string) {
 	s.found = append(s.found, Found{Outcome: o, Event: i, AtMS: s.events[i].AtMS, Text: text})
 }
 
-func (s *sim) nodeStates() []NodeState {
+func (s *runner) nodeStates() []NodeState {
 	out := make([]NodeState, len(s.nodes))
 	for i, n := range s.nodes {
 		out[i] = NodeState{Node: n.id, Up: n.up, Holder: s.holder(n), ClockAheadMS: n.offset().Milliseconds(), Role: s.role(n)}
@@ -228,7 +228,7 @@ func (s *sim) nodeStates() []NodeState {
 
 // holder returns the name of the client whose token is in the lock key on
 // n, or "".
-func (s *sim) holder(n *node) string {
+func (s *runner) holder(n *node) string {
 	if !n.up {
 		return ""
 	}
@@ -242,7 +242,7 @@ func (s *sim) holder(n *node) string {
 	return "someone else"
 }
 
-func (s *sim) nodeActor(n *node) string {
+func (s *runner) nodeActor(n *node) string {
 	if len(s.nodes) > 1 {
 		return fmt.Sprintf("redis node %d", n.id)
 	}
@@ -250,7 +250,7 @@ func (s *sim) nodeActor(n *node) string {
 }
 
 // client returns the client called name, or nil.
-func (s *sim) client(name string) *client {
+func (s *runner) client(name string) *client {
 	for _, c := range s.clients {
 		if c.name == name {
 			return c
@@ -260,12 +260,12 @@ func (s *sim) client(name string) *client {
 }
 
 // vtime converts a time on the clients' clock to virtual time.
-func (s *sim) vtime(t time.Time) time.Duration { return t.Sub(s.start) }
+func (s *runner) vtime(t time.Time) time.Duration { return t.Sub(s.start) }
 
 // simClock is the clients' view of virtual time, handed to the lock package.
 // While a call waits for a delayed reply, the caller's clock reads the time
 // at which the reply arrives.
-type simClock struct{ s *sim }
+type simClock struct{ s *runner }
 
 func (c simClock) Now() time.Time { return c.s.start.Add(c.s.now + c.s.delays.extra()) }
 
