@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The recipes of real locks and of the SETNX documentation, written as
@@ -137,12 +138,8 @@ func TestRedissonHoldsALock(t *testing.T) {
 // a long pause: two faults, found whatever the seed, as the systematic
 // part does not depend on it.
 func TestTwoFaultViolationAtEverySeed(t *testing.T) {
-	seeds := 20
-	if raceCPUFactor > 1 {
-		seeds = 4
-	}
-	for seed := range seeds {
-		rep, err := Check(context.Background(), Request{Recipe: Fenced(), Seed: uint64(seed + 1)}, Budget{Random: 1})
+	for seed := range 20 {
+		rep, err := Check(context.Background(), Request{Recipe: Fenced(), Seed: uint64(seed + 1)}, Budget{Random: 1, CPU: 3 * time.Second * raceCPUFactor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,12 +157,8 @@ func TestTwoFaultViolationAtEverySeed(t *testing.T) {
 // breaks frees-after-crash and no-foreign-release at every seed.
 func TestPlainPexpireFoundAtEverySeed(t *testing.T) {
 	r := Recipe{Acquire: []string{lineSetNXPX}, Release: []string{lineCompareDelete}, Extend: []string{"PEXPIRE {key} {ttl}"}}
-	seeds := 20
-	if raceCPUFactor > 1 {
-		seeds = 4
-	}
-	for seed := range seeds {
-		rep, err := Check(context.Background(), Request{Recipe: r, Seed: uint64(seed + 1)}, Budget{Random: 1})
+	for seed := range 20 {
+		rep, err := Check(context.Background(), Request{Recipe: r, Seed: uint64(seed + 1)}, Budget{Random: 1, CPU: 3 * time.Second * raceCPUFactor})
 		if err != nil {
 			t.Fatal(err)
 		}
