@@ -425,7 +425,7 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 		return nil, err
 	}
 	s.starve()
-	res := &result{n: n, seed: seed, plan: p, events: s.events, found: sortFound(s.found), violations: s.violations,
+	res := &result{n: n, seed: seed, plan: p, events: s.events, found: s.found.Sorted(), violations: s.violations,
 		exercised: s.exercised, reached: s.reached, fencing: r.Fencing}
 	for _, c := range s.clients {
 		res.lanes = append(res.lanes, c.name)

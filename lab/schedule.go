@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +33,7 @@ type schedule struct {
 
 	clients []*client
 	events  []Event
-	found   []sim.Found
+	found   sim.Findings
 	err     error
 
 	reached    map[trigger]bool
@@ -258,13 +257,8 @@ func (s *schedule) emit(e Event) {
 
 // outcome ties o to the event just emitted, unless o already happened.
 func (s *schedule) outcome(o sim.Outcome, text string) {
-	for _, f := range s.found {
-		if f.Outcome == o {
-			return
-		}
-	}
 	i := len(s.events) - 1
-	s.found = append(s.found, sim.Found{Outcome: o, Event: i, AtMS: s.events[i].AtMS, Text: text})
+	s.found.Add(o, i, s.events[i].AtMS, text)
 }
 
 // violate records that p broke at the event just emitted, with outcome o.
@@ -931,10 +925,3 @@ func stepName(st step) string {
 }
 
 func capital(s string) string { return sim.Capital(s) }
-
-// sortFound orders outcomes most serious first.
-func sortFound(found []sim.Found) []sim.Found {
-	out := slices.Clone(found)
-	slices.SortStableFunc(out, func(a, b sim.Found) int { return a.Outcome.Rank() - b.Outcome.Rank() })
-	return out
-}

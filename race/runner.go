@@ -41,7 +41,7 @@ type runner struct {
 	err     error
 
 	lastGrant *client       // the client most recently granted the lock
-	found     []Found       // the outcomes so far, in the order they happened
+	found     sim.Findings  // the outcomes so far, in the order they happened
 	horizon   time.Duration // if set, nothing is run after this time
 	failover  *failover     // the failover scenario's primary and replica
 	delays    delays        // armed delay faults
@@ -206,13 +206,8 @@ func (s *runner) emit(e Event) {
 
 // outcome ties o to the event just emitted, unless o already happened.
 func (s *runner) outcome(o Outcome, text string) {
-	for _, f := range s.found {
-		if f.Outcome == o {
-			return
-		}
-	}
 	i := len(s.events) - 1
-	s.found = append(s.found, Found{Outcome: o, Event: i, AtMS: s.events[i].AtMS, Text: text})
+	s.found.Add(o, i, s.events[i].AtMS, text)
 }
 
 func (s *runner) nodeStates() []NodeState {

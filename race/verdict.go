@@ -51,7 +51,5 @@ func (s *runner) outcomes() []Found {
 		text := "One client at a time believed it held the lock, every client that asked got it, and no late write reached the storage."
 		return []Found{{Outcome: OutcomeSafe, Event: i, AtMS: s.events[i].AtMS, Text: text}}
 	}
-	out := slices.Clone(s.found)
-	slices.SortStableFunc(out, func(a, b Found) int { return a.Outcome.Rank() - b.Outcome.Rank() })
-	return out
+	return s.found.Sorted()
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Outcome is something that went right or wrong in a run. A run may have
 // several (a paused client that wakes up and writes gives two holders and
 // a stale write); it has OutcomeSafe only when it has none of the others.
@@ -96,4 +98,26 @@ type Found struct {
 	Event   int     `json:"event"` // index into the run's events
 	AtMS    int64   `json:"at_ms"` // that event's time
 	Text    string  `json:"text"`  // one sentence: who did what
+}
+
+// Findings are the outcomes of a run so far, each tied to the event where
+// it first happened: at most one Found per outcome.
+type Findings []Found
+
+// Add ties o to event i, at atMS, unless o happened already.
+func (fs *Findings) Add(o Outcome, i int, atMS int64, text string) {
+	for _, f := range *fs {
+		if f.Outcome == o {
+			return
+		}
+	}
+	*fs = append(*fs, Found{Outcome: o, Event: i, AtMS: atMS, Text: text})
+}
+
+// Sorted returns the findings most serious first, those of equal rank in
+// the order they happened.
+func (fs Findings) Sorted() []Found {
+	out := slices.Clone(fs)
+	slices.SortStableFunc(out, func(a, b Found) int { return a.Outcome.Rank() - b.Outcome.Rank() })
+	return out
 }
