@@ -304,17 +304,22 @@ func (s *Service) Predict(ctx context.Context, code, id, learner string, predict
 	if err := checkTime("prediction time", at); err != nil {
 		return fmt.Errorf("workshop: %s predict: %w", code, err)
 	}
-	var set []string
+	// Cost before work: a prediction names at most every choice once, so
+	// a longer list is refused before it is read, and the rest is
+	// de-duplicated with a set.
+	if len(prediction) == 0 || len(prediction) > maxChoices {
+		return fmt.Errorf("workshop: %s predict: pick from 1 to %d of the poll's outcomes: %w", code, maxChoices, ErrBadInput)
+	}
+	set := make([]string, 0, len(prediction))
+	seen := make(map[string]bool, len(prediction))
 	for _, o := range prediction {
 		if err := checkID("outcome", o); err != nil {
 			return fmt.Errorf("workshop: %s predict: %w", code, err)
 		}
-		if !slices.Contains(set, o) {
+		if !seen[o] {
+			seen[o] = true
 			set = append(set, o)
 		}
-	}
-	if len(set) == 0 || len(set) > maxChoices {
-		return fmt.Errorf("workshop: %s predict: pick at least one outcome: %w", code, ErrBadInput)
 	}
 
 	if err := s.b.Predict(ctx, code, id, learner, set, at); err != nil {

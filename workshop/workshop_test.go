@@ -3,6 +3,7 @@ package workshop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -280,5 +281,24 @@ func TestRecordPlans(t *testing.T) {
 	want, _ := planEvent(alice, ev)
 	if len(f.plans) != 1 || !reflect.DeepEqual(f.plans[0], want) {
 		t.Errorf("plans = %+v; want %+v", f.plans, want)
+	}
+}
+
+// TestPredictBoundsTheList: a prediction longer than a poll's choices can
+// be is refused before any of it is read or stored, whatever its ids.
+func TestPredictBoundsTheList(t *testing.T) {
+	f := &fakeBackend{}
+	s := New(f, Options{})
+	long := make([]string, 32000)
+	for i := range long {
+		long[i] = fmt.Sprintf("o%d", i)
+	}
+	for _, p := range [][]string{long, make([]string, maxChoices+1), nil} {
+		if err := s.Predict(context.Background(), "POLL42", "poll1", "learner", p, t0); !errors.Is(err, ErrBadInput) {
+			t.Errorf("Predict(%d ids) = %v; want ErrBadInput", len(p), err)
+		}
+	}
+	if len(f.calls) != 0 {
+		t.Errorf("refused predictions reached the backend: %v", f.calls)
 	}
 }
