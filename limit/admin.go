@@ -28,6 +28,11 @@ type AdminLimits struct {
 	// has failed lately not at all, and skips the overall limit. Zero
 	// makes every address subject to it.
 	AddressBurst int
+	// Name keeps these limits' counts apart from others made by the same
+	// maker: "" is the admin token's; NewMetricsLimits names the metrics
+	// token's, so that a misconfigured scraper does not lock the
+	// instructor out.
+	Name string
 }
 
 // Wrong admin tokens forgiven a minute per address and overall, and the
@@ -46,6 +51,14 @@ func NewAdminLimits(m Maker) AdminLimits {
 		AddressPerMinute: AdminFailuresPerAddress, OverallPerMinute: AdminFailuresOverall,
 		AddressBurst: AdminFailuresAddressBurst,
 	}
+}
+
+// NewMetricsLimits returns the same limits for wrong metrics tokens, counted
+// apart from the admin token's.
+func NewMetricsLimits(m Maker) AdminLimits {
+	l := NewAdminLimits(m)
+	l.Name = "metrics"
+	return l
 }
 
 // ErrGuessesUnknown is the error of Check when the meters cannot be read:
@@ -93,6 +106,12 @@ type adminMeter struct {
 }
 
 func (a AdminLimits) meters(addr string) [2]adminMeter {
+	if a.Name != "" {
+		return [2]adminMeter{
+			{a.PerAddress, a.Name + ":addr:" + addr, a.AddressPerMinute, a.Name + "_token_per_address"},
+			{a.Overall, a.Name + ":all", a.OverallPerMinute, a.Name + "_token"},
+		}
+	}
 	return [2]adminMeter{
 		{a.PerAddress, "admin:addr:" + addr, a.AddressPerMinute, "admin_signin_per_address"},
 		{a.Overall, "admin:all", a.OverallPerMinute, "admin_signin"},

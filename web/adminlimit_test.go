@@ -237,3 +237,38 @@ func TestAdminGuessesAtOnce(t *testing.T) {
 		t.Errorf("%d wrong tokens at once got %v; want %d answered 401 and the rest 429", guesses, codes, burst)
 	}
 }
+
+// TestMetricsGuessesApart: wrong metrics tokens count against limits of
+// their own, kept apart from the admin token's even on the same meters,
+// so that a misconfigured scraper does not lock the instructor out.
+func TestMetricsGuessesApart(t *testing.T) {
+	addr, all := newFakeMeter(3), newFakeMeter(5)
+	cfg := testConfig(t)
+	cfg.AdminToken = adminToken
+	cfg.MetricsToken = "metrics-token-0123456789abcdef"
+	cfg.AdminLimits = limit.AdminLimits{PerAddress: addr, Overall: all, AddressPerMinute: 5, OverallPerMinute: 50, AddressBurst: 3}
+	cfg.MetricsLimits = cfg.AdminLimits
+	cfg.MetricsLimits.Name = "metrics"
+	cfg.TrustedProxies = nil
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(path, bearer string) int {
+		r := httptest.NewRequest("GET", path, nil)
+		r.RemoteAddr = "192.0.2.7:1234"
+		r.Header.Set("Authorization", "Bearer "+bearer)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w.Code
+	}
+	for range 6 {
+		req("/metrics", "wrong-token-0123456789")
+	}
+	if code := req("/metrics", cfg.MetricsToken); code != 429 {
+		t.Errorf("the right metrics token after 6 wrong ones = %d; want 429, the metrics limit", code)
+	}
+	if code := req("/admin", adminToken); code != 200 {
+		t.Errorf("the admin token after 6 wrong metrics tokens = %d; want 200: the limits are apart", code)
+	}
+}

@@ -147,10 +147,11 @@ func (m *metrics) handler() http.Handler {
 
 // handleMetrics serves /metrics on the site's own listener; with a
 // metrics token, only to a client that sends it. Wrong tokens count
-// towards the same limits as wrong admin tokens.
+// towards limits of their own, like the admin token's but apart from
+// them: a misconfigured scraper does not lock the instructor out.
 func (s *Server) handleMetrics(c echo.Context) error {
 	if s.metricsToken != "" {
-		ok, err := s.guessToken(c, func() bool { return metricsAuthorized(c.Request(), s.metricsToken) })
+		ok, err := s.guessWith(c, s.metricsLimits, "metrics", func() bool { return metricsAuthorized(c.Request(), s.metricsToken) })
 		if err != nil {
 			return err
 		}

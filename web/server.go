@@ -81,6 +81,9 @@ type Config struct {
 	// AdminLimits bound wrong guesses of the admin token (and of the
 	// metrics token).
 	AdminLimits limit.AdminLimits
+	// MetricsLimits bound wrong guesses of the metrics token, counted
+	// apart from the admin token's (limit.NewMetricsLimits).
+	MetricsLimits limit.AdminLimits
 	// MetricsToken, if set, must be sent as "Authorization: Bearer" to
 	// read /metrics.
 	MetricsToken string
@@ -129,6 +132,7 @@ type Server struct {
 	workshops     WorkshopService
 	adminToken    string
 	adminLimits   limit.AdminLimits
+	metricsLimits limit.AdminLimits
 	// tokenGuessMu and carryGuessMu make checking a guess and counting
 	// it one step: of an admin or metrics token, of a carry code.
 	tokenGuessMu, carryGuessMu sync.Mutex
@@ -190,7 +194,7 @@ func New(cfg Config) (*Server, error) {
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
 		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue),
-		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits,
+		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),
 		carryLimits: cfg.CarryLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,

@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), LabQueue: limit.FairQueueOptions{Slots: labSlots(&cfg)}, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
-		Workshops: workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants}), AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress),
+		Workshops: workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants}), AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
 	})
