@@ -77,9 +77,11 @@ func checkID(what, id string) error {
 	return nil
 }
 
-// cleanText trims s and checks that it is valid UTF-8 without control
+// cleanText trims s and checks that it is valid UTF-8 without control,
+// format (bidi overrides, zero-width joiners), private-use or surrogate
 // characters and at most max runes long: titles and nicknames end up on
-// dashboards and in CSV files.
+// dashboards, beside others' names, and in CSV files, where an
+// invisible or reordering character could make one name pass for another.
 func cleanText(what, s string, max int) (string, error) {
 	s = strings.TrimSpace(s)
 	switch {
@@ -89,6 +91,8 @@ func cleanText(what, s string, max int) (string, error) {
 		return "", fmt.Errorf("%s: longer than %d characters: %w", what, max, ErrBadInput)
 	case strings.ContainsFunc(s, unicode.IsControl):
 		return "", fmt.Errorf("%s: control characters: %w", what, ErrBadInput)
+	case strings.ContainsFunc(s, func(r rune) bool { return unicode.In(r, unicode.Cf, unicode.Co, unicode.Cs) }):
+		return "", fmt.Errorf("%s: invisible, direction-changing or private-use characters: %w", what, ErrBadInput)
 	}
 	return s, nil
 }

@@ -90,3 +90,30 @@ func TestImports(t *testing.T) {
 		t.Errorf("workshop imports %v; want context among them (did ImportDir read the package?)", pkg.Imports)
 	}
 }
+
+// TestCleanText: names shown beside others' refuse what could make one
+// pass for another or hide: controls, bidi overrides, zero-width
+// characters, private use; ordinary letters and emoji pass.
+func TestCleanText(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"  Ada  ", "Ada", true},
+		{"Zoë 🦊", "Zoë 🦊", true},
+		{"ab\u202ecd", "", false},     // right-to-left override
+		{"a\u200bb", "", false},       // zero-width space
+		{"a\u2066b\u2069", "", false}, // isolates
+		{"a\ue000b", "", false},       // private use
+		{"a\x07b", "", false},         // control
+		{"a\xffb", "", false},         // not UTF-8
+	} {
+		got, err := cleanText("nickname", tt.in, 40)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("cleanText(%q) = %q, %v; want %q, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrBadInput) {
+			t.Errorf("cleanText(%q) = %v; want ErrBadInput", tt.in, err)
+		}
+	}
+}
