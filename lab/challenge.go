@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // Challenge is a broken recipe for a learner to diagnose and fix. It is
@@ -101,7 +103,7 @@ func judgeChallenge(rep *Report, c *Challenge) {
 	}
 	switch {
 	case len(broke) > 0:
-		rep.PassText = "Not solved: your fix " + joinAnd(broke) + ". A challenge is solved only by a whole lock."
+		rep.PassText = "Not solved: your fix " + sim.JoinAnd(broke) + ". A challenge is solved only by a whole lock."
 	case !rep.Works:
 		rep.PassText = "Not solved: the recipe does not work as a lock yet. " + rep.WorksText
 	case len(unjudged) > 0:

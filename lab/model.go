@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/locklab/locklab/sim"
 )
@@ -91,13 +90,5 @@ func (m Model) Text() string {
 	if m.Combine {
 		how = "up to two faults per schedule in the systematic part, up to three in the random part"
 	}
-	return "Faults: " + joinAnd(parts) + "; " + how + "."
-}
-
-// joinAnd writes "a, b and c".
-func joinAnd(s []string) string {
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	return "Faults: " + sim.JoinAnd(parts) + "; " + how + "."
 }

@@ -49,7 +49,6 @@ type schedule struct {
 	newest  int                // the newest grant among the writes the storage took
 	writers map[int]bool       // the grants whose writes reached the storage
 	pending []*obligation      // crashed holders whose lock must be freed
-	probes  int
 }
 
 // keyState is the lock key on the node.
@@ -179,7 +178,7 @@ func (s *schedule) advance(t time.Duration) {
 			s.key.expAt = s.now() + time.Millisecond
 			continue
 		}
-		s.setOwner(nil)
+		s.owner = nil
 		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindExpire, Subject: holder, Text: sim.KeyExpires("Redis", holder, false)}})
 	}
 	s.q.SetNow(max(s.now(), t))
@@ -210,15 +209,6 @@ func (s *schedule) tokenOwner(k keyState) *client {
 		}
 	}
 	return nil
-}
-
-// setOwner records whose acquisition the key holds; a crashed holder's
-// lock is free once the key holds another's, or nothing.
-func (s *schedule) setOwner(c *client) {
-	if s.owner == c {
-		return
-	}
-	s.owner = c
 }
 
 // holderName names the client whose lock the key holds.
@@ -340,7 +330,7 @@ func (s *schedule) begin(c *client) {
 func (s *schedule) retry(c *client, line, reply, why string) {
 	wait := retryMin + time.Duration(s.rng.Int64N(int64((retryMax-retryMin)/time.Millisecond)))*time.Millisecond
 	s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindAcquireFail,
-		Text: fmt.Sprintf("%s %s It tries again in %s.", capital(c.name), why, sim.Dur(wait))}, Line: line, Reply: reply})
+		Text: fmt.Sprintf("%s %s It tries again in %s.", sim.Capital(c.name), why, sim.Dur(wait))}, Line: line, Reply: reply})
 	s.at(s.now()+rtt+wait, func() { s.begin(c) })
 }
 
@@ -462,12 +452,12 @@ func (s *schedule) decide(c *client, j int, line, reply string, eff effect, gran
 		c.holding, c.done = false, true
 		s.reportEffect(c, eff)
 		s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindExtendFail,
-			Text: fmt.Sprintf("%s %s: it takes the lock as lost and stops its work.", capital(c.name), why)}, Line: line, Reply: reply})
+			Text: fmt.Sprintf("%s %s: it takes the lock as lost and stops its work.", sim.Capital(c.name), why)}, Line: line, Reply: reply})
 		return
 	case st.part == "extend" && deciding:
-		text := fmt.Sprintf("%s renews its lock: %s.", capital(c.name), reply)
+		text := fmt.Sprintf("%s renews its lock: %s.", sim.Capital(c.name), reply)
 		if s.key.present && s.owner == c && s.key.pttl >= 0 {
-			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", capital(c.name), reply, (s.key.expAt - s.now()).Milliseconds())
+			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", sim.Capital(c.name), reply, (s.key.expAt - s.now()).Milliseconds())
 		}
 		s.lineEvent(c, sim.KindExtendOK, text, line, reply, eff)
 	case st.part == "release" && deciding:
@@ -475,14 +465,14 @@ func (s *schedule) decide(c *client, j int, line, reply string, eff effect, gran
 		if !ok {
 			c.releaseReply, c.releaseLine = reply, st
 		}
-		s.lineEvent(c, s.releaseKind(c, ok, eff), s.releaseText(c, st, reply, ok, eff), line, reply, eff)
+		s.lineEvent(c, releaseKind(ok), s.releaseText(c, st, reply, ok, eff), line, reply, eff)
 		if !ok {
 			c.done = true
 			return
 		}
 	case st.part == "release" && st.index < d.line && !ok:
 		c.releaseReply, c.releaseLine = reply, st
-		s.lineEvent(c, sim.KindReleaseNoop, fmt.Sprintf("%s runs %s and Redis answers %s, so it does not go on: the release does not happen.", capital(c.name), stepName(st), reply), line, reply, eff)
+		s.lineEvent(c, sim.KindReleaseNoop, fmt.Sprintf("%s runs %s and Redis answers %s, so it does not go on: the release does not happen.", sim.Capital(c.name), stepName(st), reply), line, reply, eff)
 		c.done = true
 		return
 	default:
@@ -563,9 +553,9 @@ func (s *schedule) took(c *client, line, reply string, grant int, late bool) {
 		}
 	}
 	d := s.ru.acquire
-	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", capital(c.name), reply, c.name)
+	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", sim.Capital(c.name), reply, c.name)
 	if d.custom {
-		text = fmt.Sprintf("%s runs %s and Redis answers %s, which the recipe reads as taken: %s holds the lock.", capital(c.name), stepName(step{"acquire", d.line}), reply, c.name)
+		text = fmt.Sprintf("%s runs %s and Redis answers %s, which the recipe reads as taken: %s holds the lock.", sim.Capital(c.name), stepName(step{"acquire", d.line}), reply, c.name)
 	}
 	if s.r.Fencing && s.ru.tokenLine <= d.line {
 		if c.fence > 0 {
@@ -575,7 +565,7 @@ func (s *schedule) took(c *client, line, reply string, grant int, late bool) {
 		}
 	}
 	if late {
-		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, capital(c.name))
+		text = fmt.Sprintf("The late reply reaches %s: %s. %s now believes it holds the lock, whatever has happened since.", c.name, reply, sim.Capital(c.name))
 	}
 	s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindAcquireOK, Fence: c.fence, Text: text}, Line: line, Reply: reply})
 	s.checkHolders(c)
@@ -586,7 +576,7 @@ func (s *schedule) took(c *client, line, reply string, grant int, late bool) {
 func (s *schedule) checkHolders(c *client) {
 	for _, o := range s.clients {
 		if o != c && o.holding {
-			s.violate(PropOneHolder, sim.OutcomeTwoHolders, fmt.Sprintf("%s and %s both believe they hold the lock.", capital(o.name), c.name))
+			s.violate(PropOneHolder, sim.OutcomeTwoHolders, fmt.Sprintf("%s and %s both believe they hold the lock.", sim.Capital(o.name), c.name))
 			return
 		}
 	}
@@ -621,27 +611,27 @@ func (s *schedule) effect(c *client, st step, reply string, before keyState, pre
 	var eff effect
 	switch {
 	case !after.present:
-		s.setOwner(nil)
+		s.owner = nil
 		eff.deleted = before.present
 	case !before.present || after.value != before.value || after.typ != before.typ:
 		o := s.tokenOwner(after)
 		if o == nil {
 			o = c
 		}
-		s.setOwner(o)
+		s.owner = o
 	}
 	victim := prev != nil && prev != c && prev.holding
 	switch {
 	case !victim || !before.present:
 	case !after.present:
 		eff.kind, eff.outcome = sim.KindDeleteOther, sim.OutcomeForeignLockDeleted
-		eff.text = fmt.Sprintf("%s runs %s: %s. It deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", capital(c.name), stepName(st), reply, prev.name, prev.name)
+		eff.text = fmt.Sprintf("%s runs %s: %s. It deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", sim.Capital(c.name), stepName(st), reply, prev.name, prev.name)
 	case s.owner != prev:
 		eff.kind, eff.outcome = sim.KindDeleteOther, sim.OutcomeForeignLockDeleted
-		eff.text = fmt.Sprintf("%s runs %s: %s. It overwrites the key, which held %s's lock: %s still believes it holds the lock.", capital(c.name), stepName(st), reply, prev.name, prev.name)
+		eff.text = fmt.Sprintf("%s runs %s: %s. It overwrites the key, which held %s's lock: %s still believes it holds the lock.", sim.Capital(c.name), stepName(st), reply, prev.name, prev.name)
 	case before.pttl >= 0 && (after.pttl < 0 || after.expAt > before.expAt+rtt):
 		eff.kind, eff.outcome = KindExtendOther, sim.OutcomeForeignLockExtended
-		eff.text = fmt.Sprintf("%s runs %s: %s. It resets the key's TTL, but the key holds %s's lock, not its own: it keeps %s's lock alive.", capital(c.name), stepName(st), reply, prev.name, prev.name)
+		eff.text = fmt.Sprintf("%s runs %s: %s. It resets the key's TTL, but the key holds %s's lock, not its own: it keeps %s's lock alive.", sim.Capital(c.name), stepName(st), reply, prev.name, prev.name)
 	}
 	if eff.kind != "" {
 		eff.victim = prev.name
@@ -659,11 +649,11 @@ func (s *schedule) afterEffect(c *client, eff effect) {
 	if eff.kind == KindExtendOther {
 		what = "extended"
 	}
-	s.violate(PropNoForeignRelease, eff.outcome, fmt.Sprintf("%s %s %s's lock while %s still believed it held it.", capital(c.name), what, eff.victim, eff.victim))
+	s.violate(PropNoForeignRelease, eff.outcome, fmt.Sprintf("%s %s %s's lock while %s still believed it held it.", sim.Capital(c.name), what, eff.victim, eff.victim))
 }
 
 // releaseKind is the event kind of a release's deciding line.
-func (s *schedule) releaseKind(c *client, ok bool, eff effect) sim.Kind {
+func releaseKind(ok bool) sim.Kind {
 	if ok {
 		return sim.KindReleaseOK
 	}
@@ -675,22 +665,22 @@ func (s *schedule) releaseKind(c *client, ok bool, eff effect) sim.Kind {
 func (s *schedule) releaseText(c *client, st step, reply string, ok bool, eff effect) string {
 	switch {
 	case ok && eff.deleted:
-		return fmt.Sprintf("%s releases its lock: %s, and the key is deleted.", capital(c.name), reply)
+		return fmt.Sprintf("%s releases its lock: %s, and the key is deleted.", sim.Capital(c.name), reply)
 	case ok:
-		return fmt.Sprintf("%s releases its lock: %s.", capital(c.name), reply)
+		return fmt.Sprintf("%s releases its lock: %s.", sim.Capital(c.name), reply)
 	case strings.HasPrefix(reply, "(error)") || reply == sim.DownReply:
-		return fmt.Sprintf("%s's release fails: %s. The lock stays until its TTL runs out, if it has one.", capital(c.name), reply)
+		return fmt.Sprintf("%s's release fails: %s. The lock stays until its TTL runs out, if it has one.", sim.Capital(c.name), reply)
 	case s.key.present && s.owner != nil && s.owner != c:
-		return fmt.Sprintf("%s runs %s: %s. The key holds %s's lock, and the release leaves it alone.", capital(c.name), stepName(st), reply, s.owner.name)
+		return fmt.Sprintf("%s runs %s: %s. The key holds %s's lock, and the release leaves it alone.", sim.Capital(c.name), stepName(st), reply, s.owner.name)
 	case !s.key.present:
-		return fmt.Sprintf("%s runs %s: %s. There is no key to release: its lock had already gone.", capital(c.name), stepName(st), reply)
+		return fmt.Sprintf("%s runs %s: %s. There is no key to release: its lock had already gone.", sim.Capital(c.name), stepName(st), reply)
 	}
-	return fmt.Sprintf("%s runs %s: %s, which the recipe does not read as released.", capital(c.name), stepName(st), reply)
+	return fmt.Sprintf("%s runs %s: %s, which the recipe does not read as released.", sim.Capital(c.name), stepName(st), reply)
 }
 
 // commandText narrates a line that decides nothing.
 func (s *schedule) commandText(c *client, st step, reply string, eff effect) string {
-	text := fmt.Sprintf("%s runs %s: %s.", capital(c.name), stepName(st), reply)
+	text := fmt.Sprintf("%s runs %s: %s.", sim.Capital(c.name), stepName(st), reply)
 	if eff.deleted {
 		text += " The key is deleted."
 	}
@@ -745,7 +735,7 @@ func (s *schedule) write(c *client) {
 	case ok && stale:
 		s.violate(PropNoStaleWrite, sim.OutcomeStaleWriteAccepted, fmt.Sprintf("The storage accepted a write from %s after one from %s, who got the lock after it.", c.name, newer))
 	case !ok && stale:
-		s.outcome(sim.OutcomeStaleWriteRejected, fmt.Sprintf("%s wrote after the lock had passed to %s, but its fencing token was too low and the storage rejected it.", capital(c.name), newer))
+		s.outcome(sim.OutcomeStaleWriteRejected, fmt.Sprintf("%s wrote after the lock had passed to %s, but its fencing token was too low and the storage rejected it.", sim.Capital(c.name), newer))
 	}
 }
 
@@ -791,7 +781,6 @@ func (s *schedule) probe(o *obligation) {
 		return
 	}
 	defer node.Close()
-	s.probes++
 	token := fmt.Sprintf("probe-%08x", s.rng.Uint32())
 	d := s.ru.acquire
 	reply, line := "", ""
@@ -812,9 +801,9 @@ func (s *schedule) probe(o *obligation) {
 	}
 	after := s.now() - o.crashAt
 	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: KindStillLocked, Subject: o.c.name,
-		Text: fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", capital(sim.Dur(after)), o.c.name, reply)},
+		Text: fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", sim.Capital(sim.Dur(after)), o.c.name, reply)},
 		Line: line, Reply: reply})
-	s.violate(PropFreesAfterCrash, sim.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", capital(o.c.name), sim.Dur(after)))
+	s.violate(PropFreesAfterCrash, sim.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", sim.Capital(o.c.name), sim.Dur(after)))
 }
 
 // nodeFault makes a node fault happen now.
@@ -843,7 +832,7 @@ func (s *schedule) jump(d time.Duration) {
 	s.observe()
 	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindClockJump, Text: sim.ClockJumps("Redis", d)}})
 	if holder != "" && !s.key.present {
-		s.setOwner(nil)
+		s.owner = nil
 		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindExpire, Subject: holder,
 			Text: fmt.Sprintf("To Redis, %s's key is now past its TTL, so it expires at once, early by true time.", holder)}})
 	}
@@ -862,7 +851,7 @@ func (s *schedule) restart(down time.Duration, persist bool) {
 	}
 	s.key = keyState{}
 	if !persist {
-		s.setOwner(nil)
+		s.owner = nil
 	}
 	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindCrash, Subject: holder, Text: sim.NodeCrashes("Redis", persist, down)}})
 	s.at(s.now()+down, func() {
@@ -872,7 +861,7 @@ func (s *schedule) restart(down time.Duration, persist bool) {
 		}
 		s.observe()
 		if !s.key.present {
-			s.setOwner(nil)
+			s.owner = nil
 		}
 		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindRestart, Text: sim.NodeBack("Redis", persist)}})
 	})
@@ -886,8 +875,8 @@ func (s *schedule) starve() {
 			continue
 		}
 		s.emit(Event{Event: sim.Event{Actor: c.name, Kind: sim.KindStop,
-			Text: fmt.Sprintf("%s has asked for the lock since the start and never got it; the schedule ends at %s.", capital(c.name), sim.Dur(s.now()))}})
-		s.outcome(sim.OutcomeStarved, fmt.Sprintf("%s wanted the lock and never got it.", capital(c.name)))
+			Text: fmt.Sprintf("%s has asked for the lock since the start and never got it; the schedule ends at %s.", sim.Capital(c.name), sim.Dur(s.now()))}})
+		s.outcome(sim.OutcomeStarved, fmt.Sprintf("%s wanted the lock and never got it.", sim.Capital(c.name)))
 	}
 }
 
@@ -898,11 +887,11 @@ func (s *schedule) faultText(f fault) string {
 	who := fmt.Sprintf("client %d", f.client+1)
 	switch f.kind {
 	case faultPause:
-		return fmt.Sprintf("%s pauses for %s before %s.", capital(who), sim.Dur(f.d), name)
+		return fmt.Sprintf("%s pauses for %s before %s.", sim.Capital(who), sim.Dur(f.d), name)
 	case faultDelay:
 		return fmt.Sprintf("The reply to %s's %s is %s late.", who, name, sim.Dur(f.d))
 	case faultCrash:
-		return fmt.Sprintf("%s crashes after %s.", capital(who), name)
+		return fmt.Sprintf("%s crashes after %s.", sim.Capital(who), name)
 	case faultJump:
 		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s ahead.", who, name, sim.Dur(f.d))
 	case faultJumpBack:
@@ -923,5 +912,3 @@ func stepName(st step) string {
 	}
 	return fmt.Sprintf("%s line %d", st.part, st.index+1)
 }
-
-func capital(s string) string { return sim.Capital(s) }

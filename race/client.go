@@ -118,9 +118,9 @@ func (s *runner) later(c *client, d time.Duration, late []int, what string, then
 	if len(late) > 1 {
 		reply, is = "The replies", "are"
 	}
-	text := fmt.Sprintf("%s from %s to %s's %s %s delayed by %s (a slow network, say); %s waits, unaware.", reply, from, c.name, what, is, dur(d), c.name)
+	text := fmt.Sprintf("%s from %s to %s's %s %s delayed by %s (a slow network, say); %s waits, unaware.", reply, from, c.name, what, is, sim.Dur(d), c.name)
 	if d >= c.timeout {
-		text = fmt.Sprintf("%s from %s to %s's %s %s not back within its %s timeout; %s gives up on it, though the command did reach Redis.", reply, from, c.name, what, is, dur(c.timeout), c.name)
+		text = fmt.Sprintf("%s from %s to %s's %s %s not back within its %s timeout; %s gives up on it, though the command did reach Redis.", reply, from, c.name, what, is, sim.Dur(c.timeout), c.name)
 	}
 	s.emit(Event{Actor: c.name, Kind: KindDelay, Text: text})
 	s.atFor(c, s.now+d, then)
@@ -167,17 +167,17 @@ func (s *runner) acquire(c *client, then func()) {
 			switch {
 			case s.redlock && d > 0 && len(free) > len(s.nodes)/2:
 				retry(fmt.Sprintf("%s set its key on %s, a majority, but the replies took %s: the TTL minus that time and the drift allowance leaves no validity, so it deletes its keys and will retry.",
-					capital(c.name), nodeList(free), dur(d)))
+					sim.Capital(c.name), nodeList(free), sim.Dur(d)))
 			case s.redlock:
 				retry(fmt.Sprintf("%s sets its key on only %s (%d of %d, no majority), so it deletes them again and will retry.",
-					capital(c.name), nodeList(free), len(free), len(s.nodes)))
+					sim.Capital(c.name), nodeList(free), len(free), len(s.nodes)))
 			default:
-				retry(fmt.Sprintf("%s asks for the lock and gets nil: %s holds it.", capital(c.name), holder))
+				retry(fmt.Sprintf("%s asks for the lock and gets nil: %s holds it.", sim.Capital(c.name), holder))
 			}
 		})
 	case isUnreachable(err):
 		s.later(c, d, late, "SET", func() {
-			retry(fmt.Sprintf("%s cannot get an answer from Redis (%s), so it does not know whether it has the lock; it will retry.", capital(c.name), shortErr(err)))
+			retry(fmt.Sprintf("%s cannot get an answer from Redis (%s), so it does not know whether it has the lock; it will retry.", sim.Capital(c.name), shortErr(err)))
 		})
 	default:
 		s.fail(fmt.Errorf("%s acquire: %w", c.name, err))
@@ -219,7 +219,7 @@ func shortErr(err error) string {
 
 func (s *runner) acquiredText(c *client, won []int, start time.Duration) string {
 	if !s.redlock {
-		text := fmt.Sprintf("%s gets the lock: SET %s <its random token> NX PX %d answers OK", capital(c.name), lockKey, s.p.TTL.Milliseconds())
+		text := fmt.Sprintf("%s gets the lock: SET %s <its random token> NX PX %d answers OK", sim.Capital(c.name), lockKey, s.p.TTL.Milliseconds())
 		if s.failover != nil {
 			text += fmt.Sprintf(" from node %d, the primary", c.links[0].node().id)
 		}
@@ -241,7 +241,7 @@ func (s *runner) acquiredText(c *client, won []int, start time.Duration) string 
 	took := s.now - start
 	drift := s.p.TTL - (s.vtime(c.lk.Until()) - start)
 	return fmt.Sprintf("%s sets its key on %s%s: %d of %d is a majority, so it holds the lock for %s: the %s TTL minus the %s the attempt took, minus %s allowed for clock drift.",
-		capital(c.name), nodeList(won), reach, len(won), len(s.nodes), dur(s.vtime(c.lk.Until())-s.now), dur(s.p.TTL), dur(took), dur(drift))
+		sim.Capital(c.name), nodeList(won), reach, len(won), len(s.nodes), sim.Dur(s.vtime(c.lk.Until())-s.now), sim.Dur(s.p.TTL), sim.Dur(took), sim.Dur(drift))
 }
 
 // write sends the client's write, with its fencing token, to the storage.
@@ -290,7 +290,7 @@ func (s *runner) write(c *client) {
 	s.emit(e)
 	switch {
 	case !ok && newer != "":
-		s.outcome(OutcomeStaleWriteRejected, fmt.Sprintf("%s wrote after the lock had passed to %s, but its fencing token was too low and the storage rejected it.", capital(c.name), newer))
+		s.outcome(OutcomeStaleWriteRejected, fmt.Sprintf("%s wrote after the lock had passed to %s, but its fencing token was too low and the storage rejected it.", sim.Capital(c.name), newer))
 	case ok && newer != "":
 		s.outcome(OutcomeStaleWriteAccepted, fmt.Sprintf("The storage accepted a write from %s after the lock had passed to %s.", c.name, newer))
 	}
@@ -320,16 +320,16 @@ func (s *runner) release(c *client) {
 	case s.redlock:
 		e.Text = s.redlockReleaseText(c, before, err == nil)
 	case err == nil:
-		e.Text = fmt.Sprintf("%s releases the lock: the script sees its own token and deletes the key.", capital(c.name))
+		e.Text = fmt.Sprintf("%s releases the lock: the script sees its own token and deletes the key.", sim.Capital(c.name))
 	case isUnreachable(err):
-		e.Text = fmt.Sprintf("%s cannot reach Redis to release the lock (%s); its key, if any is left, expires with its TTL.", capital(c.name), shortErr(err))
+		e.Text = fmt.Sprintf("%s cannot reach Redis to release the lock (%s); its key, if any is left, expires with its TTL.", sim.Capital(c.name), shortErr(err))
 	case before[main.id-1] == "" && s.failover != nil && main != s.nodes[0]:
-		e.Text = fmt.Sprintf("%s's release script finds no key on node %d, the primary now: its key was lost in the failover.", capital(c.name), main.id)
+		e.Text = fmt.Sprintf("%s's release script finds no key on node %d, the primary now: its key was lost in the failover.", sim.Capital(c.name), main.id)
 	case before[main.id-1] == "":
-		e.Text = fmt.Sprintf("%s's release script finds no key: its lock had already expired.", capital(c.name))
+		e.Text = fmt.Sprintf("%s's release script finds no key: its lock had already expired.", sim.Capital(c.name))
 	default:
 		e.Subject = before[main.id-1]
-		e.Text = fmt.Sprintf("%s's release script finds %s's token in the key and leaves it alone.", capital(c.name), e.Subject)
+		e.Text = fmt.Sprintf("%s's release script finds %s's token in the key and leaves it alone.", sim.Capital(c.name), e.Subject)
 	}
 	s.later(c, d, late, "release", func() { s.emit(e) })
 }
@@ -350,12 +350,12 @@ func (s *runner) redlockReleaseText(c *client, before []string, ok bool) string 
 	}
 	switch {
 	case ok:
-		return fmt.Sprintf("%s releases the lock; the script deletes its key on %s.", capital(c.name), nodeList(mine))
+		return fmt.Sprintf("%s releases the lock; the script deletes its key on %s.", sim.Capital(c.name), nodeList(mine))
 	case len(others) > 0:
 		return fmt.Sprintf("%s releases; the script deletes its key on %s, but that is no majority: on %s the key is %s's now.",
-			capital(c.name), nodeList(mine), nodeList(others), other)
+			sim.Capital(c.name), nodeList(mine), nodeList(others), other)
 	}
-	return fmt.Sprintf("%s releases; the script deletes its key on %s, but that is no majority any more.", capital(c.name), nodeList(mine))
+	return fmt.Sprintf("%s releases; the script deletes its key on %s, but that is no majority any more.", sim.Capital(c.name), nodeList(mine))
 }
 
 // releaseDel is the classic mistake: DEL without checking the token.
@@ -365,7 +365,7 @@ func (s *runner) releaseDel(c *client) {
 	e := Event{Actor: c.name, Kind: KindReleaseOK}
 	if err := c.links[0].check(); err != nil {
 		e.Kind = KindReleaseNoop
-		e.Text = fmt.Sprintf("%s cannot reach Redis to run DEL (%s).", capital(c.name), shortErr(err))
+		e.Text = fmt.Sprintf("%s cannot reach Redis to run DEL (%s).", sim.Capital(c.name), shortErr(err))
 		s.emit(e)
 		return
 	}
@@ -376,17 +376,17 @@ func (s *runner) releaseDel(c *client) {
 	s.replicate(c)
 	switch holder {
 	case c.name:
-		e.Text = fmt.Sprintf("%s releases with a plain DEL; the key was still its own.", capital(c.name))
+		e.Text = fmt.Sprintf("%s releases with a plain DEL; the key was still its own.", sim.Capital(c.name))
 	case "":
 		e.Kind = KindReleaseNoop
-		e.Text = fmt.Sprintf("%s runs DEL, but the key is already gone.", capital(c.name))
+		e.Text = fmt.Sprintf("%s runs DEL, but the key is already gone.", sim.Capital(c.name))
 	default:
 		e.Kind, e.Subject = KindDeleteOther, holder
-		e.Text = fmt.Sprintf("%s runs a plain DEL and deletes %s's lock: DEL does not check whose key it is.", capital(c.name), holder)
+		e.Text = fmt.Sprintf("%s runs a plain DEL and deletes %s's lock: DEL does not check whose key it is.", sim.Capital(c.name), holder)
 	}
 	s.emit(e)
 	if e.Kind == KindDeleteOther {
-		s.outcome(OutcomeForeignLockDeleted, fmt.Sprintf("%s deleted %s's lock with a plain DEL, so nothing kept the next client out while %s still worked.", capital(c.name), holder, holder))
+		s.outcome(OutcomeForeignLockDeleted, fmt.Sprintf("%s deleted %s's lock with a plain DEL, so nothing kept the next client out while %s still worked.", sim.Capital(c.name), holder, holder))
 	}
 }
 
@@ -411,7 +411,7 @@ func (s *runner) extend(c *client, next func(ok bool)) {
 		c.renewals++
 		c.renewedAt = s.now
 		s.later(c, d, late, "extension", func() {
-			s.emit(Event{Actor: c.name, Kind: KindExtendOK, Text: fmt.Sprintf("%s extends its lock while it still holds it: the TTL is back to %s.", capital(c.name), dur(s.p.TTL))})
+			s.emit(Event{Actor: c.name, Kind: KindExtendOK, Text: fmt.Sprintf("%s extends its lock while it still holds it: the TTL is back to %s.", sim.Capital(c.name), sim.Dur(s.p.TTL))})
 			next(true)
 		})
 	case errors.Is(err, lock.ErrNotHeld) || isUnreachable(err):
@@ -424,7 +424,7 @@ func (s *runner) extend(c *client, next func(ok bool)) {
 			why = fmt.Sprintf("the key now holds %s's token", holder)
 		}
 		s.emit(Event{Actor: c.name, Kind: KindExtendFail, Subject: holder,
-			Text: fmt.Sprintf("%s tries to extend its lock, but %s; it knows it lost the lock and stops.", capital(c.name), why)})
+			Text: fmt.Sprintf("%s tries to extend its lock, but %s; it knows it lost the lock and stops.", sim.Capital(c.name), why)})
 		next(false)
 	default:
 		s.fail(fmt.Errorf("%s extend: %w", c.name, err))
@@ -440,7 +440,7 @@ func (s *runner) pauseClient(c *client, d time.Duration) {
 	}
 	end := s.now + d
 	if c.paused && end <= c.pauseEnd {
-		s.emit(Event{Actor: c.name, Kind: KindPauseStart, Text: fmt.Sprintf("%s is already frozen until %s; this pause ends sooner and changes nothing.", capital(c.name), dur(c.pauseEnd))})
+		s.emit(Event{Actor: c.name, Kind: KindPauseStart, Text: fmt.Sprintf("%s is already frozen until %s; this pause ends sooner and changes nothing.", sim.Capital(c.name), sim.Dur(c.pauseEnd))})
 		return
 	}
 	c.pauseGen++
@@ -455,7 +455,7 @@ func (s *runner) pauseClient(c *client, d time.Duration) {
 	if c.paused {
 		s.shift(c, end-c.pauseEnd)
 		s.emit(Event{Actor: c.name, Kind: KindPauseStart,
-			Text: fmt.Sprintf("%s's pause gets longer: it stays frozen %s more.", capital(c.name), dur(end-c.pauseEnd))})
+			Text: fmt.Sprintf("%s's pause gets longer: it stays frozen %s more.", sim.Capital(c.name), sim.Dur(end-c.pauseEnd))})
 	} else {
 		s.shift(c, d)
 		c.paused, c.pauseStart = true, s.now
@@ -471,9 +471,9 @@ func (s *runner) resume(c *client) {
 	}
 	c.paused = false
 	d := s.now - c.pauseStart
-	text := fmt.Sprintf("%s runs again, %s later, and carries on where it stopped. It could read its clock now, but a check would not settle it: another pause could come between the check and its write reaching the storage.", capital(c.name), dur(d))
+	text := fmt.Sprintf("%s runs again, %s later, and carries on where it stopped. It could read its clock now, but a check would not settle it: another pause could come between the check and its write reaching the storage.", sim.Capital(c.name), sim.Dur(d))
 	if !c.holding {
-		text = fmt.Sprintf("%s runs again, %s later.", capital(c.name), dur(d))
+		text = fmt.Sprintf("%s runs again, %s later.", sim.Capital(c.name), sim.Dur(d))
 	}
 	s.emit(Event{Actor: c.name, Kind: KindPauseEnd, Text: text})
 	if c.stopDue {

@@ -3,6 +3,8 @@ package race
 import (
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // failover is the failover scenario's pair: a primary that the clients
@@ -114,7 +116,7 @@ func (s *runner) applyCopy(r *node, sn snapshot, id int) {
 	var text string
 	switch {
 	case after != "" && after != before:
-		text = fmt.Sprintf("Node %d, the replica, receives %s's key from the primary, %s after it was set.", r.id, after, dur(f.lag))
+		text = fmt.Sprintf("Node %d, the replica, receives %s's key from the primary, %s after it was set.", r.id, after, sim.Dur(f.lag))
 	case after == "" && before != "":
 		text = fmt.Sprintf("Node %d, the replica, receives the deletion of %s's key from the primary.", r.id, before)
 	}
@@ -140,7 +142,7 @@ func (s *runner) wakeWaiters() {
 func (s *runner) waitReplica(c *client, then func(), again func()) {
 	f := s.failover
 	w := &waiter{c: c, primary: f.primary, copy: f.sent, since: s.now, then: then, again: again}
-	s.emit(Event{Actor: c.name, Kind: KindWait, Text: fmt.Sprintf("%s's SET answers OK from the primary; it runs WAIT 1 %d and will use the lock only once a replica has it.", capital(c.name), s.waitTimeout().Milliseconds())})
+	s.emit(Event{Actor: c.name, Kind: KindWait, Text: fmt.Sprintf("%s's SET answers OK from the primary; it runs WAIT 1 %d and will use the lock only once a replica has it.", sim.Capital(c.name), s.waitTimeout().Milliseconds())})
 	if f.copied >= w.copy {
 		w.done = true
 		s.waitDone(w, true)
@@ -162,7 +164,7 @@ func (s *runner) waitDone(w *waiter, ok bool) {
 	took := s.now - w.since
 	switch {
 	case ok:
-		text := fmt.Sprintf("WAIT returns 1 after %s: the replica has %s's key, so %s now takes the lock as its own", dur(took), c.name, c.name)
+		text := fmt.Sprintf("WAIT returns 1 after %s: the replica has %s's key, so %s now takes the lock as its own", sim.Dur(took), c.name, c.name)
 		if s.p.Fencing {
 			text += fmt.Sprintf(", with fencing token %d", c.lk.Fence())
 		}
@@ -173,10 +175,10 @@ func (s *runner) waitDone(w *waiter, ok bool) {
 		}
 		s.granted(c, text, w.then)
 	case !w.primary.up || s.failover.primary != w.primary:
-		s.emit(Event{Actor: c.name, Kind: KindWait, Text: fmt.Sprintf("%s's WAIT fails: the primary crashed before a replica had the key. %s cannot tell whether its lock survived, so it does not use it and will try again.", capital(c.name), capital(c.name))})
+		s.emit(Event{Actor: c.name, Kind: KindWait, Text: fmt.Sprintf("%s's WAIT fails: the primary crashed before a replica had the key. %s cannot tell whether its lock survived, so it does not use it and will try again.", sim.Capital(c.name), sim.Capital(c.name))})
 		s.atFor(c, s.now+s.retryDelay(), w.again)
 	default:
-		s.emit(Event{Actor: c.name, Kind: KindWait, Text: fmt.Sprintf("WAIT returns 0 after its %s timeout: no replica has %s's key yet, so %s does not use the lock; it releases it and will try again.", dur(took), c.name, c.name)})
+		s.emit(Event{Actor: c.name, Kind: KindWait, Text: fmt.Sprintf("WAIT returns 0 after its %s timeout: no replica has %s's key yet, so %s does not use the lock; it releases it and will try again.", sim.Dur(took), c.name, c.name)})
 		_, _ = s.call(func() { _ = c.lk.Release(s.ctx) })
 		s.replicate(c)
 		s.atFor(c, s.now+s.retryDelay(), w.again)
@@ -204,7 +206,7 @@ func (s *runner) crashed(n *node) {
 		}
 		f.primary, f.replica = f.replica, f.primary
 		f.last = s.snap(f.primary)
-		text := fmt.Sprintf("Sentinel has had no answer from the primary for %s and promotes node %d, the replica; clients now send their commands to it.", dur(f.downAfter), f.primary.id)
+		text := fmt.Sprintf("Sentinel has had no answer from the primary for %s and promotes node %d, the replica; clients now send their commands to it.", sim.Dur(f.downAfter), f.primary.id)
 		if h := s.holder(f.primary); h != "" {
 			text += fmt.Sprintf(" It has %s's key, copied before the crash.", h)
 		} else if n.lost != "" {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // FaultKind is what a Fault does.
@@ -224,7 +226,7 @@ func (s *runner) applyFault(f Fault) {
 		}
 		n := s.faultNode(f.Target)
 		if !n.up {
-			s.emit(Event{Actor: s.nodeActor(n), Kind: KindCrash, Text: fmt.Sprintf("%s is already down; this crash changes nothing.", capital(s.nodeName(n)))})
+			s.emit(Event{Actor: s.nodeActor(n), Kind: KindCrash, Text: fmt.Sprintf("%s is already down; this crash changes nothing.", sim.Capital(s.nodeName(n)))})
 			return
 		}
 		s.crash(n, f.Persist)

@@ -46,13 +46,13 @@ func (s *runner) crash(n *node, persist bool) {
 	var text string
 	switch {
 	case persist && holder != "":
-		text = fmt.Sprintf("%s crashes; it writes every command to its append-only file, so %s's key is on disk.", capital(s.nodeName(n)), holder)
+		text = fmt.Sprintf("%s crashes; it writes every command to its append-only file, so %s's key is on disk.", sim.Capital(s.nodeName(n)), holder)
 	case persist:
-		text = fmt.Sprintf("%s crashes; it writes every command to its append-only file.", capital(s.nodeName(n)))
+		text = fmt.Sprintf("%s crashes; it writes every command to its append-only file.", sim.Capital(s.nodeName(n)))
 	case holder != "":
-		text = fmt.Sprintf("%s crashes and, with no persistence, loses %s's key.", capital(s.nodeName(n)), holder)
+		text = fmt.Sprintf("%s crashes and, with no persistence, loses %s's key.", sim.Capital(s.nodeName(n)), holder)
 	default:
-		text = fmt.Sprintf("%s crashes; it kept its data only in memory.", capital(s.nodeName(n)))
+		text = fmt.Sprintf("%s crashes; it kept its data only in memory.", sim.Capital(s.nodeName(n)))
 	}
 	if s.failover != nil && n == s.failover.primary {
 		text += " The replica has only what was copied to it so far."
@@ -72,7 +72,7 @@ func (s *runner) restart(n *node, persist bool) {
 		return
 	}
 	n.up = true
-	name := capital(s.nodeName(n))
+	name := sim.Capital(s.nodeName(n))
 	var text string
 	switch {
 	case s.failover != nil && n != s.failover.primary:
@@ -80,19 +80,19 @@ func (s *runner) restart(n *node, persist bool) {
 		if n == s.nodes[0] {
 			old = ", the old primary,"
 		}
-		text = fmt.Sprintf("%s%s restarts after %s and rejoins as a replica of node %d: it copies everything node %d has and drops what it had.", name, old, dur(down), s.failover.primary.id, s.failover.primary.id)
+		text = fmt.Sprintf("%s%s restarts after %s and rejoins as a replica of node %d: it copies everything node %d has and drops what it had.", name, old, sim.Dur(down), s.failover.primary.id, s.failover.primary.id)
 	case persist && s.holder(n) != "":
-		text = fmt.Sprintf("%s restarts after %s with its data: %s's key is back, with the TTL it has left.", name, dur(down), s.holder(n))
+		text = fmt.Sprintf("%s restarts after %s with its data: %s's key is back, with the TTL it has left.", name, sim.Dur(down), s.holder(n))
 	case persist:
-		text = fmt.Sprintf("%s restarts after %s with its data; no lock key is left in it that had not expired.", name, dur(down))
+		text = fmt.Sprintf("%s restarts after %s with its data; no lock key is left in it that had not expired.", name, sim.Dur(down))
 	case !n.granted:
-		text = fmt.Sprintf("%s restarts with an empty database after %s; it had granted no lock, so it forgot nothing that matters.", name, dur(down))
+		text = fmt.Sprintf("%s restarts with an empty database after %s; it had granted no lock, so it forgot nothing that matters.", name, sim.Dur(down))
 	case down > s.p.TTL:
-		text = fmt.Sprintf("%s restarts with an empty database after %s down, longer than the longest TTL it granted (%s): every lock it granted has expired anyway.", name, dur(down), dur(s.p.TTL))
+		text = fmt.Sprintf("%s restarts with an empty database after %s down, longer than the longest TTL it granted (%s): every lock it granted has expired anyway.", name, sim.Dur(down), sim.Dur(s.p.TTL))
 	case n.lost != "":
-		text = fmt.Sprintf("%s restarts with an empty database after only %s, no longer than the %s TTL it granted: it has forgotten %s's key while that lock may still be valid.", name, dur(down), dur(s.p.TTL), n.lost)
+		text = fmt.Sprintf("%s restarts with an empty database after only %s, no longer than the %s TTL it granted: it has forgotten %s's key while that lock may still be valid.", name, sim.Dur(down), sim.Dur(s.p.TTL), n.lost)
 	default:
-		text = fmt.Sprintf("%s restarts with an empty database after only %s, no longer than the %s TTL it granted: any lock it granted that is still valid is forgotten.", name, dur(down), dur(s.p.TTL))
+		text = fmt.Sprintf("%s restarts with an empty database after only %s, no longer than the %s TTL it granted: any lock it granted that is still valid is forgotten.", name, sim.Dur(down), sim.Dur(s.p.TTL))
 	}
 	resync := s.failover != nil && n != s.failover.primary
 	if resync {

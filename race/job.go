@@ -3,6 +3,8 @@ package race
 import (
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // pausePoint says where in its job a client freezes.
@@ -70,7 +72,7 @@ func (s *runner) work(c *client, j job) {
 	if j.stuckAt > 0 {
 		s.atFor(c, t0+j.stuckAt, func() {
 			c.stuck, c.progressAt, c.stuckRenew = true, s.now, c.renewals
-			s.emit(Event{Actor: c.name, Kind: KindStuck, Text: fmt.Sprintf("%s's work hangs (a deadlock, or a call that never returns); its process is alive, so any timer thread it runs keeps running.", capital(c.name))})
+			s.emit(Event{Actor: c.name, Kind: KindStuck, Text: fmt.Sprintf("%s's work hangs (a deadlock, or a call that never returns); its process is alive, so any timer thread it runs keeps running.", sim.Capital(c.name))})
 		})
 		return
 	}
@@ -123,14 +125,14 @@ func (s *runner) renew(c *client) {
 		var why string
 		switch {
 		case c.stuck && c.progressAt <= c.renewedAt:
-			why = fmt.Sprintf("its work has made no progress since the last renewal %s ago", dur(s.now-c.renewedAt))
+			why = fmt.Sprintf("its work has made no progress since the last renewal %s ago", sim.Dur(s.now-c.renewedAt))
 		case c.renewals >= maxRenewals:
 			why = fmt.Sprintf("it has renewed %d times, its limit", maxRenewals)
 		}
 		if why != "" {
 			c.holding = false
 			s.emit(Event{Actor: c.name, Kind: KindRenewLimit,
-				Text: fmt.Sprintf("%s's watchdog does not renew: %s. It marks the lock as lost and lets the TTL run out, so another client can have it.", capital(c.name), why)})
+				Text: fmt.Sprintf("%s's watchdog does not renew: %s. It marks the lock as lost and lets the TTL run out, so another client can have it.", sim.Capital(c.name), why)})
 			return
 		}
 	}
@@ -148,5 +150,5 @@ func (s *runner) stop(c *client) {
 	}
 	c.holding, c.stopped = false, true
 	s.emit(Event{Actor: c.name, Kind: KindStop,
-		Text: fmt.Sprintf("%s's validity time is up before its work is done, so it stops without writing.", capital(c.name))})
+		Text: fmt.Sprintf("%s's validity time is up before its work is done, so it stops without writing.", sim.Capital(c.name))})
 }

@@ -170,7 +170,7 @@ func (l link) eval(ctx context.Context, name, scriptOrSHA string, keys []string,
 		}
 		if d := l.s.delays.take(l.c, n, primary); d > 0 && d >= l.c.timeout {
 			// The command ran, but its reply came too late.
-			val, err = nil, fmt.Errorf("node %d: i/o timeout: no reply within %s", n.id, dur(l.c.timeout))
+			val, err = nil, fmt.Errorf("node %d: i/o timeout: no reply within %s", n.id, sim.Dur(l.c.timeout))
 		}
 	}
 	cmd.SetVal(val)

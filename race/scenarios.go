@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // ErrUnknownScenario is wrapped by Run when no scenario has the given id.
@@ -222,7 +224,7 @@ func (s *runner) giveUp(c *client) {
 		return
 	}
 	c.stopped = true
-	s.emit(Event{Actor: c.name, Kind: KindStop, Text: fmt.Sprintf("After %s %s still has not got the lock and gives up: as long as client 1's process lives, its timer keeps the lock alive, though the work it protects has stopped.", dur(s.now-s.p.TTL/2), c.name)})
+	s.emit(Event{Actor: c.name, Kind: KindStop, Text: fmt.Sprintf("After %s %s still has not got the lock and gives up: as long as client 1's process lives, its timer keeps the lock alive, though the work it protects has stopped.", sim.Dur(s.now-s.p.TTL/2), c.name)})
 }
 
 // setupPause is scenarios 2 and 3: client 1 freezes halfway through its

@@ -3,6 +3,8 @@ package race
 import (
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // Setup is what a learner may know of a run before it is played: who
@@ -61,7 +63,7 @@ func asking(on string, at ...time.Duration) string {
 	if len(at) == 3 {
 		count = "Three"
 	}
-	return fmt.Sprintf("%s clients want the same lock on %s: client 1 asks for it at %s, %s.", count, on, secs(at[0]), andList(whens[1:]))
+	return fmt.Sprintf("%s clients want the same lock on %s: client 1 asks for it at %s, %s.", count, on, secs(at[0]), sim.JoinAnd(whens[1:]))
 }
 
 const retryLine = "A client that gets nil asks again after a random wait of about a tenth of the TTL."

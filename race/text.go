@@ -1,19 +1,11 @@
 package race
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
-)
 
-// dur writes a duration for learners: "10 s", "1.5 s", "250 ms".
-func dur(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	}
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
-}
+	"github.com/locklab/locklab/sim"
+)
 
 // secs writes a moment of a run as the transcript does: "0 s", "0.5 s",
 // "12.25 s".
@@ -48,23 +40,5 @@ func nodeList(ids []int) string {
 	if len(s) == 1 {
 		return "node " + s[0]
 	}
-	return "nodes " + andList(s)
-}
-
-// andList joins words as a sentence lists them: "a", "a and b", "a, b
-// and c".
-func andList(s []string) string {
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
-}
-
-// capital upper-cases the first letter: "client 1" starts a sentence as
-// "Client 1".
-func capital(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return "nodes " + sim.JoinAnd(s)
 }

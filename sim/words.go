@@ -28,6 +28,14 @@ func Capital(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// JoinAnd lists words as a sentence does: "a", "a and b", "a, b and c".
+func JoinAnd(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
 // PauseStarts says that who freezes for d; where, if set, says before
 // what ("its write to the storage").
 func PauseStarts(who string, d time.Duration, where string) string {
