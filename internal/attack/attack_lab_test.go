@@ -19,7 +19,8 @@ type labRecipe struct {
 // attackLabQueue: four addresses with eight learners each keep sending
 // checks that spend a check's whole CPU budget, while a learner at
 // another address checks the textbook lock. The fair queue gives that
-// learner a turn among the addresses, so its check answers 200 within 6 s;
+// learner a turn among the addresses, so its check answers 200 within 6 s
+// of what it takes on an idle server;
 // the attackers are refused with 429 and Retry-After rather than queued
 // without end, and their waits are not charged to them.
 func attackLabQueue(t *testing.T, tg *target) {
@@ -80,8 +81,10 @@ func attackLabQueue(t *testing.T, tg *target) {
 	base := ctl.postJSON("/api/lab/check", map[string]any{"recipe": textbook}, 30*time.Second)
 	t.Logf("32 hostile learners at 4 addresses sent %d checks (%d refused with Retry-After, %d other); the bystander's slowest check took %v (on the idle control server: %v)",
 		sent.Load(), refused.Load(), other.Load(), worst.Round(time.Millisecond), base.took.Round(time.Millisecond))
-	if worst > 6*time.Second {
-		t.Errorf("the bystander's check took %v; want it within 6 s", worst)
+	// As the suite's other targets, against the idle control server's
+	// time for the same check: 6 s more at most.
+	if limit := 6*time.Second + base.took; worst > limit {
+		t.Errorf("the bystander's check took %v; want it within %v (6 s over the idle control server's %v)", worst, limit, base.took)
 	}
 	if other.Load() > 0 {
 		t.Errorf("%d hostile checks got neither a report, a 400 nor a 429 with Retry-After", other.Load())
