@@ -57,7 +57,7 @@ func checkKeepFlags(kc *keepConfig) error {
 
 // carryLimits meters transfer codes (limit.NewCarryLimits), shared
 // through Redis when the store is Redis; -rate-limit 0 turns them off too.
-// The README says why they make guessing hopeless.
+// docs/workshops.md says why they make guessing hopeless.
 func carryLimits(st *store.Store, sc securityConfig) limit.CarryLimits {
 	return limit.NewCarryLimits(st, sc.rates())
 }

@@ -6,8 +6,8 @@ import (
 	"runtime/debug"
 )
 
-// Defaults of the memory flags, measured with bench/memfill (see the
-// README): with 2 workers and every learner's sandbox full, the server
+// Defaults of the memory flags, measured with bench/memfill (see
+// docs/limits.md): with 2 workers and every learner's sandbox full, the server
 // and its workers stay well under 1 GB.
 const (
 	// defaultSandboxMemory is the data all sandboxes may hold together:

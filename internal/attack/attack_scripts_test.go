@@ -40,7 +40,7 @@ var dodges = []dodge{
 
 // attackScriptBudget has one learner on the limited server spend eight
 // seconds trying every dodge, from two tabs at once, and sums the time
-// its lines ran scripts on the server: at most what the README's budget
+// its lines ran scripts on the server: at most what docs/configuration.md's budget
 // grants (two deadlines up front, then 0.1 s a second) plus one deadline.
 func attackScriptBudget(t *testing.T, tg *target) {
 	s := tg.limited

@@ -27,7 +27,7 @@ func NewRoutes(patterns ...string) Routes {
 }
 
 // LockLabRoutes returns the routes of the Lock Lab server that the load
-// generator calls, as listed in the README's HTTP API.
+// generator calls, as listed in docs/api.md.
 func LockLabRoutes() Routes {
 	return NewRoutes(
 		"GET /healthz",
