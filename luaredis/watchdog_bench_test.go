@@ -1,0 +1,37 @@
+package luaredis
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// BenchmarkEvalLoop runs a script of one million turns of an arithmetic
+// loop, which keeps nothing, and reports the time of one Lua instruction
+// (ns/instr): what the watchdog, called before every instruction, costs a
+// script.
+func BenchmarkEvalLoop(b *testing.B) {
+	const src = "local x = 0 for i = 1, 1000000 do x = x + i end return 1"
+	const instructions = 2_000_000 // FORLOOP and ADD each turn
+	e := NewEngine(Options{Limits: Limits{Timeout: time.Minute}})
+	argv := []string{"EVAL", src, "0"}
+	for b.Loop() {
+		if got := e.Do(context.Background(), newMapCaller(), argv); got.Int != 1 {
+			b.Fatalf("EVAL = %v; want 1", got)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/instructions, "ns/instr")
+}
+
+// BenchmarkEvalShort runs the lessons' lock release, a script of a few
+// instructions, as most scripts are: what starting the watchdog costs.
+func BenchmarkEvalShort(b *testing.B) {
+	e := NewEngine(Options{})
+	c := newMapCaller()
+	argv := []string{"EVAL", lessonScript(0), "1", "lock", "tok"}
+	for b.Loop() {
+		if got := e.Do(context.Background(), c, argv); got.IsError() {
+			b.Fatalf("EVAL = %v", got)
+		}
+	}
+}
