@@ -9,6 +9,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/locklab/locklab/workshop"
@@ -22,8 +23,11 @@ type workshopBackend interface {
 	workshop(ctx context.Context, code string) (workshop.Workshop, error)
 	workshops(ctx context.Context, limit int) ([]workshop.Workshop, error)
 	endWorkshop(ctx context.Context, code string, at int64) error
-	joinWorkshop(ctx context.Context, code, learner, nickname string, at int64, limit int) error
-	recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p workshop.Plan) error
+	joinWorkshop(ctx context.Context, code string, j workshop.Joining) error
+	isMember(ctx context.Context, code, learner string) (bool, error)
+	flushWorkshop(ctx context.Context, code string, b workshop.Batch) error
+	setJoinClosed(ctx context.Context, code string, closed bool) error
+	removeParticipant(ctx context.Context, code, learner string) error
 	workshopData(ctx context.Context, code string) (workshop.Data, error)
 	openPoll(ctx context.Context, code string, p workshop.Poll, limit int) error
 	pollResult(ctx context.Context, code, id string) (workshop.PollResult, error)
@@ -61,20 +65,47 @@ func (s *Store) EndWorkshop(ctx context.Context, code string, at time.Time) erro
 
 // JoinWorkshop adds or renames a participant; see workshop.Backend. A
 // malformed learner id is workshop.ErrBadInput and ErrBadLearner.
-func (s *Store) JoinWorkshop(ctx context.Context, code, learner, nickname string, at time.Time, limit int) error {
-	if err := checkLearner(learner); err != nil {
+func (s *Store) JoinWorkshop(ctx context.Context, code string, j workshop.Joining) error {
+	if err := checkLearner(j.Learner); err != nil {
 		return fmt.Errorf("store: %w: %w", workshop.ErrBadInput, err)
 	}
-	return s.b.joinWorkshop(ctx, code, learner, nickname, toMillis(at), limit)
+	return s.b.joinWorkshop(ctx, code, j)
 }
 
-// RecordWorkshopEvent applies an event's plan; see workshop.Backend. A
+// IsMember reports whether learner is a participant, and only reads. A
 // malformed learner id is workshop.ErrBadInput and ErrBadLearner.
-func (s *Store) RecordWorkshopEvent(ctx context.Context, code, learner string, at time.Time, p workshop.Plan) error {
+func (s *Store) IsMember(ctx context.Context, code, learner string) (bool, error) {
 	if err := checkLearner(learner); err != nil {
-		return fmt.Errorf("store: %w: %w", workshop.ErrBadInput, err)
+		return false, fmt.Errorf("store: %w: %w", workshop.ErrBadInput, err)
 	}
-	return s.b.recordWorkshopEvent(ctx, code, learner, toMillis(at), p)
+	return s.b.isMember(ctx, code, learner)
+}
+
+// FlushWorkshop adds a batch of participants' activity in one atomic
+// step; see workshop.Backend. A learner who is not a participant is
+// skipped, as is a malformed learner id, which no participant has.
+func (s *Store) FlushWorkshop(ctx context.Context, code string, b workshop.Batch) error {
+	for learner := range b {
+		if checkLearner(learner) != nil {
+			b = maps.Clone(b)
+			maps.DeleteFunc(b, func(l string, _ *workshop.MemberBatch) bool { return checkLearner(l) != nil })
+			break
+		}
+	}
+	return s.b.flushWorkshop(ctx, code, b)
+}
+
+// SetJoinClosed closes a workshop to newcomers, or opens it.
+func (s *Store) SetJoinClosed(ctx context.Context, code string, closed bool) error {
+	return s.b.setJoinClosed(ctx, code, closed)
+}
+
+// RemoveParticipant removes a participant; see workshop.Backend.
+func (s *Store) RemoveParticipant(ctx context.Context, code, learner string) error {
+	if err := checkLearner(learner); err != nil {
+		return fmt.Errorf("store: %w: %w", workshop.ErrNoParticipant, err)
+	}
+	return s.b.removeParticipant(ctx, code, learner)
 }
 
 // WorkshopData returns everything kept about a workshop.

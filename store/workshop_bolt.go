@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -21,6 +22,10 @@ import (
 //	completed/ "<learner>/<topic>" -> nothing
 //	lab/       "<learner>/<challenge>" -> nothing (made with the first)
 //	polls/     one bucket per poll id (see workshop_poll_bolt.go)
+//	nicks/     nickname key (workshop.NicknameKey) -> the learner who has
+//	           it (made with the first nickname)
+//	removed/   learner -> nothing: removed by the instructor (made with
+//	           the first removal)
 //
 // The workshop index bucket lists codes by start time, so Workshops reads
 // the newest ones without looking at every workshop ever run.
@@ -30,18 +35,22 @@ const (
 	wsMetaKey           = "meta"
 	wsMembersBucket     = "members"
 	wsCountsBucket      = "counts"
+	wsNicksBucket       = "nicks"
+	wsRemovedBucket     = "removed"
 )
 
 type boltWorkshopMeta struct {
 	Title   string `json:"title"`
 	Started int64  `json:"started"`
 	Ended   int64  `json:"ended,omitempty"`
-	Poll    string `json:"poll,omitempty"`  // the current poll's id
-	Polls   int    `json:"polls,omitempty"` // how many were opened
+	Poll    string `json:"poll,omitempty"`   // the current poll's id
+	Polls   int    `json:"polls,omitempty"`  // how many were opened
+	Closed  bool   `json:"closed,omitempty"` // closed to newcomers
 }
 
 type boltMember struct {
 	Nickname string         `json:"nickname,omitempty"`
+	NickKey  string         `json:"nickkey,omitempty"` // what nicks/ holds for this member
 	Joined   int64          `json:"joined"`
 	Last     int64          `json:"last"`
 	Counts   map[string]int `json:"counts,omitempty"`
@@ -79,7 +88,7 @@ func openWorkshop(tx *bolt.Tx, code string) (boltWorkshop, error) {
 }
 
 func (m boltWorkshopMeta) workshop(code string) workshop.Workshop {
-	w := workshop.Workshop{Code: code, Title: m.Title, StartedAt: fromMillis(m.Started)}
+	w := workshop.Workshop{Code: code, Title: m.Title, StartedAt: fromMillis(m.Started), JoinClosed: m.Closed}
 	if m.Ended != 0 {
 		w.EndedAt = fromMillis(m.Ended)
 	}
@@ -170,7 +179,8 @@ func getMember(members *bolt.Bucket, learner string) (boltMember, bool, error) {
 	return m, true, nil
 }
 
-func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname string, at int64, limit int) error {
+func (b *boltBackend) joinWorkshop(_ context.Context, code string, j workshop.Joining) error {
+	at := toMillis(j.At)
 	return b.db.Update(func(tx *bolt.Tx) error {
 		ws, err := openWorkshop(tx, code)
 		if err != nil {
@@ -179,83 +189,173 @@ func (b *boltBackend) joinWorkshop(_ context.Context, code, learner, nickname st
 		if ws.meta.Ended != 0 {
 			return workshop.ErrEnded
 		}
+		if removed := ws.b.Bucket([]byte(wsRemovedBucket)); removed != nil && removed.Get([]byte(j.Learner)) != nil {
+			return workshop.ErrRemoved
+		}
+		members := ws.b.Bucket([]byte(wsMembersBucket))
+		m, ok, err := getMember(members, j.Learner)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if ws.meta.Closed {
+				return workshop.ErrJoinClosed
+			}
+			if members.Stats().KeyN >= j.Limit {
+				return workshop.ErrFull
+			}
+			m = boltMember{Joined: at, Last: at}
+		}
+		if j.Nickname != "" {
+			nicks, err := ws.b.CreateBucketIfNotExists([]byte(wsNicksBucket))
+			if err != nil {
+				return err
+			}
+			if holder := nicks.Get([]byte(j.NickKey)); holder != nil && string(holder) != j.Learner {
+				return workshop.ErrNicknameTaken
+			}
+			if m.NickKey != "" && m.NickKey != j.NickKey {
+				if err := nicks.Delete([]byte(m.NickKey)); err != nil {
+					return err
+				}
+			}
+			if err := nicks.Put([]byte(j.NickKey), []byte(j.Learner)); err != nil {
+				return err
+			}
+			m.Nickname, m.NickKey = j.Nickname, j.NickKey
+		}
+		m.Last = max(m.Last, at)
+		return putJSON(members, j.Learner, m)
+	})
+}
+
+func (b *boltBackend) isMember(_ context.Context, code, learner string) (bool, error) {
+	var ok bool
+	err := b.db.View(func(tx *bolt.Tx) error {
+		ws, err := openWorkshop(tx, code)
+		if err != nil {
+			return err
+		}
+		ok = ws.b.Bucket([]byte(wsMembersBucket)).Get([]byte(learner)) != nil
+		return nil
+	})
+	return ok, err
+}
+
+// flushWorkshop applies a batch in one transaction, so one fsync, however
+// many participants and events it holds.
+func (b *boltBackend) flushWorkshop(_ context.Context, code string, batch workshop.Batch) error {
+	return b.db.Update(func(tx *bolt.Tx) error {
+		ws, err := openWorkshop(tx, code)
+		if err != nil {
+			return err
+		}
+		ended := time.Time{}
+		if ws.meta.Ended != 0 {
+			ended = fromMillis(ws.meta.Ended)
+		}
+		members := ws.b.Bucket([]byte(wsMembersBucket))
+		counts := ws.b.Bucket([]byte(wsCountsBucket))
+		for learner, mb := range batch {
+			m, ok, err := getMember(members, learner)
+			if err != nil {
+				return err
+			}
+			if !ok || mb.AfterEnd(ended) {
+				continue
+			}
+			if m.Counts == nil {
+				m.Counts = map[string]int{}
+			}
+			for name, n := range mb.Counts {
+				if err := add(counts, name, n); err != nil {
+					return err
+				}
+			}
+			for name, n := range mb.MemberCounts {
+				m.Counts[name] += n
+			}
+			for _, p := range mb.Gated {
+				// Workshops started before a gate existed do not have its bucket.
+				gate, err := ws.b.CreateBucketIfNotExists([]byte(p.Gate))
+				if err != nil {
+					return err
+				}
+				if gate.Get([]byte(p.GateMember)) != nil {
+					continue
+				}
+				if err := gate.Put([]byte(p.GateMember), nil); err != nil {
+					return err
+				}
+				for _, name := range p.GateCounts {
+					if err := add(counts, name, 1); err != nil {
+						return err
+					}
+				}
+				for _, name := range p.GateMemberCounts {
+					m.Counts[name]++
+				}
+			}
+			if len(m.Counts) == 0 {
+				m.Counts = nil
+			}
+			m.Last = max(m.Last, toMillis(mb.Last))
+			if err := putJSON(members, learner, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (b *boltBackend) setJoinClosed(_ context.Context, code string, closed bool) error {
+	return b.db.Update(func(tx *bolt.Tx) error {
+		ws, err := openWorkshop(tx, code)
+		if err != nil {
+			return err
+		}
+		if ws.meta.Ended != 0 {
+			return workshop.ErrEnded
+		}
+		if ws.meta.Closed == closed {
+			return nil
+		}
+		ws.meta.Closed = closed
+		return putJSON(ws.b, wsMetaKey, ws.meta)
+	})
+}
+
+func (b *boltBackend) removeParticipant(_ context.Context, code, learner string) error {
+	return b.db.Update(func(tx *bolt.Tx) error {
+		ws, err := openWorkshop(tx, code)
+		if err != nil {
+			return err
+		}
 		members := ws.b.Bucket([]byte(wsMembersBucket))
 		m, ok, err := getMember(members, learner)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			if members.Stats().KeyN >= limit {
-				return workshop.ErrFull
-			}
-			m = boltMember{Joined: at, Last: at}
+			return workshop.ErrNoParticipant
 		}
-		if nickname != "" {
-			m.Nickname = nickname
-		}
-		m.Last = max(m.Last, at)
-		return putJSON(members, learner, m)
-	})
-}
-
-func (b *boltBackend) recordWorkshopEvent(_ context.Context, code, learner string, at int64, p workshop.Plan) error {
-	return b.db.Update(func(tx *bolt.Tx) error {
-		ws, err := openWorkshop(tx, code)
-		if err != nil || ws.meta.Ended != 0 {
+		if err := members.Delete([]byte(learner)); err != nil {
 			return err
 		}
-		members := ws.b.Bucket([]byte(wsMembersBucket))
-		m, ok, err := getMember(members, learner)
-		if err != nil || !ok {
-			return err
-		}
-		m.Last = max(m.Last, at)
-		counts := ws.b.Bucket([]byte(wsCountsBucket))
-		bump := func(names, pnames []string) error {
-			for _, name := range names {
-				if err := incr(counts, name); err != nil {
-					return err
-				}
-			}
-			if len(pnames) > 0 && m.Counts == nil {
-				m.Counts = map[string]int{}
-			}
-			for _, name := range pnames {
-				m.Counts[name]++
-			}
-			return nil
-		}
-		if err := bump(p.Counts, p.MemberCounts); err != nil {
-			return err
-		}
-		if p.Gate != workshop.GateNone {
-			// Workshops started before a gate existed do not have its bucket.
-			gate, err := ws.b.CreateBucketIfNotExists([]byte(p.Gate))
-			if err != nil {
+		if nicks := ws.b.Bucket([]byte(wsNicksBucket)); nicks != nil && m.NickKey != "" && string(nicks.Get([]byte(m.NickKey))) == learner {
+			if err := nicks.Delete([]byte(m.NickKey)); err != nil {
 				return err
 			}
-			if gate.Get([]byte(p.GateMember)) == nil {
-				if err := gate.Put([]byte(p.GateMember), nil); err != nil {
-					return err
-				}
-				if err := bump(p.GateCounts, p.GateMemberCounts); err != nil {
-					return err
-				}
-			}
 		}
-		return putJSON(members, learner, m)
+		removed, err := ws.b.CreateBucketIfNotExists([]byte(wsRemovedBucket))
+		if err != nil {
+			return err
+		}
+		if err := removed.Put([]byte(learner), nil); err != nil {
+			return err
+		}
+		return dropPredictions(ws, learner)
 	})
-}
-
-func incr(b *bolt.Bucket, name string) error {
-	n := 0
-	if v := b.Get([]byte(name)); v != nil {
-		var err error
-		if n, err = strconv.Atoi(string(v)); err != nil {
-			return fmt.Errorf("counter %s: %w", name, err)
-		}
-	}
-	return b.Put([]byte(name), []byte(strconv.Itoa(n+1)))
 }
 
 func (b *boltBackend) workshopData(_ context.Context, code string) (workshop.Data, error) {

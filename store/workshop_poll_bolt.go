@@ -130,6 +130,38 @@ func (b *boltBackend) predict(_ context.Context, code, id, learner string, predi
 	})
 }
 
+// dropPredictions takes a removed participant's predictions out of every
+// poll of the workshop, and out of its counts.
+func dropPredictions(ws boltWorkshop, learner string) error {
+	polls := ws.b.Bucket([]byte(wsPollsBucket))
+	if polls == nil {
+		return nil
+	}
+	// The polls are listed first: a bucket must not change while it is
+	// walked.
+	var ids []string
+	if err := polls.ForEachBucket(func(id []byte) error { ids = append(ids, string(id)); return nil }); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		pb := polls.Bucket([]byte(id))
+		picks, counts := pb.Bucket([]byte(pollPicksBucket)), pb.Bucket([]byte(wsCountsBucket))
+		old := picks.Get([]byte(learner))
+		if old == nil {
+			continue
+		}
+		for _, o := range append(workshop.SplitPrediction(string(old)), workshop.AnsweredCounter) {
+			if err := add(counts, o, -1); err != nil {
+				return err
+			}
+		}
+		if err := picks.Delete([]byte(learner)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // add adds n to a counter.
 func add(b *bolt.Bucket, name string, n int) error {
 	v, err := count(b, name)

@@ -20,7 +20,8 @@ const workshopTTL = 400 * 24 * time.Hour
 // A workshop lives in these keys, under <prefix>ws:<code>; the scripts
 // below refer to them by position in wsKeys.
 //
-//	ws:<code>            hash: title, started, ended (Unix ms; ended only once ended)
+//	ws:<code>            hash: title, started, ended (Unix ms; ended only once
+//	                     ended), closed ("1" while closed to newcomers)
 //	ws:<code>:members    hash: learner -> joined (Unix ms)
 //	ws:<code>:nicks      hash: learner -> nickname
 //	ws:<code>:seen       hash: learner -> last active (Unix ms)
@@ -35,6 +36,9 @@ const workshopTTL = 400 * 24 * time.Hour
 //	ws:<code>:lab        set: <learner>/<challenge> solved
 //	ws:<code>:pollcounts hash: <poll>/<outcome> -> participants who picked it,
 //	                     <poll>/#answered -> participants who predicted
+//	ws:<code>:nickidx    hash: k/<nickname key> -> the learner who has it,
+//	                     l/<learner> -> their nickname key
+//	ws:<code>:removed    set: learners the instructor removed
 //
 // The workshop hash also holds poll (the current poll's id) and polls (how
 // many were opened). Polls live in fixed keys, not one key per poll, so
@@ -46,7 +50,7 @@ const workshopTTL = 400 * 24 * time.Hour
 func (r *redisBackend) wsKeys(code string) []string {
 	k := r.prefix + "ws:" + code
 	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + workshop.GateFirst, k + ":" + workshop.GateCompleted,
-		k + ":polls", k + ":picks", k + ":pollcounts", k + ":" + workshop.GateLab}
+		k + ":polls", k + ":picks", k + ":pollcounts", k + ":" + workshop.GateLab, k + ":nickidx", k + ":removed"}
 }
 
 func (r *redisBackend) wsIndex() string { return r.prefix + "workshops" }
@@ -65,6 +69,8 @@ const (
 	wsKeyPicks
 	wsKeyPollCounts
 	wsKeyLab
+	wsKeyNickIdx
+	wsKeyRemoved
 )
 
 // Scripts return these; each runs atomically, so a check (does the
@@ -82,6 +88,10 @@ const (
 	scriptRevealed  = -7
 	scriptBadInput  = -8
 	scriptTooMany   = -9
+	scriptNoMember  = -10
+	scriptRemoved   = -11
+	scriptClosed    = -12
+	scriptNickTaken = -13
 )
 
 // createScript: KEYS = wsKeys + index; ARGV = title, started, ttl ms, code.
@@ -103,13 +113,24 @@ return 1
 `
 
 // joinScript: KEYS = wsKeys; ARGV = learner, nickname, at, ttl ms, most
-// participants.
+// participants, nickname key.
 const joinScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
 if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 and redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[5]) then return -4 end
+if redis.call('SISMEMBER', KEYS[14], ARGV[1]) == 1 then return -11 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then
+  if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then return -12 end
+  if redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[5]) then return -4 end
+end
+if ARGV[2] ~= '' then
+  local holder = redis.call('HGET', KEYS[13], 'k/' .. ARGV[6])
+  if holder and holder ~= ARGV[1] then return -13 end
+  local old = redis.call('HGET', KEYS[13], 'l/' .. ARGV[1])
+  if old and old ~= ARGV[6] then redis.call('HDEL', KEYS[13], 'k/' .. old) end
+  redis.call('HSET', KEYS[13], 'k/' .. ARGV[6], ARGV[1], 'l/' .. ARGV[1], ARGV[6])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+end
 redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[2]) end
 local last = redis.call('HGET', KEYS[4], ARGV[1])
 if not last or tonumber(last) < tonumber(ARGV[3]) then
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
@@ -118,31 +139,96 @@ for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return 1
 `
 
-// eventScript: KEYS = wsKeys; ARGV = learner, at, ttl ms, gate key
-// position (0 for none), gate member, then four lists, each a length and
-// its items: counters, participant counters, and the same two to add to
-// only if the gate member is new.
-const eventScript = `
-local function bump(key, i)
-  local n = tonumber(ARGV[i])
-  for j = 1, n do redis.call('HINCRBY', key, ARGV[i + j], 1) end
-  return i + n + 1
-end
+// flushScript adds a batch: KEYS = wsKeys; ARGV = ttl ms, then for each
+// learner: the learner, their first and last event times (Unix ms), the
+// workshop counters and then their own as a length and name-count pairs,
+// and their gated plans as a length and, for each, the gate key's
+// position, the gate member, and the names of its workshop counters and
+// then of the learner's, each list a length and its names. A learner who
+// is not a participant, or whose first event came after the end, is
+// skipped. Counters are added with HINCRBY and the last-active time only
+// moves forward, so replicas flushing at once add up.
+const flushScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
-if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return 0 end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return 0 end
-local last = redis.call('HGET', KEYS[4], ARGV[1])
-if not last or tonumber(last) < tonumber(ARGV[2]) then
-  redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
+local ended = tonumber(redis.call('HGET', KEYS[1], 'ended') or '0')
+local i = 2
+local function counts(key, prefix, apply)
+  local n = tonumber(ARGV[i])
+  i = i + 1
+  for j = 1, n do
+    if apply then redis.call('HINCRBY', key, prefix .. ARGV[i], ARGV[i + 1]) end
+    i = i + 2
+  end
 end
-local i = bump(KEYS[5], 6)
-i = bump(KEYS[6], i)
-local gate = tonumber(ARGV[4])
-if gate > 0 and redis.call('SADD', KEYS[gate], ARGV[5]) == 1 then
-  i = bump(KEYS[5], i)
-  bump(KEYS[6], i)
+local function names(key, prefix, apply)
+  local n = tonumber(ARGV[i])
+  i = i + 1
+  for j = 1, n do
+    if apply then redis.call('HINCRBY', key, prefix .. ARGV[i], 1) end
+    i = i + 1
+  end
 end
-for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], ARGV[3]) end
+while i <= #ARGV do
+  local learner, first, last = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+  i = i + 3
+  local apply = redis.call('HEXISTS', KEYS[2], learner) == 1 and (ended == 0 or first <= ended)
+  local mine = learner .. '/'
+  counts(KEYS[5], '', apply)
+  counts(KEYS[6], mine, apply)
+  local gates = tonumber(ARGV[i])
+  i = i + 1
+  for g = 1, gates do
+    local pos, member = tonumber(ARGV[i]), ARGV[i + 1]
+    i = i + 2
+    local new = apply and redis.call('SADD', KEYS[pos], member) == 1
+    names(KEYS[5], '', new)
+    names(KEYS[6], mine, new)
+  end
+  if apply then
+    local seen = redis.call('HGET', KEYS[4], learner)
+    if not seen or tonumber(seen) < tonumber(last) then redis.call('HSET', KEYS[4], learner, last) end
+  end
+end
+for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], ARGV[1]) end
+return 1
+`
+
+// closeScript: KEYS = wsKeys; ARGV = "1" to close, "" to open, ttl ms.
+const closeScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
+if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'closed', '1') else redis.call('HDEL', KEYS[1], 'closed') end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return 1
+`
+
+// removeScript: KEYS = wsKeys; ARGV = learner, ttl ms. The learner's
+// predictions leave every poll's counts; a workshop has at most
+// workshop.MaxPolls polls.
+const removeScript = `
+if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return -10 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+local nick = redis.call('HGET', KEYS[13], 'l/' .. ARGV[1])
+if nick then
+  redis.call('HDEL', KEYS[13], 'l/' .. ARGV[1])
+  if redis.call('HGET', KEYS[13], 'k/' .. nick) == ARGV[1] then redis.call('HDEL', KEYS[13], 'k/' .. nick) end
+end
+redis.call('SADD', KEYS[14], ARGV[1])
+for _, id in ipairs(redis.call('HKEYS', KEYS[9])) do
+  if not string.find(id, '/', 1, true) then
+    local field = id .. '/' .. ARGV[1]
+    local pick = redis.call('HGET', KEYS[10], field)
+    if pick then
+      for o in string.gmatch(pick, '[^,]+') do redis.call('HINCRBY', KEYS[11], id .. '/' .. o, -1) end
+      redis.call('HINCRBY', KEYS[11], id .. '/#answered', -1)
+      redis.call('HDEL', KEYS[10], field)
+    end
+  end
+end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 1
 `
 
@@ -173,6 +259,14 @@ func (r *redisBackend) run(ctx context.Context, src string, keys []string, args 
 		return workshop.ErrBadInput
 	case scriptTooMany:
 		return workshop.ErrTooManyPolls
+	case scriptNoMember:
+		return workshop.ErrNoParticipant
+	case scriptRemoved:
+		return workshop.ErrRemoved
+	case scriptClosed:
+		return workshop.ErrJoinClosed
+	case scriptNickTaken:
+		return workshop.ErrNicknameTaken
 	}
 	return fmt.Errorf("workshop script returned %d", n)
 }
@@ -188,15 +282,17 @@ func (r *redisBackend) createWorkshop(ctx context.Context, w workshop.Workshop) 
 
 // getMeta reads a workshop's hash for parseMeta.
 func getMeta(ctx context.Context, c redis.Cmdable, key string) *redis.SliceCmd {
-	return c.HMGet(ctx, key, "title", "started", "ended")
+	return c.HMGet(ctx, key, "title", "started", "ended", "closed")
 }
 
-// parseMeta reads what getMeta got; ok is false if the workshop does not
+// parseMeta reads what getMeta got (the title, start, end and closed
+// fields; closed may be left out); ok is false if the workshop does not
 // exist.
 func parseMeta(code string, vals []any) (w workshop.Workshop, ok bool, err error) {
-	if len(vals) != 3 || vals[1] == nil {
+	if len(vals) < 3 || len(vals) > 4 || vals[1] == nil {
 		return workshop.Workshop{}, false, nil
 	}
+	w.JoinClosed = len(vals) == 4 && vals[3] != nil
 	w.Code = code
 	w.Title, _ = vals[0].(string)
 	started, err := strconv.ParseInt(fmt.Sprint(vals[1]), 10, 64)
@@ -301,37 +397,87 @@ func (r *redisBackend) endWorkshop(ctx context.Context, code string, at int64) e
 	return r.run(ctx, endScript, r.wsKeys(code), at, ttlMillis())
 }
 
-func (r *redisBackend) joinWorkshop(ctx context.Context, code, learner, nickname string, at int64, limit int) error {
+func (r *redisBackend) joinWorkshop(ctx context.Context, code string, j workshop.Joining) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	return r.run(ctx, joinScript, r.wsKeys(code), learner, nickname, at, ttlMillis(), limit)
+	return r.run(ctx, joinScript, r.wsKeys(code), j.Learner, j.Nickname, toMillis(j.At), ttlMillis(), j.Limit, j.NickKey)
 }
 
-func (r *redisBackend) recordWorkshopEvent(ctx context.Context, code, learner string, at int64, p workshop.Plan) error {
+func (r *redisBackend) isMember(ctx context.Context, code, learner string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	gate := 0
-	switch p.Gate {
-	case workshop.GateFirst:
-		gate = wsKeyFirst + 1
-	case workshop.GateCompleted:
-		gate = wsKeyCompleted + 1
-	case workshop.GateLab:
-		gate = wsKeyLab + 1
+	keys := r.wsKeys(code)
+	var started, member *redis.BoolCmd
+	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		started = p.HExists(ctx, keys[wsKeyMeta], "started")
+		member = p.HExists(ctx, keys[wsKeyMembers], learner)
+		return nil
+	})
+	if err != nil {
+		return false, unavailable(err)
 	}
-	args := []any{learner, at, ttlMillis(), gate, p.GateMember}
-	list := func(names []string, prefix string) {
-		args = append(args, len(names))
-		for _, n := range names {
-			args = append(args, prefix+n)
+	if !started.Val() {
+		return false, workshop.ErrNotFound
+	}
+	return member.Val(), nil
+}
+
+// gatePositions are the scripts' positions (wsKeys plus one) of the gate
+// sets.
+var gatePositions = map[string]int{
+	workshop.GateFirst:     wsKeyFirst + 1,
+	workshop.GateCompleted: wsKeyCompleted + 1,
+	workshop.GateLab:       wsKeyLab + 1,
+}
+
+func (r *redisBackend) flushWorkshop(ctx context.Context, code string, b workshop.Batch) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	args := []any{ttlMillis()}
+	counts := func(m map[string]int) {
+		args = append(args, len(m))
+		for name, n := range m {
+			args = append(args, name, n)
 		}
 	}
-	pprefix := learner + learnerFieldSep
-	list(p.Counts, "")
-	list(p.MemberCounts, pprefix)
-	list(p.GateCounts, "")
-	list(p.GateMemberCounts, pprefix)
-	return r.run(ctx, eventScript, r.wsKeys(code), args...)
+	names := func(ns []string) {
+		args = append(args, len(ns))
+		for _, n := range ns {
+			args = append(args, n)
+		}
+	}
+	for learner, mb := range b {
+		args = append(args, learner, toMillis(mb.First), toMillis(mb.Last))
+		counts(mb.Counts)
+		counts(mb.MemberCounts)
+		args = append(args, len(mb.Gated))
+		for _, p := range mb.Gated {
+			pos, ok := gatePositions[p.Gate]
+			if !ok {
+				return fmt.Errorf("workshop %s: unknown gate %q", code, p.Gate)
+			}
+			args = append(args, pos, p.GateMember)
+			names(p.GateCounts)
+			names(p.GateMemberCounts)
+		}
+	}
+	return r.run(ctx, flushScript, r.wsKeys(code), args...)
+}
+
+func (r *redisBackend) setJoinClosed(ctx context.Context, code string, closed bool) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	flag := ""
+	if closed {
+		flag = "1"
+	}
+	return r.run(ctx, closeScript, r.wsKeys(code), flag, ttlMillis())
+}
+
+func (r *redisBackend) removeParticipant(ctx context.Context, code, learner string) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	return r.run(ctx, removeScript, r.wsKeys(code), learner, ttlMillis())
 }
 
 func (r *redisBackend) workshopData(ctx context.Context, code string) (workshop.Data, error) {

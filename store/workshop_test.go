@@ -116,6 +116,17 @@ func mustRecord(t *testing.T, s *workshop.Service, code, learner string, ev work
 	}
 }
 
+// mustFlush writes what each service counted in memory, as each replica
+// does within a flush interval.
+func mustFlush(t *testing.T, ss ...*workshop.Service) {
+	t.Helper()
+	for _, s := range ss {
+		if err := s.Flush(context.Background()); err != nil {
+			t.Fatalf("Flush() = %v", err)
+		}
+	}
+}
+
 func mustStats(t *testing.T, s *workshop.Service, code string, activeSince time.Time) workshop.Stats {
 	t.Helper()
 	st, err := s.Stats(context.Background(), code, activeSince)
@@ -133,6 +144,10 @@ func mustParticipants(t *testing.T, s *workshop.Service, code string) []workshop
 		t.Fatalf("Participants(%s) = %v", code, err)
 	}
 	for i := range ps {
+		if want := workshop.ParticipantKey(code, ps[i].Learner); ps[i].Key != want {
+			t.Errorf("participant %s key = %q; want %q", ps[i].Learner, ps[i].Key, want)
+		}
+		ps[i].Key = "" // checked; the tests' wants leave it out
 		ps[i].JoinedAt, ps[i].LastActive = ps[i].JoinedAt.UTC(), ps[i].LastActive.UTC()
 	}
 	return ps
@@ -331,9 +346,13 @@ func TestWorkshopEvents(t *testing.T) {
 		}
 		for i, step := range steps {
 			step.ev.At = at(i)
-			// Alternate replicas: they must see each other's writes.
+			// Alternate replicas: they must see each other's batches.
 			mustRecord(t, []*workshop.Service{s, replica}[i%2], "EVENTS", step.learner, step.ev)
+			if i%5 == 4 {
+				mustFlush(t, s, replica) // some batches, then more on top
+			}
 		}
+		mustFlush(t, replica)
 		if st := mustStats(t, s, "EVENTS", t0); !reflect.DeepEqual(st, wantStats) {
 			t.Errorf("stats = %+v\nwant %+v", st, wantStats)
 		}
@@ -349,6 +368,7 @@ func TestWorkshopEvents(t *testing.T) {
 			step.ev.At = last.Add(2 * time.Minute)
 			mustRecord(t, replica, "EVENTS", step.learner, step.ev)
 		}
+		mustFlush(t, replica)
 		ended := wantStats
 		ended.Workshop.EndedAt = last.Add(time.Minute)
 		if st := mustStats(t, s, "EVENTS", t0); !reflect.DeepEqual(st, ended) {
@@ -430,6 +450,7 @@ func TestWorkshopConcurrentEvents(t *testing.T) {
 			})
 		}
 		wg.Wait()
+		mustFlush(t, s, replica)
 		want := workshop.Stats{
 			Workshop: workshop.Workshop{Code: "BUSY", StartedAt: t0},
 			Joined:   learners, Active: learners,
@@ -509,6 +530,9 @@ func TestWorkshopBoltSurvivesReopen(t *testing.T) {
 	mustJoin(t, s, "KEEP", alice, "Ann", t0)
 	mustRecord(t, s, "KEEP", alice, workshop.Event{Kind: workshop.EventCommand, At: t0})
 	want := mustStats(t, s, "KEEP", t0)
+	// The server's shutdown: what waits in memory is written before the
+	// file is closed.
+	mustFlush(t, s)
 	st.Close()
 	st, err = OpenBolt(dir)
 	if err != nil {
@@ -529,8 +553,10 @@ func TestWorkshopRedisTTL(t *testing.T) {
 	mustCreate(t, s, workshop.Workshop{Code: "TTL1", StartedAt: t0})
 	mustJoin(t, s, "TTL1", alice, "Ann", t0)
 	mustRecord(t, s, "TTL1", alice, workshop.Event{Kind: workshop.EventAnswer, Question: "q1", Choice: "a", At: t0})
+	mustFlush(t, s)
 	m.FastForward(300 * 24 * time.Hour)
 	mustRecord(t, s, "TTL1", alice, workshop.Event{Kind: workshop.EventComplete, Topic: "locks", At: t0})
+	mustFlush(t, s)
 	var keys []string
 	for _, k := range m.Keys() {
 		if strings.HasPrefix(k, "locklab:ws:TTL1") {
@@ -540,8 +566,8 @@ func TestWorkshopRedisTTL(t *testing.T) {
 			}
 		}
 	}
-	if len(keys) != 8 {
-		t.Errorf("workshop keys = %q; want 8", keys)
+	if len(keys) != 9 {
+		t.Errorf("workshop keys = %q; want 9", keys)
 	}
 	m.FastForward(workshopTTL + time.Second)
 	if _, err := s.Get(context.Background(), "TTL1"); !errors.Is(err, workshop.ErrNotFound) {

@@ -22,9 +22,10 @@ type Member struct {
 	Counts               map[string]int
 }
 
-func (m Member) participant() Participant {
+func (m Member) participant(code string) Participant {
 	return Participant{
 		Learner:    m.Learner,
+		Key:        ParticipantKey(code, m.Learner),
 		Nickname:   m.Nickname,
 		JoinedAt:   m.JoinedAt,
 		LastActive: m.LastActive,

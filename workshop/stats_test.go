@@ -93,7 +93,11 @@ func TestDataParticipants(t *testing.T) {
 		{Learner: "bob", JoinedAt: minute(0), LastActive: minute(2)}, // same join time: by learner id
 		{Learner: "carol", Nickname: "Cee", JoinedAt: minute(1), LastActive: minute(9), Answers: 1, Races: 2},
 	}
-	if got := testData().Participants(); !reflect.DeepEqual(got, want) {
+	d := testData()
+	for i := range want {
+		want[i].Key = ParticipantKey(d.Workshop.Code, want[i].Learner)
+	}
+	if got := d.Participants(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Participants = %+v\nwant %+v", got, want)
 	}
 }

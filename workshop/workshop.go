@@ -9,7 +9,9 @@
 // It has no HTTP and no storage code. A Backend keeps the state; store's
 // bbolt and Redis adapters implement it, and every write is one atomic step
 // there, so replicas sharing one Redis show the same dashboard and never
-// lose each other's counts.
+// lose each other's counts. Participants' activity is counted in memory
+// and written in batches (batch.go); joins, and who may join (join.go),
+// are written at once.
 package workshop
 
 import (
@@ -18,6 +20,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -60,14 +63,23 @@ type Workshop struct {
 	Title     string
 	StartedAt time.Time
 	EndedAt   time.Time // zero while running
+	// JoinClosed: the instructor closed the workshop to newcomers.
+	JoinClosed bool
 }
 
 // Running reports whether the workshop has not ended yet.
 func (w Workshop) Running() bool { return w.EndedAt.IsZero() }
 
+// Joinable reports whether newcomers may join: the workshop is running
+// and not closed to them.
+func (w Workshop) Joinable() bool { return w.Running() && !w.JoinClosed }
+
 // Participant is one learner's part in a workshop, for the results export.
 type Participant struct {
-	Learner, Nickname    string
+	Learner, Nickname string
+	// Key names the participant on the instructor's pages
+	// (ParticipantKey); the learner id must not be shown.
+	Key                  string
 	JoinedAt, LastActive time.Time
 	Answers, FirstRight  int // answers given; questions right on the first try
 	Completed            bool
@@ -90,13 +102,28 @@ type Backend interface {
 	EndWorkshop(ctx context.Context, code string, at time.Time) error
 	// JoinWorkshop keeps the first join time, replaces the nickname unless
 	// the new one is empty and moves the last-active time forward. It
-	// returns ErrEnded for an ended workshop; a new participant beyond
-	// limit gets ErrFull.
-	JoinWorkshop(ctx context.Context, code, learner, nickname string, at time.Time, limit int) error
-	// RecordWorkshopEvent applies p and moves the last-active time
-	// forward if learner has joined and the workshop is running, and does
-	// nothing otherwise.
-	RecordWorkshopEvent(ctx context.Context, code, learner string, at time.Time, p Plan) error
+	// returns ErrEnded for an ended workshop and ErrRemoved for a learner
+	// the instructor removed; a new participant gets ErrJoinClosed while
+	// the workshop is closed to newcomers and ErrFull beyond j.Limit; a
+	// nickname whose NickKey another participant holds, ErrNicknameTaken.
+	// Nothing is written then.
+	JoinWorkshop(ctx context.Context, code string, j Joining) error
+	// IsMember reports whether learner is a participant; it only reads.
+	IsMember(ctx context.Context, code, learner string) (bool, error)
+	// FlushWorkshop adds a batch: for each learner who is still a
+	// participant, and whose part is not AfterEnd the workshop's end, it
+	// adds the counters, applies each gated plan (its counters count only
+	// if the gate member is new) and moves the last-active time forward
+	// to Last. Counters are added to, never set, so that replicas
+	// writing batches of the same workshop lose none of each other's.
+	FlushWorkshop(ctx context.Context, code string, b Batch) error
+	// SetJoinClosed closes the workshop to newcomers, or opens it; an
+	// ended workshop is ErrEnded.
+	SetJoinClosed(ctx context.Context, code string, closed bool) error
+	// RemoveParticipant removes a participant (ErrNoParticipant if
+	// learner is not one): their membership, nickname and predictions go
+	// (the polls' counts with them), and learner may not join again.
+	RemoveParticipant(ctx context.Context, code, learner string) error
 	// WorkshopData returns everything kept about a workshop.
 	WorkshopData(ctx context.Context, code string) (Data, error)
 	PollBackend
@@ -110,25 +137,43 @@ type Options struct {
 	// NewCode makes join codes; nil is NewCode. Tests set it to make
 	// codes collide.
 	NewCode func() string
+	// FlushEvery is how long participants' activity may wait in memory
+	// before it is written; below 1 it is DefaultFlushEvery.
+	FlushEvery time.Duration
+	// Now is the clock of the batches; nil is time.Now.
+	Now func() time.Time
 }
 
 // Service runs workshops on a Backend: it validates what callers give it,
-// works out what each event counts and turns what the back end keeps into
-// statistics.
+// works out what each event counts, keeps participants' activity in
+// memory until it writes it in batches, and turns what the back end
+// keeps into statistics. It is safe for concurrent use.
 type Service struct {
 	b               Backend
 	maxParticipants int
 	newCode         func() string
+	flushEvery      time.Duration
+	now             func() time.Time
+
+	mu        sync.Mutex
+	workshops map[string]*liveWorkshop // by code: those with recent activity
 }
 
-// New returns a Service over b.
+// New returns a Service over b. Whoever makes it calls Run, to write
+// batches as they fall due, and Flush before the process exits.
 func New(b Backend, o Options) *Service {
-	s := &Service{b: b, maxParticipants: o.MaxParticipants, newCode: o.NewCode}
+	s := &Service{b: b, maxParticipants: o.MaxParticipants, newCode: o.NewCode, flushEvery: o.FlushEvery, now: o.Now, workshops: map[string]*liveWorkshop{}}
 	if s.maxParticipants < 1 {
 		s.maxParticipants = DefaultMaxParticipants
 	}
 	if s.newCode == nil {
 		s.newCode = NewCode
+	}
+	if s.flushEvery < 1 {
+		s.flushEvery = DefaultFlushEvery
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	return s
 }
@@ -207,9 +252,10 @@ func (s *Service) List(ctx context.Context) ([]Workshop, error) {
 	return ws, nil
 }
 
-// End ends a workshop at the given time. Its results are kept, and later
-// events no longer change them. Ending an ended workshop changes nothing
-// and is not an error.
+// End ends a workshop at the given time, after writing what its
+// participants did until then. Its results are kept, and later events no
+// longer change them. Ending an ended workshop changes nothing and is not
+// an error.
 func (s *Service) End(ctx context.Context, code string, at time.Time) error {
 	if err := checkLookupCode(code); err != nil {
 		return fmt.Errorf("workshop: end: %w", err)
@@ -217,18 +263,29 @@ func (s *Service) End(ctx context.Context, code string, at time.Time) error {
 	if err := checkTime("end time", at); err != nil {
 		return fmt.Errorf("workshop: end %s: %w", code, err)
 	}
+	s.mu.Lock()
+	lw := s.workshops[code]
+	s.mu.Unlock()
+	if lw != nil {
+		if err := s.flush(ctx, code, lw); err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("workshop: end %s: %w", code, err)
+		}
+	}
 	if err := s.b.EndWorkshop(ctx, code, at); err != nil {
 		return fmt.Errorf("workshop: end %s: %w", code, err)
 	}
+	s.forgetWorkshop(code)
 	return nil
 }
 
 // Join adds a participant, or renames one who has joined before (keeping
 // the first join time). The nickname is trimmed and may be empty; an empty
-// nickname leaves an earlier one in place. Joining marks the participant
-// active at the given time. Joining an ended workshop returns an error
-// wrapping ErrEnded; an unknown one, ErrNotFound; a full one (to a learner
-// who has not joined it before), ErrFull.
+// nickname leaves an earlier one in place, and no two participants may
+// have the same one (NicknameKey), though a participant may join again
+// with their own. Joining marks the participant active at the given
+// time. Errors wrap ErrNotFound, ErrEnded, ErrRemoved (the instructor
+// removed this learner), ErrNicknameTaken, and for a learner who has not
+// joined before ErrJoinClosed (closed to newcomers) or ErrFull.
 func (s *Service) Join(ctx context.Context, code, learner, nickname string, at time.Time) error {
 	if err := checkLookupCode(code); err != nil {
 		return fmt.Errorf("workshop: join: %w", err)
@@ -240,17 +297,24 @@ func (s *Service) Join(ctx context.Context, code, learner, nickname string, at t
 	if err := checkTime("join time", at); err != nil {
 		return fmt.Errorf("workshop: join %s: %w", code, err)
 	}
-	if err := s.b.JoinWorkshop(ctx, code, learner, nick, at, s.maxParticipants); err != nil {
+	j := Joining{Learner: learner, Nickname: nick, NickKey: NicknameKey(nick), At: at, Limit: s.maxParticipants}
+	if err := s.b.JoinWorkshop(ctx, code, j); err != nil {
 		return fmt.Errorf("workshop: join %s: %w", code, err)
 	}
+	s.mu.Lock()
+	if lw := s.workshops[code]; lw != nil {
+		lw.members[learner] = s.now()
+	}
+	s.mu.Unlock()
 	return nil
 }
 
-// Record records an event by a participant and marks the participant
-// active at ev.At. It does nothing, and returns nil, if the learner has
-// not joined the workshop or the workshop has ended, so that events after
-// the end never change its results. An unknown workshop is ErrNotFound; a
-// malformed event, ErrBadInput.
+// Record counts an event by a participant and marks the participant
+// active at ev.At; the batch it goes to is written within a flush
+// interval. It does nothing, and returns nil, if the learner has not
+// joined the workshop or the workshop has ended, so that events after the
+// end never change its results; such a learner is only looked up. An
+// unknown workshop is ErrNotFound; a malformed event, ErrBadInput.
 func (s *Service) Record(ctx context.Context, code, learner string, ev Event) error {
 	if err := checkLookupCode(code); err != nil {
 		return fmt.Errorf("workshop: event: %w", err)
@@ -262,7 +326,42 @@ func (s *Service) Record(ctx context.Context, code, learner string, ev Event) er
 	if err != nil {
 		return fmt.Errorf("workshop: %s event: %w", code, err)
 	}
-	if err := s.b.RecordWorkshopEvent(ctx, code, learner, ev.At, p); err != nil {
+	lw, err := s.live(ctx, code)
+	if err != nil {
+		return fmt.Errorf("workshop: %s event %s: %w", code, ev.Kind, err)
+	}
+	if lw == nil {
+		// At the ceiling of workshops kept in memory: written at once.
+		return s.recordNow(ctx, code, learner, p, ev)
+	}
+	s.mu.Lock()
+	ended := !lw.w.Running()
+	s.mu.Unlock()
+	if ended {
+		return nil
+	}
+	member, err := s.isMember(ctx, code, lw, learner)
+	if err != nil || !member {
+		if err != nil {
+			err = fmt.Errorf("workshop: %s event %s: %w", code, ev.Kind, err)
+		}
+		return err
+	}
+	if err := s.count(ctx, code, lw, learner, p, ev.At); err != nil {
+		return fmt.Errorf("workshop: %s event %s: %w", code, ev.Kind, err)
+	}
+	return nil
+}
+
+// recordNow writes one event as a batch of its own.
+func (s *Service) recordNow(ctx context.Context, code, learner string, p Plan, ev Event) error {
+	member, err := s.b.IsMember(ctx, code, learner)
+	if err == nil && member {
+		mb := newMemberBatch()
+		mb.add(p, ev.At)
+		err = s.b.FlushWorkshop(ctx, code, Batch{learner: mb})
+	}
+	if err != nil {
 		return fmt.Errorf("workshop: %s event %s: %w", code, ev.Kind, err)
 	}
 	return nil
@@ -274,7 +373,7 @@ func (s *Service) Stats(ctx context.Context, code string, activeSince time.Time)
 	if err := checkLookupCode(code); err != nil {
 		return Stats{}, fmt.Errorf("workshop: stats: %w", err)
 	}
-	d, err := s.b.WorkshopData(ctx, code)
+	d, err := s.data(ctx, code)
 	if err != nil {
 		return Stats{}, fmt.Errorf("workshop: %s stats: %w", code, err)
 	}
@@ -287,7 +386,7 @@ func (s *Service) Participants(ctx context.Context, code string) ([]Participant,
 	if err := checkLookupCode(code); err != nil {
 		return nil, fmt.Errorf("workshop: participants: %w", err)
 	}
-	d, err := s.b.WorkshopData(ctx, code)
+	d, err := s.data(ctx, code)
 	if err != nil {
 		return nil, fmt.Errorf("workshop: %s participants: %w", code, err)
 	}
@@ -299,7 +398,7 @@ func (s *Service) Participants(ctx context.Context, code string) ([]Participant,
 func (d Data) Participants() []Participant {
 	var ps []Participant
 	for _, m := range d.Members {
-		ps = append(ps, m.participant())
+		ps = append(ps, m.participant(d.Workshop.Code))
 	}
 	sort.Slice(ps, func(i, j int) bool {
 		if !ps[i].JoinedAt.Equal(ps[j].JoinedAt) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +24,14 @@ type fakeBackend struct {
 	calls       []string
 	created     []Workshop
 	taken       int // CreateWorkshop answers ErrExists this many times first
-	limit       int // the last JoinWorkshop's limit
-	plans       []Plan
+	joined      []Joining
+	batches     []Batch
 	data        Data
+	// members are the learners IsMember knows; nil knows everyone.
+	members map[string]bool
+	// flushErr, if set, is what FlushWorkshop returns (and then it
+	// keeps nothing).
+	flushErr error
 }
 
 func (f *fakeBackend) CreateWorkshop(_ context.Context, w Workshop) error {
@@ -52,21 +59,47 @@ func (f *fakeBackend) EndWorkshop(context.Context, string, time.Time) error {
 	return nil
 }
 
-func (f *fakeBackend) JoinWorkshop(_ context.Context, _, _, _ string, _ time.Time, limit int) error {
+func (f *fakeBackend) JoinWorkshop(_ context.Context, _ string, j Joining) error {
 	f.calls = append(f.calls, "join")
-	f.limit = limit
+	f.joined = append(f.joined, j)
 	return nil
 }
 
-func (f *fakeBackend) RecordWorkshopEvent(_ context.Context, _, _ string, _ time.Time, p Plan) error {
-	f.calls = append(f.calls, "event")
-	f.plans = append(f.plans, p)
+func (f *fakeBackend) IsMember(_ context.Context, _, learner string) (bool, error) {
+	f.calls = append(f.calls, "member")
+	return f.members == nil || f.members[learner], nil
+}
+
+func (f *fakeBackend) FlushWorkshop(_ context.Context, _ string, b Batch) error {
+	f.calls = append(f.calls, "flush")
+	if f.flushErr != nil {
+		return f.flushErr
+	}
+	f.batches = append(f.batches, b)
 	return nil
 }
 
+func (f *fakeBackend) SetJoinClosed(_ context.Context, _ string, closed bool) error {
+	f.calls = append(f.calls, fmt.Sprintf("closed=%v", closed))
+	return nil
+}
+
+func (f *fakeBackend) RemoveParticipant(_ context.Context, _, learner string) error {
+	f.calls = append(f.calls, "remove "+learner)
+	return nil
+}
+
+// WorkshopData returns a copy of f.data, as a back end returns what it
+// read afresh.
 func (f *fakeBackend) WorkshopData(context.Context, string) (Data, error) {
 	f.calls = append(f.calls, "data")
-	return f.data, nil
+	d := f.data
+	d.Counts = maps.Clone(d.Counts)
+	d.Members = slices.Clone(d.Members)
+	for i := range d.Members {
+		d.Members[i].Counts = maps.Clone(d.Members[i].Counts)
+	}
+	return d, nil
 }
 
 // TestBadInput checks that malformed arguments fail with ErrBadInput
@@ -204,8 +237,8 @@ func TestMaxParticipants(t *testing.T) {
 		if err := New(f, Options{MaxParticipants: tt.max}).Join(context.Background(), "ABCD", alice, "", t0); err != nil {
 			t.Fatal(err)
 		}
-		if f.limit != tt.want {
-			t.Errorf("MaxParticipants %d: join limit %d; want %d", tt.max, f.limit, tt.want)
+		if got := f.joined[0].Limit; got != tt.want {
+			t.Errorf("MaxParticipants %d: join limit %d; want %d", tt.max, got, tt.want)
 		}
 	}
 	if DefaultMaxParticipants != 500 {
@@ -271,16 +304,26 @@ func TestCreateKeepsMilliseconds(t *testing.T) {
 	}
 }
 
-// TestRecordPlans checks that Record hands the back end the event's plan.
+// TestRecordPlans checks that what Record counts reaches the back end as
+// the event's plan: its counters, and its gate with the gated counters.
 func TestRecordPlans(t *testing.T) {
 	f := &fakeBackend{}
+	s := New(f, Options{})
 	ev := Event{Kind: EventAnswer, Question: "q1", Choice: "b", Correct: true, At: t0}
-	if err := New(f, Options{}).Record(context.Background(), "ABCD", alice, ev); err != nil {
+	if err := s.Record(context.Background(), "ABCD", alice, ev); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := planEvent(alice, ev)
-	if len(f.plans) != 1 || !reflect.DeepEqual(f.plans[0], want) {
-		t.Errorf("plans = %+v; want %+v", f.plans, want)
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := planEvent(alice, ev)
+	want := Batch{alice: {
+		Counts: map[string]int{p.Counts[0]: 1}, MemberCounts: map[string]int{p.MemberCounts[0]: 1},
+		Gated: map[string]Plan{GateFirst + "\x00" + p.GateMember: {Gate: p.Gate, GateMember: p.GateMember, GateCounts: p.GateCounts, GateMemberCounts: p.GateMemberCounts}},
+		First: t0, Last: t0,
+	}}
+	if len(f.batches) != 1 || !reflect.DeepEqual(f.batches[0], want) {
+		t.Errorf("batches = %+v; want %+v", f.batches, want)
 	}
 }
 

@@ -110,11 +110,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer sandboxes.Close()
 	go sweep(ctx, sandboxes)
 	go sweep(ctx, progress) // idle learners and old carry codes (bolt)
+	// Participants' activity is counted in memory and written in batches,
+	// every few seconds and once more on shutdown, below.
+	workshops := workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants})
+	go workshops.Run(ctx, func(err error) { logger.Warn("workshop activity not saved yet", "error", err) })
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), LabQueue: limit.FairQueueOptions{Slots: labSlots(&cfg)}, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
-		Workshops: workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants}), AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
+		Workshops: workshops, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
 	})
@@ -158,7 +162,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+	err = httpSrv.Shutdown(shutdownCtx)
+	// No request runs any more (or the wait is over): write what the
+	// workshops counted, before the store closes.
+	if ferr := workshops.Flush(context.WithoutCancel(ctx)); ferr != nil {
+		logger.Error("workshop activity lost on shutdown", "error", ferr)
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
