@@ -92,6 +92,9 @@ type Config struct {
 	SeparateMetrics bool
 	// Limits caps how fast learners may change things; zero is no limit.
 	Limits limit.Limits
+	// Streams caps the event streams open at once, per learner, per
+	// address and in all; zero fields take limit's defaults.
+	Streams limit.StreamCaps
 	// TrustedProxies are the load balancers whose X-Forwarded-For header
 	// names the client. Without any, the header is ignored and the client
 	// is the connection's peer, so nobody can pick the address that rate
@@ -120,6 +123,7 @@ type Server struct {
 	metrics    *metrics
 	limits     limit.Limits
 	running    limit.Running
+	streams    *limit.Streams // event streams open (streams.go)
 	// Carrying progress to another device (carry.go).
 	carry       *carry.Codes
 	carryLimits limit.CarryLimits
@@ -193,7 +197,7 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
-		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue),
+		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), streams: limit.NewStreams(cfg.Streams),
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),

@@ -388,8 +388,15 @@ type sseEvent struct{ name, data string }
 // stream writes server-sent events: next says what to send (each event
 // is sent only when its data differs from the last sent under its name),
 // or false to end the stream. It checks every interval, and writes a
-// comment now and then so that proxies keep the connection.
+// comment now and then so that proxies keep the connection. A stream
+// beyond the caps of its learner, its address or the server is refused
+// before it starts (openStream).
 func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseEvent, bool)) error {
+	done, err := s.openStream(c)
+	if err != nil {
+		return err
+	}
+	defer done()
 	ctx := c.Request().Context()
 	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, "text/event-stream")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/redistest"
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/workshop"
@@ -43,6 +44,9 @@ func newReplicasEvery(t *testing.T, n int, pollEvery time.Duration) []string {
 		cfg := testConfig(t)
 		cfg.AdminToken = adminToken
 		cfg.Workshops = workshop.New(st, workshop.Options{})
+		// Every learner comes from the loopback, as a room behind one
+		// NAT does, whose operator raises the per-address stream cap.
+		cfg.Streams = limit.StreamCaps{PerAddress: 1000}
 		s, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
