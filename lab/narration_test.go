@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 // TestNarrationIsTrue checks every sentence of every systematic schedule
@@ -29,7 +31,7 @@ func TestNarrationIsTrue(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sp := newSpace(r, m)
 			limit := sp.pairBase()
-			if testing.Short() || raceCPUFactor > 1 {
+			if !testenv.SlowTier() || raceCPUFactor > 1 {
 				limit = min(limit, 60)
 			}
 			bad := 0

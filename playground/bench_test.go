@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/testenv"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -156,9 +158,7 @@ func idleSandboxBytes(tb testing.TB, n int) float64 {
 // must fit in 300 MB of heap. It measures 2,000 and scales up;
 // BenchmarkIdleSandboxes measures all 10,000.
 func TestIdleSandboxMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measures 2,000 sandboxes")
-	}
+	testenv.Slow(t, "load")
 	per := idleSandboxBytes(t, 2000)
 	t.Logf("%.0f bytes per idle sandbox, %.0f MB for 10,000", per, per*10_000/1e6)
 	if per*10_000 > 300e6 {

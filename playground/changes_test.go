@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 // TestMirrorFollowsChanges types random commands, scripts that write,
@@ -17,7 +19,7 @@ import (
 // Manager that shares sandboxes saves only when it does.
 func TestMirrorFollowsChanges(t *testing.T) {
 	n := 20_000
-	if testing.Short() {
+	if !testenv.SlowTier() {
 		n = 2_000
 	}
 	names := allowedInSource(t)

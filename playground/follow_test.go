@@ -3,6 +3,7 @@ package playground
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,17 +251,41 @@ func TestFollowMultiStaysOnItsReplica(t *testing.T) {
 	wantOutput(t, m2, "replica 2", "ada", ClientB, "GET k", `"v"`)
 }
 
+// TestFollowRefusesOversizedCopies gives a replica well-formed copies of a
+// sandbox from elsewhere: one within its bound, which it restores, and one
+// larger than the bound (its keys fit the bound one by one), which it
+// refuses before decoding.
 func TestFollowRefusesOversizedCopies(t *testing.T) {
-	clock := newFakeClock()
-	store := newMemSnapshots(clock.Now)
 	limits := Limits{MaxDataBytes: 1 << 10, ScriptCacheBytes: 1 << 10, MaxKeys: 10}
-	m := NewManager(Options{Now: clock.Now, SandboxCopies: store, Limits: limits})
-	t.Cleanup(m.Close)
-	// A copy from elsewhere that is larger than this replica's bound.
-	big := make([]byte, maxSavedBytes(limits.withDefaults())+1)
-	big[0] = savedFormat
-	if _, err := store.Save(context.Background(), "ada", big, time.Hour); err != nil {
-		t.Fatal(err)
+	bound := maxSavedBytes(limits.withDefaults())
+	for _, tt := range []struct {
+		name   string
+		values int // bytes of the copy's values, in 100-byte keys
+		want   string
+	}{
+		{"within the bound", 500, "(integer) 5"},
+		{"over the bound", bound + 1, "(integer) 0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			store := newMemSnapshots(clock.Now)
+			m := NewManager(Options{Now: clock.Now, SandboxCopies: store, Limits: limits})
+			t.Cleanup(m.Close)
+			var snap Snapshot
+			for i := 0; i*100 < tt.values; i++ {
+				snap.Keys = append(snap.Keys, KeyDump{Key: fmt.Sprintf("k%d", i), Type: "string", PTTLMS: -1, String: strings.Repeat("v", 100)})
+			}
+			data, err := encodeSaved(snap, clock.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if over := len(data) > bound; over != (tt.values > bound) {
+				t.Fatalf("the copy is %d bytes against a bound of %d; the test needs it on the other side", len(data), bound)
+			}
+			if _, err := store.Save(context.Background(), "ada", data, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			wantOutput(t, m, tt.name, "ada", ClientA, "DBSIZE", tt.want)
+		})
 	}
-	wantOutput(t, m, "oversized copy", "ada", ClientA, "DBSIZE", "(integer) 0")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/testenv"
+
 	"github.com/alicebob/miniredis/v2/server"
 
 	"github.com/locklab/locklab/luaredis"
@@ -58,7 +60,7 @@ func FuzzExec(f *testing.F) {
 // results and negative SCAN cursors that used to panic inside miniredis.
 func TestRandomCommandsDoNotPanic(t *testing.T) {
 	n := 50_000
-	if testing.Short() {
+	if !testenv.SlowTier() {
 		n = 5_000
 	}
 	names := allowedInSource(t)

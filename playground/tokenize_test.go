@@ -3,6 +3,7 @@ package playground
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -76,13 +77,11 @@ func FuzzTokenize(f *testing.F) {
 		if err != nil {
 			return
 		}
-		requoted := ""
+		quoted := make([]string, len(args))
 		for i, a := range args {
-			if i > 0 {
-				requoted += " "
-			}
-			requoted += Quote(a)
+			quoted[i] = Quote(a)
 		}
+		requoted := strings.Join(quoted, " ")
 		again, err := Tokenize(requoted)
 		if err != nil {
 			t.Fatalf("Tokenize(%q) = %v for the quoted form of %q", requoted, err, args)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/testenv"
+
 	"github.com/locklab/locklab/internal/redistest"
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/race"
@@ -360,12 +362,11 @@ func TestPollPagesWithoutJavaScript(t *testing.T) {
 // its event stream, see the poll within a second or two, all predict
 // within a few seconds, a third of them twice, and see the reveal. It
 // reports how long the poll and the reveal took to reach every page and
-// the latency of the predictions, and checks that none failed, the p99
-// is under 100 ms and the counts are exact.
+// the latency of the predictions, and checks that none failed, that both
+// stay within a multiple of a control measured in the same run, and that
+// the counts are exact.
 func TestPollRoomOf300(t *testing.T) {
-	if testing.Short() {
-		t.Skip("300 learners: not in -short mode")
-	}
+	testenv.Slow(t, "load")
 	// The streams check the store every second, as in production.
 	bases := newReplicasEvery(t, 2, time.Second)
 	teacher := newLearner(t, bases[0])
@@ -427,9 +428,18 @@ func TestPollRoomOf300(t *testing.T) {
 		t.Fatalf("open poll = %d %s", code, body)
 	}
 	seen := waitAll(openedAt, func(s learnerWorkshopJSON) bool { return s.Poll != nil && s.Poll.ID == opened.ID })
-	t.Logf("the poll reached all %d learners' streams in %v", n, seen)
-	if seen > 2500*time.Millisecond && !raceDetector {
-		t.Errorf("the poll took %v to reach every learner; want a second or two", seen)
+	// The control: the same room's learners reading the workshop's state,
+	// 20 at a time, on the same replicas and in the same run, so that the
+	// limits below scale with what this machine can do right now.
+	control := p99Of(t, learners, inFlight, func(l *learnerClient) int {
+		code, _ := l.do("GET", "/api/workshop", "", "")
+		return code
+	})
+	t.Logf("the poll reached all %d learners' streams in %v; control: reading the workshop, p99 %v", n, seen, control)
+	// Streams look at the store every second: two looks, and the room's
+	// reads, are all it may take.
+	if limit := 2*time.Second + 10*control; seen > limit {
+		t.Errorf("the poll took %v to reach every learner; want at most %v (two store checks and ten times the control's p99)", seen, limit)
 	}
 
 	var mu sync.Mutex
@@ -459,8 +469,8 @@ func TestPollRoomOf300(t *testing.T) {
 	slices.Sort(took)
 	p50, p99 := took[len(took)/2], took[len(took)*99/100]
 	t.Logf("%d predictions by %d learners on 2 replicas, %d streams open: p50 %v, p99 %v, max %v", len(took), n, n, p50, p99, took[len(took)-1])
-	if p99 > 100*time.Millisecond && !raceDetector {
-		t.Errorf("p99 %v; want under 100 ms", p99)
+	if limit := 5 * control; p99 > limit {
+		t.Errorf("predictions' p99 %v; want at most %v, five times the p99 of reading the workshop (%v)", p99, limit, control)
 	}
 	// Both servers and all 300 clients live in this process: an upper
 	// bound of what the servers hold with 300 streams open.
@@ -480,7 +490,33 @@ func TestPollRoomOf300(t *testing.T) {
 	}
 	seen = waitAll(revealedAt, func(s learnerWorkshopJSON) bool { return s.Poll != nil && s.Poll.Revealed && len(s.Poll.Judged) > 0 })
 	t.Logf("the reveal reached all %d learners' streams in %v", n, seen)
-	if seen > 2500*time.Millisecond && !raceDetector {
-		t.Errorf("the reveal took %v to reach every learner; want a second or two", seen)
+	if limit := 2*time.Second + 10*control; seen > limit {
+		t.Errorf("the reveal took %v to reach every learner; want at most %v", seen, limit)
 	}
+}
+
+// p99Of runs f once for each learner, at most cap(inFlight) at a time,
+// and returns the 99th percentile of how long the calls took. Every call
+// must answer 200.
+func p99Of(t *testing.T, learners []*learnerClient, inFlight chan struct{}, f func(*learnerClient) int) time.Duration {
+	t.Helper()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	took := make([]time.Duration, 0, len(learners))
+	for _, l := range learners {
+		wg.Go(func() {
+			inFlight <- struct{}{}
+			defer func() { <-inFlight }()
+			start := time.Now()
+			if code := f(l); code != http.StatusOK {
+				t.Errorf("control request = %d; want 200", code)
+			}
+			mu.Lock()
+			took = append(took, time.Since(start))
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	slices.Sort(took)
+	return took[len(took)*99/100]
 }

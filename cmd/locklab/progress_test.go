@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/testenv"
+
 	"github.com/locklab/locklab/internal/redistest"
 )
 
@@ -114,9 +116,7 @@ func startChild(t *testing.T, dataDir string) (string, *exec.Cmd) {
 // server with SIGKILL the moment they are acknowledged, restarts it on the
 // same data directory and finds every acknowledged answer.
 func TestAcknowledgedAnswersSurviveSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping process test in -short mode")
-	}
+	testenv.Slow(t, "failover")
 	dataDir := t.TempDir()
 	base, cmd := startChild(t, dataDir)
 

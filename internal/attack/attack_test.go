@@ -34,9 +34,7 @@ type target struct {
 // the memory of each server with its workers is sampled, for the summary
 // at the end and for the targets every attack is held to.
 func TestAttacks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping the attack suite in -short mode: it builds the server and attacks it for a few minutes")
-	}
+	testenv.Slow(t, "attack")
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		testenv.Missing(t, "no /proc file system to measure the server's memory (Linux only)")
 	}

@@ -24,12 +24,10 @@ import (
 
 // New starts a headless Chromium for the test and returns a browser tab's
 // context. The browser is closed when the test ends. A browser test takes
-// seconds, so New skips it in -short mode.
+// seconds, so New skips it outside the slow tier (testenv.Slow).
 func New(t *testing.T) context.Context {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping browser test in -short mode")
-	}
+	testenv.Slow(t, "browser")
 	bin := testenv.LookPath(t, "Debian: apt-get install chromium", "chromium", "chromium-browser", "google-chrome")
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),

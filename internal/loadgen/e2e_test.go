@@ -74,9 +74,7 @@ func startServer(t *testing.T, env ...string) (string, *exec.Cmd) {
 // real server: every answer a well-behaved learner gets must be what the
 // lesson says, hostile learners included.
 func TestWorkshopAgainstRealServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping the end-to-end load test in -short mode")
-	}
+	testenv.Slow(t, "load")
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("skipping: no /proc file system (Linux only)")
 	}
@@ -125,9 +123,7 @@ func TestWorkshopAgainstRealServer(t *testing.T) {
 // well-behaved learner joins the workshop, and when the instructor opens
 // a poll the whole room predicts within a few seconds, each counted once.
 func TestWorkshopPollAgainstRealServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping the end-to-end load test in -short mode")
-	}
+	testenv.Slow(t, "load")
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("skipping: no /proc file system (Linux only)")
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/testenv"
+
 	"github.com/locklab/locklab/playground"
 )
 
@@ -130,9 +132,7 @@ func bigZset(k string) []string {
 // 1 GiB. Then 100,000 distinct scripts check that the script caches stay
 // bounded.
 func TestBombs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the bomb suite takes about half a minute")
-	}
+	testenv.Slow(t, "attack")
 	s := newTestSupervisor(t, Options{Workers: 2})
 	bomber := learnersOn(0, 2, 1, "bomber")[0]
 	pinger := learnersOn(0, 2, 1, "pinger")[0] // in the same worker

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/testenv"
+
 	"github.com/locklab/locklab/playground"
 )
 
@@ -23,7 +25,7 @@ func TestMixedLoad(t *testing.T) {
 		"SCRIPT EXISTS 0", "DEL l", "HSET h f v", "HGETALL h", "2 INCR n", `EVAL "local x = 0 for i = 1, 1e4 do x = x + i end return x" 0`,
 	}
 	n := 1500
-	if testing.Short() {
+	if !testenv.SlowTier() {
 		n = 200
 	}
 	var wg sync.WaitGroup

@@ -1,6 +1,0 @@
-//go:build !race
-
-package web
-
-// raceDetector: see workshop_race_on_test.go.
-const raceDetector = false
