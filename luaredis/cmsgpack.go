@@ -245,6 +245,12 @@ func (u *msgUnpacker) take(n int) string {
 	return b
 }
 
+// str takes a string of n bytes: a copy if small beside the input, which
+// it would otherwise keep alive (see keepPart).
+func (u *msgUnpacker) str(n int) lua.LValue {
+	return lua.LString(keepPart(u.take(n), len(u.s)))
+}
+
 func (u *msgUnpacker) uint(n int) uint64 {
 	b := u.take(n)
 	var v uint64
@@ -265,7 +271,7 @@ func (u *msgUnpacker) value(depth int) lua.LValue {
 	case c >= 0xe0:
 		return lua.LNumber(int8(c))
 	case c >= 0xa0 && c <= 0xbf:
-		return lua.LString(u.take(int(c & 0x1f)))
+		return u.str(int(c & 0x1f))
 	case c >= 0x90 && c <= 0x9f:
 		return u.array(int(c&0x0f), depth)
 	case c >= 0x80 && c <= 0x8f:
@@ -299,11 +305,11 @@ func (u *msgUnpacker) value(depth int) lua.LValue {
 	case 0xd3:
 		return lua.LNumber(int64(u.uint(8)))
 	case 0xd9:
-		return lua.LString(u.take(int(u.uint(1))))
+		return u.str(int(u.uint(1)))
 	case 0xda:
-		return lua.LString(u.take(int(u.uint(2))))
+		return u.str(int(u.uint(2)))
 	case 0xdb:
-		return lua.LString(u.take(int(u.uint(4))))
+		return u.str(int(u.uint(4)))
 	case 0xdc:
 		return u.array(int(u.uint(2)), depth)
 	case 0xdd:

@@ -94,6 +94,15 @@ const protoOverhead = 800
 // the budgets that count scripts. TestCompiledSizeEstimate checks it
 // against the heap.
 func compiledSize(p *lua.FunctionProto) int {
+	n := protoBytes(p)
+	for _, child := range p.FunctionPrototypes {
+		n += compiledSize(child)
+	}
+	return n
+}
+
+// protoBytes is what one prototype keeps, without the ones nested in it.
+func protoBytes(p *lua.FunctionProto) int {
 	n := protoOverhead + len(p.SourceName)
 	n += 4 * len(p.Code)
 	n += 12 * len(p.DbgSourcePositions) // 8, and the allocator's rounding
@@ -113,9 +122,6 @@ func compiledSize(p *lua.FunctionProto) int {
 		n += 24 + len(c.Name)
 	}
 	n += 16 * len(p.DbgUpvalues)
-	for _, child := range p.FunctionPrototypes {
-		n += compiledSize(child)
-	}
 	return n
 }
 

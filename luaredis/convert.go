@@ -1,6 +1,8 @@
 package luaredis
 
 import (
+	"strings"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/locklab/locklab/resp"
@@ -34,20 +36,22 @@ func (n *replyCount) err() resp.Value {
 
 // toLua converts a command reply into the Lua value redis.call returns:
 // integers become numbers, bulk strings strings, nil false, arrays tables,
-// status replies {ok=...} and errors {err=...}.
+// status replies {ok=...} and errors {err=...}. Strings are copied: a
+// reply may be a piece of a value the sandbox holds (GETRANGE), which the
+// script would otherwise keep whole after the sandbox dropped it.
 func toLua(L *lua.LState, v resp.Value) lua.LValue {
 	switch v.Kind {
 	case resp.Integer:
 		return lua.LNumber(v.Int)
 	case resp.Bulk, resp.Double:
-		return lua.LString(v.Str)
+		return lua.LString(strings.Clone(v.Str))
 	case resp.Status:
 		t := L.CreateTable(0, 1)
-		t.RawSetString("ok", lua.LString(v.Str))
+		t.RawSetString("ok", lua.LString(strings.Clone(v.Str)))
 		return t
 	case resp.Error:
 		t := L.CreateTable(0, 1)
-		t.RawSetString("err", lua.LString(v.Str))
+		t.RawSetString("err", lua.LString(strings.Clone(v.Str)))
 		return t
 	case resp.Bool:
 		return lua.LBool(v.Int != 0)

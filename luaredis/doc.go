@@ -6,8 +6,9 @@
 // back to the caller's Redis through a Caller.
 //
 // A script runs under a watchdog (see Limits): a deadline, a budget of
-// allocated bytes, and caps on the strings and tables the library functions
-// build, so that a script cannot hang or exhaust the process. The base,
+// the bytes its own Lua state holds, and caps on the strings and tables the
+// library functions build, so that a script cannot hang or exhaust the
+// process. The base,
 // table, string and math libraries are opened, without the functions that
 // reach files, modules or the garbage collector, with the libraries Redis
 // adds (bit, cjson, cmsgpack, struct), and the globals are read-only, as in

@@ -32,6 +32,9 @@ type Engine struct {
 	vm     *vm                  // nil until the first script runs, and after Release
 	shared *Cache
 	now    func() time.Time
+	// allocs counts the bytes the process has allocated: when it has
+	// grown enough, the watchdog judges what the script holds.
+	allocs func() uint64
 	// shaMemo holds the SHA1s of the last scripts run, most recent first.
 	shaMemo [4]shaMemo
 }
@@ -78,7 +81,7 @@ func NewEngine(opts Options) *Engine {
 	if opts.Shared == nil {
 		opts.Shared = NewCache(opts.MaxScriptBytes)
 	}
-	return &Engine{opts: opts, cache: map[string]*compiled{}, shared: opts.Shared, now: time.Now}
+	return &Engine{opts: opts, cache: map[string]*compiled{}, shared: opts.Shared, now: time.Now, allocs: newProcessAllocs().read}
 }
 
 // Release drops the Lua state; the next script builds a new one. A
@@ -309,12 +312,19 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, proto *lua.Funct
 	L := v.L
 	v.globals.RawSetString("KEYS", stringTable(L, keys))
 	v.globals.RawSetString("ARGV", stringTable(L, args))
-	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits)}
+	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits, memory{allocs: e.allocs, held: v.acct.held})}
 	v.run = r
 	defer func() {
 		v.run = nil
 		L.RemoveContext()
+		// Nothing of the script outlives it: not its stack, whose
+		// registers above the top keep what returned calls left there,
+		// nor KEYS and ARGV.
 		L.SetTop(0)
+		v.acct.clearStack()
+		v.acct.release()
+		v.globals.RawSetString("KEYS", lua.LNil)
+		v.globals.RawSetString("ARGV", lua.LNil)
 	}()
 
 	fn := L.NewFunctionFromProto(proto)

@@ -25,6 +25,7 @@ type vm struct {
 	strProxy  *lua.LTable // what getmetatable("") returns
 	handler   *lua.LFunction
 	run       *run // the script being run, nil between runs
+	acct      *account
 }
 
 // newVM builds a Lua state with the base, table, string and math libraries,
@@ -111,6 +112,13 @@ func newVM(e *Engine) *vm {
 	L.Env = v.env // loadstring and friends give new functions this env
 
 	v.handler = L.NewFunction(v.onError)
+	acct, err := newAccount(L)
+	if err != nil {
+		// Only a gopher-lua other than the one go.mod names gets here,
+		// and TestAccountSeesGopherLua fails first.
+		panic("luaredis: the memory account cannot read this version of gopher-lua: " + err.Error())
+	}
+	v.acct = acct
 	return v
 }
 

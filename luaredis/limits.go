@@ -21,9 +21,14 @@ type Limits struct {
 	// Timeout is how long a script may run; default 1s. Redis would let it
 	// run on and answer BUSY to everyone else; a playground stops it.
 	Timeout time.Duration
-	// MaxAllocBytes is how many bytes a run may allocate; default 64 MiB.
-	// It is measured on the whole process every few thousand Lua
-	// instructions, so it is a safety net, not an exact account.
+	// MaxAllocBytes is how many bytes a run may hold; default 64 MiB. It
+	// is measured on the script's own Lua state: everything reachable
+	// from its stack, globals and registry, estimated whenever the
+	// process has allocated enough since the last estimate that the
+	// script might have passed the limit. A script that holds nothing is
+	// never stopped, however much the rest of the process allocates.
+	// What a script allocates and drops again is garbage and not counted;
+	// making it costs time, which Timeout bounds.
 	MaxAllocBytes uint64
 	// MaxStringBytes is the longest string a script may build with ..,
 	// string.rep, string.format, string.gsub or table.concat; default 256 KiB.
@@ -66,26 +71,61 @@ var (
 // checkEvery is how many Lua instructions pass between two watchdog checks.
 const checkEvery = 1024
 
+// A memory is what the watchdog judges a script's memory by: allocs is
+// how many bytes the process has allocated in all, a cheap counter that
+// only says when to look again; held estimates what the script holds now,
+// walking no further than past max.
+type memory struct {
+	allocs func() uint64
+	held   func(max uint64) uint64
+}
+
+// processAllocs reads the process's count of allocated bytes.
+type processAllocs struct{ sample [1]metrics.Sample }
+
+func newProcessAllocs() *processAllocs {
+	p := &processAllocs{}
+	p.sample[0].Name = "/gc/heap/allocs:bytes"
+	return p
+}
+
+func (p *processAllocs) read() uint64 {
+	metrics.Read(p.sample[:])
+	if p.sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return p.sample[0].Value.Uint64()
+}
+
 // watchdog is the context a script runs with. gopher-lua calls Done before
 // every instruction; every checkEvery calls the watchdog looks at the clock,
-// the allocation counter and the caller's context, and closes done when one
-// of them says stop. No timer goroutine is needed.
+// the caller's context and the process's allocation counter, and closes
+// done when one of them says stop. No timer goroutine is needed.
+//
+// The script's memory is judged when the process has allocated, since the
+// last judgement, as many bytes as the script had left under the limit
+// then (at least an eighth of the limit, so that a script near it is not
+// judged all the time): the script's own growth is part of the process's,
+// so it cannot pass the limit by more than that eighth unseen. The
+// judgement's own allocations do not count towards the next.
 type watchdog struct {
 	parent   context.Context
 	deadline time.Time
 	maxAlloc uint64
-	start    uint64
-	sample   [1]metrics.Sample
+	mem      memory
+	next     uint64 // the allocation count at which to judge again
+	judged   int    // how many times the memory was judged, for tests
 	done     chan struct{}
 	err      error // errTimeout, errMemory or the parent's error
 	n        uint32
 }
 
-func newWatchdog(parent context.Context, now time.Time, l Limits) *watchdog {
+func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory) *watchdog {
 	w := &watchdog{
 		parent:   parent,
 		deadline: now.Add(l.Timeout),
 		maxAlloc: l.MaxAllocBytes,
+		mem:      mem,
 		done:     make(chan struct{}),
 	}
 	// A caller with less time left, such as a line that runs several
@@ -93,20 +133,13 @@ func newWatchdog(parent context.Context, now time.Time, l Limits) *watchdog {
 	if d, ok := parent.Deadline(); ok && d.Before(w.deadline) {
 		w.deadline = d
 	}
-	w.sample[0].Name = "/gc/heap/allocs:bytes"
-	w.start = w.allocs()
+	if mem.allocs != nil {
+		w.next = mem.allocs() + w.maxAlloc
+	}
 	if !now.Before(w.deadline) {
 		w.check() // no time left: stop at the first instruction
 	}
 	return w
-}
-
-func (w *watchdog) allocs() uint64 {
-	metrics.Read(w.sample[:])
-	if w.sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return w.sample[0].Value.Uint64()
 }
 
 // check looks at the limits now; the Go functions of the library call it
@@ -120,12 +153,23 @@ func (w *watchdog) check() {
 		w.err = errTimeout
 	case w.parent.Err() != nil:
 		w.err = w.parent.Err()
-	case w.allocs()-w.start > w.maxAlloc:
+	case w.mem.allocs != nil && w.mem.allocs() >= w.next && w.overMemory():
 		w.err = errMemory
 	default:
 		return
 	}
 	close(w.done)
+}
+
+// overMemory judges the script's memory, and sets when to judge it next.
+func (w *watchdog) overMemory() bool {
+	w.judged++
+	held := w.mem.held(w.maxAlloc)
+	if held > w.maxAlloc {
+		return true
+	}
+	w.next = w.mem.allocs() + max(w.maxAlloc-held, w.maxAlloc/8)
+	return false
 }
 
 func (w *watchdog) Deadline() (time.Time, bool) { return w.deadline, true }

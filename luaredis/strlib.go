@@ -3,8 +3,10 @@ package luaredis
 import (
 	"math"
 	"strings"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/pm"
 )
 
 // installLimitedLibs wraps the library functions that can build large
@@ -18,6 +20,20 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 			check(L)
 			L.Insert(orig, 1)
 			L.Call(L.GetTop()-1, lua.MultRet)
+			return L.GetTop()
+		}))
+	}
+	// wrapPieces wraps a function that returns pieces of its first
+	// argument (string.sub, the captures of find and match) so that a
+	// small piece is a copy: see keepPart.
+	wrapPieces := func(t *lua.LTable, name string, check func(L *lua.LState)) {
+		orig := t.RawGetString(name).(*lua.LFunction)
+		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			check(L)
+			whole := len(L.CheckString(1))
+			L.Insert(orig, 1)
+			L.Call(L.GetTop()-1, lua.MultRet)
+			keepPieces(L, 1, whole)
 			return L.GetTop()
 		}))
 	}
@@ -135,10 +151,15 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 			L.RaiseError("pattern too complex for a string of %d bytes: the playground limits backtracking", len(s))
 		}
 	}
-	wrap(str, "find", patternCheck)
-	wrap(str, "match", patternCheck)
-	wrap(str, "gmatch", patternCheck)
-	wrap(str, "gfind", patternCheck)
+	wrapPieces(str, "sub", func(*lua.LState) {})
+	wrapPieces(str, "find", patternCheck)
+	wrapPieces(str, "match", patternCheck)
+	gmatch := L.NewFunction(func(L *lua.LState) int {
+		patternCheck(L)
+		return newGmatch(L)
+	})
+	str.RawSetString("gmatch", gmatch)
+	str.RawSetString("gfind", gmatch)
 	wrap(str, "gsub", func(L *lua.LState) {
 		patternCheck(L)
 		s := L.CheckString(1)
@@ -206,10 +227,12 @@ func digits(f string, i *int) int {
 }
 
 // limitedRepl wraps a gsub replacement function or table so that the
-// strings it hands back cannot add up to more than max bytes.
+// strings it hands back cannot add up to more than max bytes, and the
+// captures it is given are copies when small (see keepPart).
 func limitedRepl(L *lua.LState, repl lua.LValue, base, max int) *lua.LFunction {
 	total := base
 	return L.NewFunction(func(L *lua.LState) int {
+		keepPieces(L, 1, base)
 		var out lua.LValue
 		switch r := repl.(type) {
 		case *lua.LTable:
@@ -267,4 +290,91 @@ func patternSteps(p string, n int) float64 {
 		exp++
 	}
 	return math.Pow(float64(n+1), exp) * math.Pow(2, float64(opt))
+}
+
+// keepPart returns part, a piece of a string of whole bytes, or a copy of
+// it if it is less than half of that string. A Go substring keeps the
+// whole string it was cut from alive; without the copy, a script could
+// keep one-byte pieces of many large strings it dropped, and hold far more
+// than the memory account counts.
+func keepPart(part string, whole int) string {
+	if 2*len(part) < whole {
+		return strings.Clone(part)
+	}
+	return part
+}
+
+// keepPieces applies keepPart to the strings on the stack from index
+// from to the top, pieces of a string of whole bytes.
+func keepPieces(L *lua.LState, from, whole int) {
+	for i := from; i <= L.GetTop(); i++ {
+		if s, ok := L.Get(i).(lua.LString); ok && 2*len(s) < whole {
+			L.Replace(i, lua.LString(strings.Clone(string(s))))
+		}
+	}
+}
+
+// gmatchState is where a string.gmatch iterator is: its subject, its
+// pattern and the position the next match is looked for from.
+type gmatchState struct {
+	subject, pattern string
+	pos              int
+	done             bool
+}
+
+// newGmatch is string.gmatch: it returns one iterator, as Lua 5.1 does,
+// which finds each match when it is called rather than all of them at
+// once, and keeps its state where the memory account sees it (an upvalue
+// holding a userdata). It matches what gopher-lua's own finds: after a
+// match the search goes on from its end, or one byte further after an
+// empty match, and a pattern anchored with ^ matches at most once.
+func newGmatch(L *lua.LState) int {
+	subject := L.CheckString(1)
+	pattern := L.CheckString(2)
+	// A malformed pattern is an error now, as it is for gopher-lua.
+	if _, err := pm.Find(pattern, nil, 0, 1); err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	ud := L.NewUserData()
+	ud.Value = &gmatchState{subject: subject, pattern: pattern}
+	L.Push(L.NewClosure(gmatchNext, ud))
+	return 1
+}
+
+// gmatchNext is a string.gmatch iterator: the next match's captures, or
+// the whole match when the pattern has none, or nothing at the end.
+func gmatchNext(L *lua.LState) int {
+	st := L.Get(lua.UpvalueIndex(1)).(*lua.LUserData).Value.(*gmatchState)
+	if st.done || st.pos > len(st.subject) {
+		return 0
+	}
+	// pm only reads the subject: the bytes need not be copied.
+	src := unsafe.Slice(unsafe.StringData(st.subject), len(st.subject))
+	mds, err := pm.Find(st.pattern, src, st.pos, 1)
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	if len(mds) == 0 {
+		st.done = true
+		return 0
+	}
+	md := mds[0]
+	start, end := md.Capture(0), md.Capture(1)
+	st.pos = max(start+1, end)
+	st.done = strings.HasPrefix(st.pattern, "^")
+	piece := func(i int) lua.LValue {
+		return lua.LString(keepPart(st.subject[md.Capture(i):md.Capture(i+1)], len(st.subject)))
+	}
+	if md.CaptureLength() == 2 {
+		L.Push(piece(0))
+		return 1
+	}
+	for i := 2; i < md.CaptureLength(); i += 2 {
+		if md.IsPosCapture(i) {
+			L.Push(lua.LNumber(md.Capture(i)))
+		} else {
+			L.Push(piece(i))
+		}
+	}
+	return md.CaptureLength()/2 - 1
 }

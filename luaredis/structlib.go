@@ -231,13 +231,13 @@ func structTable(L *lua.LState, lim libLimits) *lua.LTable {
 						argError(L, 2, "unpack", "data string too short")
 					}
 				}
-				push(lua.LString(data[pos : pos+size]))
+				push(lua.LString(keepPart(data[pos:pos+size], len(data))))
 			case 's':
 				end := strings.IndexByte(data[pos:], 0)
 				if end < 0 {
 					L.RaiseError("unfinished string in data")
 				}
-				push(lua.LString(data[pos : pos+end]))
+				push(lua.LString(keepPart(data[pos:pos+end], len(data))))
 				size = end + 1
 			}
 			pos += size
