@@ -89,12 +89,20 @@ func newVM(e *Engine) *vm {
 	// Library tables become read-only stand-ins.
 	for _, name := range []string{"string", "table", "math", "redis", "bit", "cjson", "cmsgpack", "struct"} {
 		real := g.RawGetString(name).(*lua.LTable)
-		proxy := v.readonly(real)
-		g.RawSetString(name, proxy)
-		if name == "string" {
-			v.strProxy = proxy
-		}
+		g.RawSetString(name, v.readonly(real))
 	}
+	// Strings' metatable is {__index = string}, as in Lua 5.1; gopher-lua
+	// makes the string table its own (string.__index is string), through
+	// which a script could write into it. Scripts see a read-only one
+	// whose __index is the read-only string table.
+	str.RawSetString("__index", lua.LNil)
+	smt := L.CreateTable(0, 1)
+	smt.RawSetString("__index", str)
+	L.SetMetatable(lua.LString(""), smt)
+	v.protected[smt] = true
+	visible := L.CreateTable(0, 1)
+	visible.RawSetString("__index", g.RawGetString("string"))
+	v.strProxy = v.readonly(visible)
 
 	// Scripts see env: empty, so that every assignment reaches __newindex;
 	// reads fall through to the globals, whose own __index reports a missing
