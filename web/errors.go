@@ -80,8 +80,9 @@ type errorRule struct {
 //     the learner's fault;
 //   - workshop.ErrNotFound comes before workshop.ErrBadInput, as a malformed
 //     workshop code is also one that does not exist; so do ErrNoPoll (a
-//     malformed poll id) and ErrNotJoined (a malformed learner id, which
-//     is also store.ErrBadLearner, has joined nothing).
+//     malformed poll id), ErrNoParticipant (a malformed participant key)
+//     and ErrNotJoined (a malformed learner id, which is also
+//     store.ErrBadLearner, has joined nothing).
 var errorTable = []errorRule{
 	// The playground's worker processes and shutdown.
 	{target: worker.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
@@ -121,6 +122,10 @@ var errorTable = []errorRule{
 	{target: workshop.ErrTooManyPolls, code: http.StatusConflict, msg: "this workshop has had as many polls as it may have; start another workshop"},
 	{target: workshop.ErrEnded, code: http.StatusConflict, msg: "that workshop has ended"},
 	{target: workshop.ErrFull, code: http.StatusConflict, msg: "that workshop is full; ask your instructor to start another one"},
+	{target: workshop.ErrJoinClosed, code: http.StatusConflict, msg: "that workshop is not taking new participants; ask your instructor to open it"},
+	{target: workshop.ErrNicknameTaken, code: http.StatusConflict, msg: "another participant of that workshop has this nickname; choose another"},
+	{target: workshop.ErrRemoved, code: http.StatusForbidden, msg: "your instructor removed you from that workshop; you cannot join it again from this browser"},
+	{target: workshop.ErrNoParticipant, code: http.StatusNotFound, msg: "there is no such participant in this workshop"},
 	{target: workshop.ErrBadInput, code: http.StatusBadRequest, msg: "that workshop code, nickname or prediction is malformed"},
 	{target: store.ErrBadLearner, code: http.StatusBadRequest, msg: "your learner cookie is malformed; clear this site's cookies and try again"},
 	// Only an author's -content directory can be invalid after start-up;

@@ -72,6 +72,8 @@ func (s *Server) routes() {
 		admin.GET("/:code/events", s.handleWorkshopEvents)
 		admin.Match(readMethods, "/:code/export.csv", s.handleWorkshopCSV)
 		admin.POST("/:code/end", s.handleEndWorkshop)
+		admin.POST("/:code/joining", s.handleWorkshopJoining)
+		admin.POST("/:code/participants/:key/remove", s.handleRemoveParticipant)
 		// Polls (workshop_poll.go): the instructor's side, then the learner's.
 		admin.Match(readMethods, "/:code/present", s.handleWorkshopPresent)
 		admin.POST("/:code/polls", s.handleOpenPoll)

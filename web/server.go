@@ -71,6 +71,9 @@ type Config struct {
 	CarryCodes  carry.Store
 	CarryTTL    time.Duration
 	CarryLimits limit.CarryLimits
+	// JoinLimits bound workshop joins and wrong join codes per client
+	// address.
+	JoinLimits limit.JoinLimits
 	// PublicURL is the site's address for links (scheme and host, such as
 	// https://locks.example.org); empty takes it from each request (origin).
 	PublicURL string
@@ -127,6 +130,7 @@ type Server struct {
 	// Carrying progress to another device (carry.go).
 	carry       *carry.Codes
 	carryLimits limit.CarryLimits
+	joinLimits  limit.JoinLimits
 	// csrfCookieTail is the CSRF cookie's attributes, made once a second.
 	csrfCookieTail atomic.Pointer[cookieTail]
 	publicURL      string
@@ -137,9 +141,10 @@ type Server struct {
 	adminToken    string
 	adminLimits   limit.AdminLimits
 	metricsLimits limit.AdminLimits
-	// tokenGuessMu and carryGuessMu make checking a guess and counting
-	// it one step: of an admin or metrics token, of a carry code.
-	tokenGuessMu, carryGuessMu sync.Mutex
+	// tokenGuessMu, carryGuessMu and joinGuessMu make checking a guess
+	// and counting it one step: of an admin or metrics token, of a carry
+	// code, of a workshop's join code.
+	tokenGuessMu, carryGuessMu, joinGuessMu sync.Mutex
 	// metricsToken and separateMetrics: see Config.
 	metricsToken    string
 	separateMetrics bool
@@ -201,7 +206,7 @@ func New(cfg Config) (*Server, error) {
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),
-		carryLimits: cfg.CarryLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
+		carryLimits: cfg.CarryLimits, joinLimits: cfg.JoinLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/web/views"
@@ -25,6 +27,8 @@ type WorkshopService interface {
 	List(ctx context.Context) ([]workshop.Workshop, error)
 	End(ctx context.Context, code string, at time.Time) error
 	Join(ctx context.Context, code, learner, nickname string, at time.Time) error
+	SetJoining(ctx context.Context, code string, open bool) error
+	Remove(ctx context.Context, code, participant string) error
 	Record(ctx context.Context, code, learner string, ev workshop.Event) error
 	Stats(ctx context.Context, code string, activeSince time.Time) (workshop.Stats, error)
 	Participants(ctx context.Context, code string) ([]workshop.Participant, error)
@@ -139,6 +143,26 @@ func (s *Server) handleWorkshopDashboard(c echo.Context) error {
 		},
 		TitleMax: workshop.MaxTitleRunes,
 	}
+	w, err := s.workshops.Get(c.Request().Context(), code)
+	if err != nil {
+		return err
+	}
+	m.JoinClosed = w.JoinClosed
+	ps, err := s.workshops.Participants(c.Request().Context(), code)
+	if err != nil {
+		return err
+	}
+	since := time.Now().Add(-workshop.ActiveWindow)
+	for _, p := range ps {
+		m.Participants = append(m.Participants, views.ParticipantRow{
+			Key: p.Key, Nickname: p.Nickname, Commands: p.Commands, Answers: p.Answers,
+			Joined: p.JoinedAt.UTC().Format("15:04 UTC"), LastActive: p.LastActive.UTC().Format("15:04 UTC"),
+			Active: !p.LastActive.Before(since),
+		})
+	}
+	if c.QueryParam("removed") != "" {
+		m.Notice = "The participant was removed. They no longer count as joined and cannot join this workshop again from that browser."
+	}
 	for _, mc := range d.Misconceptions {
 		m.Misconceptions = append(m.Misconceptions, views.Misconception{Question: mc.Question, Choice: mc.Choice, Count: mc.Count, Percent: int(mc.Share*100 + 0.5)})
 	}
@@ -245,20 +269,96 @@ func (s *Server) handleWorkshopCSV(c echo.Context) error {
 	return cw.Error()
 }
 
-// Learners join with the code or the link.
+// handleWorkshopJoining closes the workshop to newcomers (the form's open
+// field 0) or opens it again (1); those who joined may rejoin either way.
+func (s *Server) handleWorkshopJoining(c echo.Context) error {
+	code := workshop.NormalizeCode(c.Param("code"))
+	var open bool
+	switch c.FormValue("open") {
+	case "1", "true":
+		open = true
+	case "0", "false":
+	default:
+		return echo.NewHTTPError(http.StatusBadRequest, `the form's open field must be 1 (let newcomers join) or 0 (close the workshop to them)`)
+	}
+	if err := s.workshops.SetJoining(c.Request().Context(), code, open); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+url.PathEscape(code)+"#joining")
+}
+
+// handleRemoveParticipant removes a participant, named by the key the
+// dashboard lists them with (never their learner id).
+func (s *Server) handleRemoveParticipant(c echo.Context) error {
+	code := workshop.NormalizeCode(c.Param("code"))
+	if err := s.workshops.Remove(c.Request().Context(), code, c.Param("key")); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+url.PathEscape(code)+"?removed=1#participants")
+}
+
+// Learners join with the code or the link. Every join from an address
+// counts against it (limit.JoinLimits), and so does every code it looks
+// up that names no workshop, so that nobody can guess codes or fill a
+// workshop from one address.
+
+func (s *Server) joinPage(code, nickname string) views.Join {
+	return views.Join{Page: s.page("Join a workshop", "", ""), Code: code, Nickname: nickname, CodeMax: workshop.MaxCodeLen, NicknameMax: workshop.MaxNickRunes}
+}
+
+// lookUpCode looks a join code up; a code that names no workshop counts
+// against the client's address. Checking the address's allowance and
+// counting the guess are one step, so guesses sent at once cannot all
+// pass the check. A refusal comes back as a Decision, with no lookup.
+func (s *Server) lookUpCode(c echo.Context, code string) (workshop.Workshop, limit.Decision, error) {
+	ctx := c.Request().Context()
+	addr := clientAddress(c)
+	s.joinGuessMu.Lock()
+	defer s.joinGuessMu.Unlock()
+	d, err := s.joinLimits.CheckCode(ctx, addr)
+	if err != nil {
+		s.log.Warn("join code limit", "error", err)
+	}
+	if !d.Allowed() {
+		return workshop.Workshop{}, d, nil
+	}
+	w, err := s.workshops.Get(ctx, code)
+	if errors.Is(err, workshop.ErrNotFound) {
+		if err := s.joinLimits.WrongCode(ctx, addr); err != nil {
+			s.log.Warn("join code limit", "error", err)
+		}
+	}
+	return w, d, err
+}
+
+// joinRefused answers a join, or a look at a code, that a limit refused:
+// the join page with why and when to try again, 429 with Retry-After.
+func (s *Server) joinRefused(c echo.Context, d limit.Decision, m views.Join) error {
+	s.metrics.rateLimited.WithLabelValues(d.Limit).Inc()
+	secs := retrySeconds(d.Wait)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	why := "Many learners joined from your address just now."
+	if d.Limit == "join_codes" {
+		why = "There were many wrong workshop codes from your address."
+	}
+	m.Error = why + " Please try again in " + waitText(secs) + "."
+	return render(c, http.StatusTooManyRequests, views.JoinPage(m))
+}
 
 func (s *Server) handleJoinForm(c echo.Context) error {
 	code := workshop.NormalizeCode(c.Param("code"))
 	if code == "" {
 		code = workshop.NormalizeCode(c.QueryParam("code"))
 	}
-	m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code, CodeMax: workshop.MaxCodeLen, NicknameMax: workshop.MaxNickRunes}
+	m := s.joinPage(code, "")
 	// A link to a workshop that does not exist is a page that does not
 	// exist: 404, with the form to type the right code.
 	status := http.StatusOK
 	if code != "" {
-		w, err := s.workshops.Get(c.Request().Context(), code)
+		w, d, err := s.lookUpCode(c, code)
 		switch {
+		case !d.Allowed():
+			return s.joinRefused(c, d, m)
 		case errors.Is(err, workshop.ErrNotFound):
 			m.Error = "There is no workshop with the code " + code + ". Check it with your instructor."
 			status = http.StatusNotFound
@@ -266,6 +366,9 @@ func (s *Server) handleJoinForm(c echo.Context) error {
 			return err
 		case !w.Running():
 			m.Error = "The workshop " + w.Title + " has ended."
+		case w.JoinClosed:
+			m.Title = w.Title
+			m.Error = "The workshop " + w.Title + " is not taking new participants right now. If you joined it before, you can join again."
 		default:
 			m.Title = w.Title
 		}
@@ -274,21 +377,41 @@ func (s *Server) handleJoinForm(c echo.Context) error {
 }
 
 func (s *Server) handleJoin(c echo.Context) error {
+	ctx := c.Request().Context()
 	code := workshop.NormalizeCode(c.FormValue("code"))
 	nickname := strings.TrimSpace(c.FormValue("nickname"))
-	id := s.ensureLearner(c)
-	err := s.workshops.Join(c.Request().Context(), code, id, nickname, time.Now())
+	m := s.joinPage(code, nickname)
+	d, err := s.joinLimits.Join(ctx, clientAddress(c))
 	if err != nil {
-		m := views.Join{Page: s.page("Join a workshop", "", ""), Code: code, Nickname: nickname, CodeMax: workshop.MaxCodeLen, NicknameMax: workshop.MaxNickRunes}
+		s.log.Warn("join limit", "error", err)
+	}
+	if !d.Allowed() {
+		return s.joinRefused(c, d, m)
+	}
+	_, d, err = s.lookUpCode(c, code)
+	if !d.Allowed() {
+		return s.joinRefused(c, d, m)
+	}
+	if err == nil {
+		err = s.workshops.Join(ctx, code, s.ensureLearner(c), nickname, time.Now())
+	}
+	if err != nil {
 		switch {
 		case errors.Is(err, workshop.ErrNotFound):
 			m.Error = "There is no workshop with the code " + code + ". Check it with your instructor."
 		case errors.Is(err, workshop.ErrEnded):
 			m.Error = "That workshop has ended."
+		case errors.Is(err, workshop.ErrRemoved):
+			m.Error = "Your instructor removed you from this workshop, so you cannot join it again from this browser. If you think that is a mistake, ask your instructor."
+		case errors.Is(err, workshop.ErrJoinClosed):
+			m.Error = "That workshop is not taking new participants right now. Ask your instructor to open it again."
 		case errors.Is(err, workshop.ErrFull):
 			m.Error = "That workshop is full: it has as many participants as it may have. Ask your instructor to start another one."
+		case errors.Is(err, workshop.ErrNicknameTaken):
+			m.Error = "Someone in this workshop already goes by " + nickname + ". Please choose another nickname."
+			m.NicknameTaken = true
 		case errors.Is(err, workshop.ErrBadInput):
-			m.Error = "Please use a shorter nickname (40 characters at most)."
+			m.Error = "Please choose another nickname: at most 40 characters, without invisible or direction-changing characters."
 		default:
 			return err
 		}

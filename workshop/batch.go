@@ -410,7 +410,8 @@ func (s *Service) forgetWorkshop(code string) {
 	}
 }
 
-// forgetMember drops a removed participant's batch and membership.
+// forgetMember drops a removed participant's membership, and what they
+// did since their batch was written.
 func (s *Service) forgetMember(code, learner string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -256,9 +256,10 @@ func TestIdleWorkshopIsForgotten(t *testing.T) {
 	}
 }
 
-// TestRemoveDropsTheBatch: a removed participant's waiting activity is
-// not written, and the back end is asked to remove them by learner id.
-func TestRemoveDropsTheBatch(t *testing.T) {
+// TestRemoveWritesTheBatchFirst: what a participant did before their
+// removal is written (it stays in the totals), then the back end is asked
+// to remove them by learner id, and nothing of theirs is counted after.
+func TestRemoveWritesTheBatchFirst(t *testing.T) {
 	ctx := context.Background()
 	s, f, clk := batchService(t)
 	mustRecord(t, s, alice, command(clk.Now()))
@@ -271,12 +272,17 @@ func TestRemoveDropsTheBatch(t *testing.T) {
 	if err := s.Remove(ctx, "BATCH1", ParticipantKey("BATCH1", alice)); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(f.calls, "remove "+alice) {
-		t.Errorf("calls %v; want alice removed", f.calls)
+	if i := slices.Index(f.calls, "remove "+alice); i < 0 || !slices.Contains(f.calls[:i], "flush") {
+		t.Errorf("calls %v; want alice's batch written, then alice removed", f.calls)
 	}
+	if commandsWritten(f) != 1 {
+		t.Errorf("%d commands written; want alice's 1 from before the removal", commandsWritten(f))
+	}
+	f.members[alice] = false
+	mustRecord(t, s, alice, command(clk.Now()))
 	_ = s.Flush(ctx)
-	if len(f.batches) != 0 {
-		t.Errorf("a removed participant's batch was written: %+v", f.batches)
+	if commandsWritten(f) != 1 {
+		t.Errorf("after the removal, %d commands written; want still 1", commandsWritten(f))
 	}
 }
 

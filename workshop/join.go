@@ -129,6 +129,15 @@ func (s *Service) Remove(ctx context.Context, code, key string) error {
 	if learner == "" {
 		return fmt.Errorf("workshop: %s remove %s: %w", code, key, ErrNoParticipant)
 	}
+	// What they did until now counts: their batch is written first.
+	s.mu.Lock()
+	lw := s.workshops[code]
+	s.mu.Unlock()
+	if lw != nil {
+		if err := s.flush(ctx, code, lw); err != nil {
+			return fmt.Errorf("workshop: %s remove %s: %w", code, key, err)
+		}
+	}
 	s.forgetMember(code, learner)
 	if err := s.b.RemoveParticipant(ctx, code, learner); err != nil {
 		return fmt.Errorf("workshop: %s remove %s: %w", code, key, err)

@@ -44,6 +44,9 @@ type config struct {
 	logFormat  string
 	// maxParticipants caps each workshop's participants.
 	maxParticipants int
+	// joinRate and joinCodes are workshop joins a second and wrong join
+	// codes a minute per client address.
+	joinRate, joinCodes int
 	// metricsAddr, if set, serves /metrics there instead of on addr;
 	// metricsToken, if set, must come as a Bearer token.
 	metricsAddr, metricsToken string
@@ -119,7 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), LabQueue: limit.FairQueueOptions{Slots: labSlots(&cfg)}, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
 		Workshops: workshops, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
-		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), PublicURL: cfg.keep.publicURL,
+		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), JoinLimits: joinLimits(progress, cfg), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
 	})
 	if err != nil {
@@ -201,6 +204,16 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("LOCKLAB_MAX_PARTICIPANTS: %w", err)
 	}
 	fset.IntVar(&cfg.maxParticipants, "max-participants", maxPart, "most participants one workshop may have; newcomers beyond it are told the workshop is full (env LOCKLAB_MAX_PARTICIPANTS)")
+	joinRate, err := strconv.Atoi(envOr(getenv, "LOCKLAB_JOIN_RATE_LIMIT", strconv.Itoa(limit.DefaultJoinRate)))
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_JOIN_RATE_LIMIT: %w", err)
+	}
+	fset.IntVar(&cfg.joinRate, "join-rate-limit", joinRate, "workshop joins per second per client address, with bursts of twice that: a room of 300 behind one address joins within half a minute, and one address cannot fill a workshop in seconds; 0 turns it off (env LOCKLAB_JOIN_RATE_LIMIT)")
+	joinCodes, err := strconv.Atoi(envOr(getenv, "LOCKLAB_JOIN_CODE_LIMIT", strconv.Itoa(limit.DefaultWrongJoinCodes)))
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_JOIN_CODE_LIMIT: %w", err)
+	}
+	fset.IntVar(&cfg.joinCodes, "join-code-limit", joinCodes, "wrong workshop codes (a join link or form naming no workshop) per minute per client address, with bursts of as many; more get 429 with Retry-After; 0 turns it off (env LOCKLAB_JOIN_CODE_LIMIT)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	if err := addWorkerFlags(fset, getenv, &cfg); err != nil {
 		return config{}, err
@@ -232,6 +245,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if cfg.maxParticipants < 1 {
 		return config{}, fmt.Errorf("-max-participants must be at least 1")
+	}
+	if cfg.joinRate < 0 || cfg.joinCodes < 0 {
+		return config{}, fmt.Errorf("-join-rate-limit and -join-code-limit must be 0 (off) or more")
 	}
 	if err := checkMemoryFlags(cfg.memory); err != nil {
 		return config{}, err
@@ -282,6 +298,16 @@ func newAccessLog(format string, w io.Writer) *slog.Logger {
 		return slog.New(linelog.NewJSON(w, nil))
 	}
 	return slog.New(linelog.NewText(w, nil))
+}
+
+// joinLimits meters workshop joins and wrong join codes per client
+// address, shared by every replica when the store is Redis; -rate-limit 0
+// turns them off with every other limit.
+func joinLimits(st *store.Store, cfg config) limit.JoinLimits {
+	if cfg.security.writeRate == 0 {
+		return limit.JoinLimits{}
+	}
+	return limit.NewJoinLimits(st, limit.JoinRates{Joins: cfg.joinRate, WrongCodes: cfg.joinCodes})
 }
 
 // sweep drops idle sandboxes once a minute until ctx ends.

@@ -66,6 +66,9 @@ func TestAttacks(t *testing.T) {
 		{"race-api", attackRaceAPI},
 		{"long-requests", attackLongRequests},
 		{"lab-queue", attackLabQueue},
+		{"join-guessing", attackJoinGuessing},
+		{"join-squatting", attackJoinSquatting},
+		{"workshop-writes", attackWorkshopWrites},
 	} {
 		tg.mon.run(t, a.name, func(t *testing.T) { a.f(t, tg) })
 	}

@@ -387,6 +387,12 @@ type Dashboard struct {
 	Poll                  *PollView      // the current poll; nil if none
 	Scenarios             []RaceScenario // what a poll may be opened on
 	TitleMax              int
+	// JoinClosed: newcomers are turned away (the instructor closed it).
+	JoinClosed bool
+	// Participants are listed in the order they joined.
+	Participants []ParticipantRow
+	// Notice says what the instructor's last action did.
+	Notice string
 }
 
 // Tile is one number on the dashboard; Of, when set, is its total.
@@ -413,6 +419,9 @@ type ChoiceStat struct {
 type Join struct {
 	Page
 	Code, Title, Nickname, Error string
+	// NicknameTaken: Error is about the nickname, which another
+	// participant has.
+	NicknameTaken bool
 	// CodeMax and NicknameMax are the longest code and nickname the
 	// workshop rules take, in characters.
 	CodeMax, NicknameMax int

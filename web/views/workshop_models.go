@@ -2,6 +2,23 @@ package views
 
 // View models of workshop polls and the pages around them.
 
+// ParticipantRow is one participant on the dashboard: Key names them in
+// the form that removes them (never their learner id).
+type ParticipantRow struct {
+	Key, Nickname      string
+	Joined, LastActive string // times of day, UTC
+	Commands, Answers  int
+	Active             bool // did something in the last few minutes
+}
+
+// participantName is how a participant is named to a screen reader.
+func participantName(p ParticipantRow) string {
+	if p.Nickname == "" {
+		return "the participant without a nickname who joined at " + p.Joined
+	}
+	return p.Nickname
+}
+
 // Misconception is a wrong quiz choice the room picks often.
 type Misconception struct {
 	Question, Choice string
