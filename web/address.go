@@ -18,11 +18,16 @@ func addressGroup(ip string) string {
 		// leading zeros: ip is already what a.String() would make.
 		return ip
 	}
+	return groupOf(a)
+}
+
+// groupOf is addressGroup of a parsed address.
+func groupOf(a netip.Addr) string {
 	a = a.Unmap()
 	if a.Is4() {
 		return a.String()
 	}
-	return netip.PrefixFrom(a, 64).Masked().String()
+	return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
 }
 
 // clientAddress is what every per-address limit counts the request's

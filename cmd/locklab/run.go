@@ -54,6 +54,7 @@ type config struct {
 	workers      int
 	workerMemory int64
 	memory       memoryConfig // memory.go
+	conns        connConfig   // conns.go
 }
 
 // run is the whole program: it parses args (args[0] is the program name),
@@ -93,6 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	accessLog := newAccessLog(cfg.logFormat, requests) // the format is checked above
+	room := connRoom(raiseFileLimit(logger))
 	source, quizzes, err := loadContent(cfg.contentDir)
 	if err != nil {
 		return err
@@ -120,7 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), LabQueue: limit.FairQueueOptions{Slots: labSlots(&cfg)}, Limits: limits(progress, cfg.security),
-		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS,
+		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS, Streams: cfg.conns.streamCaps(room, logger),
 		Workshops: workshops, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), JoinLimits: joinLimits(progress, cfg), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
@@ -142,8 +144,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// http.Server's timeouts, which cost every request timer changes: ten
 	// seconds for a request's headers, a minute for the rest of it (the
 	// slowest answer is a script at its deadline, or a lab check; the
-	// event streams set a deadline per event), two minutes idle.
-	conns := web.NewConns(web.ConnLimits{Header: 10 * time.Second, Request: time.Minute, Idle: 2 * time.Minute})
+	// event streams set a deadline per event), two minutes idle. It also
+	// caps the connections of each address, and makes room for newcomers
+	// when the descriptors run low.
+	conns := web.NewConns(web.ConnLimits{Header: 10 * time.Second, Request: time.Minute, Idle: 2 * time.Minute}, cfg.conns.connCaps(room, cfg.security.trustedProxies))
 	httpSrv := &http.Server{
 		Handler:        srv,
 		MaxHeaderBytes: 64 << 10,
@@ -227,6 +231,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := addMemoryFlags(fset, getenv, &cfg.memory); err != nil {
 		return config{}, err
 	}
+	if err := addConnFlags(fset, getenv, &cfg.conns); err != nil {
+		return config{}, err
+	}
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0])
 		fset.PrintDefaults()
@@ -250,6 +257,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("-join-rate-limit and -join-code-limit must be 0 (off) or more")
 	}
 	if err := checkMemoryFlags(cfg.memory); err != nil {
+		return config{}, err
+	}
+	if err := checkConnFlags(cfg.conns); err != nil {
 		return config{}, err
 	}
 	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
