@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,9 +27,12 @@ var (
 // boltBackend keeps progress in one bbolt file. Every write is a
 // transaction that bbolt fsyncs before it returns.
 type boltBackend struct {
-	db  *bolt.DB
+	db  boltDB
 	ttl time.Duration
 	now func() time.Time
+	// maxSize caps the bytes the file's records may use (size.go); 0 is
+	// no cap.
+	maxSize int64
 	// sweepMu guards where each sweep goes on from (sweep.go).
 	sweepMu                sync.Mutex
 	learnerCursor, carryAt []byte
@@ -41,45 +47,137 @@ func OpenBolt(dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("store: data directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, "progress.db")
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("store: open the progress file: %w", err) // err names the path
 	}
+	db := boltDB{DB: bdb, fault: o.writeFault}
+	counted := false
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{learnersBucket, metaBucket, []byte(workshopsBucket), []byte(workshopIndexBucket), seenBucket, carryBucket, carryByBucket} {
+		for _, b := range [][]byte{learnersBucket, metaBucket, []byte(workshopsBucket), []byte(workshopIndexBucket), seenBucket, carryBucket, carryByBucket, idleBucket, keptBucket} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
+		counted = tx.Bucket(metaBucket).Get(sizeKey) != nil
 		return nil
 	})
+	if err == nil && !counted {
+		err = countLearners(db)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: init %s: %w", path, err)
 	}
-	return &Store{b: &boltBackend{db: db, ttl: o.progressTTL, now: o.now}, name: "bolt " + path}, nil
+	return &Store{b: &boltBackend{db: db, ttl: o.progressTTL, now: o.now, maxSize: o.maxSize}, name: "bolt " + path}, nil
+}
+
+// boltDB is the progress file. Its writes report a full disk (or a full
+// quota) as ErrUnavailable, which the learner is told is a moment's
+// trouble, as it is: bbolt rolls the transaction back, so nothing saved
+// before is lost, and the next write after space is freed succeeds. Every
+// write to the file, the workshops' too, goes through Update or Batch here.
+type boltDB struct {
+	*bolt.DB
+	// fault, if set (by tests only), is asked at the end of every write
+	// transaction; its error fails the transaction as a failed commit
+	// would, so tests can fill the disk without a disk.
+	fault func() error
+}
+
+// Update runs fn in a write transaction (bolt.DB.Update).
+func (d boltDB) Update(fn func(*bolt.Tx) error) error {
+	return diskError(d.DB.Update(d.faulty(fn)))
+}
+
+// Batch runs fn in a write transaction shared with concurrent callers
+// (bolt.DB.Batch).
+func (d boltDB) Batch(fn func(*bolt.Tx) error) error {
+	return diskError(d.DB.Batch(d.faulty(fn)))
+}
+
+func (d boltDB) faulty(fn func(*bolt.Tx) error) func(*bolt.Tx) error {
+	if d.fault == nil {
+		return fn
+	}
+	return func(tx *bolt.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return d.fault()
+	}
+}
+
+// noSpace are the errors of a write that failed for want of space: a
+// full disk, a full quota, a file at its size limit.
+var noSpace = []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG}
+
+// diskError marks a write that failed for want of space as
+// ErrUnavailable, keeping the cause for the log; any other error is
+// returned as it is. bbolt returns a failed write's error as it is, but
+// a failed resize or sync of the file only as text ("file resize error:
+// no space left on device"), so the text is matched too.
+func diskError(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, e := range noSpace {
+		if errors.Is(err, e) || strings.Contains(err.Error(), e.Error()) {
+			return fmt.Errorf("%w: the disk is full: %w", ErrUnavailable, err)
+		}
+	}
+	return err
 }
 
 // add uses Batch: concurrent writers share one transaction and one fsync,
 // and each returns only after that fsync, so an answer is still durable
 // before it is acknowledged.
 func (b *boltBackend) add(_ context.Context, learner string, flags ...string) error {
-	seen := unixBytes(b.now())
-	defer b.flags.forget(learner) // after the write, and after a failed one
+	return b.write(learner, false, flags)
+}
+
+// addKept is add for a learner whose progress is kept however full the
+// file is (one who carried it from another device): the size cap never
+// drops them nor refuses them.
+func (b *boltBackend) addKept(_ context.Context, learner string, flags ...string) error {
+	return b.write(learner, true, flags)
+}
+
+// write adds flags to the learner and dates them now. A learner new to
+// the file is room the size cap must make first (makeRoom): if it cannot,
+// an anonymous newcomer is refused with ErrFull and nothing is written.
+func (b *boltBackend) write(learner string, keep bool, flags []string) error {
+	now := b.now()
+	var dropped []string
+	defer func() {
+		// After the write, and after a failed one.
+		b.flags.forget(learner)
+		for _, id := range dropped {
+			b.flags.forget(id)
+		}
+	}()
 	return b.db.Batch(func(tx *bolt.Tx) error {
-		lb, err := tx.Bucket(learnersBucket).CreateBucketIfNotExists([]byte(learner))
-		if err != nil {
-			return err
-		}
-		if err := tx.Bucket(seenBucket).Put([]byte(learner), seen); err != nil {
-			return err
-		}
-		for _, f := range flags {
-			if err := lb.Put([]byte(f), nil); err != nil {
+		dropped = dropped[:0] // Batch may run fn again, alone
+		id := []byte(learner)
+		if tx.Bucket(learnersBucket).Bucket(id) == nil {
+			need := learnerBytes(id)
+			for _, f := range flags {
+				need += flagBytes([]byte(f))
+			}
+			var err error
+			if dropped, err = b.makeRoom(tx, dropped, need, keep); err != nil {
 				return err
 			}
 		}
-		return nil
+		if err := addFlags(tx, id, flags); err != nil {
+			return err
+		}
+		if keep {
+			if err := keepLearner(tx, id, keptCarried); err != nil {
+				return err
+			}
+		}
+		return touch(tx, id, now)
 	})
 }
 
@@ -139,13 +237,15 @@ func (b *boltBackend) read(learner string) (cachedFlags, error) {
 		return cachedFlags{}, nil
 	}
 	defer b.flags.forget(learner)
-	err = b.db.Batch(func(tx *bolt.Tx) error {
+	// A read answers with what it read even when the new last-seen time
+	// cannot be written (a full disk): the next read tries again.
+	_ = b.db.Batch(func(tx *bolt.Tx) error {
 		if tx.Bucket(learnersBucket).Bucket([]byte(learner)) == nil {
 			return nil // swept in between
 		}
-		return tx.Bucket(seenBucket).Put([]byte(learner), unixBytes(now))
+		return touch(tx, []byte(learner), now)
 	})
-	return cachedFlags{flags: flags}, err
+	return cachedFlags{flags: flags}, nil
 }
 
 func unixBytes(t time.Time) []byte {
@@ -161,7 +261,18 @@ func unixFrom(v []byte) (time.Time, bool) {
 
 func (b *boltBackend) secret(_ context.Context, fresh []byte) ([]byte, error) {
 	var out []byte
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	// Read first: a secret kept already is had without a write, so a
+	// full disk does not stop the instructor's sign-in.
+	err := b.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(metaBucket).Get(secretKey); v != nil {
+			out = append([]byte(nil), v...)
+		}
+		return nil
+	})
+	if err != nil || out != nil {
+		return out, err
+	}
+	err = b.db.Update(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(metaBucket)
 		if v := mb.Get(secretKey); v != nil {
 			out = append([]byte(nil), v...)

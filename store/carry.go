@@ -126,6 +126,11 @@ func (b *boltBackend) putCarry(_ context.Context, code string, t carry.Ticket) e
 		if err := codes.Put([]byte(code), carryRecord{expires: t.Expires, learner: t.Learner}.bytes()); err != nil {
 			return err
 		}
+		// A learner who carries their progress elsewhere means to keep
+		// it: the size cap never drops them for room.
+		if err := keepLearner(tx, []byte(t.Learner), keptCarried); err != nil {
+			return err
+		}
 		return by.Put([]byte(t.Learner), []byte(code))
 	})
 }

@@ -6,10 +6,19 @@ import "time"
 // were last seen: as long as the session cookie lives.
 const DefaultProgressTTL = 400 * 24 * time.Hour
 
+// DefaultMaxSize is how many bytes the file store's records may use
+// unless configured otherwise (MaxSize).
+const DefaultMaxSize = 1 << 30
+
 // options are the settings every back end shares.
 type options struct {
 	progressTTL time.Duration
 	now         func() time.Time
+	// maxSize caps the bolt file's records (size.go); Redis has its own
+	// maxmemory.
+	maxSize int64
+	// writeFault fails the bolt file's writes, for tests (boltDB).
+	writeFault func() error
 }
 
 // Option changes how a store is opened.
@@ -25,6 +34,18 @@ func ProgressTTL(d time.Duration) Option {
 	}
 }
 
+// MaxSize caps the bytes the file store's records may use, at n
+// (DefaultMaxSize if n is not positive): beyond it, the longest idle
+// anonymous learners are dropped to make room (size.go). Redis keeps to
+// its own maxmemory instead, so there MaxSize does nothing.
+func MaxSize(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxSize = n
+		}
+	}
+}
+
 // Clock sets the clock the bolt store dates records by, for tests. Redis
 // keys expire by Redis's own clock.
 func Clock(now func() time.Time) Option {
@@ -32,7 +53,7 @@ func Clock(now func() time.Time) Option {
 }
 
 func newOptions(opts []Option) options {
-	o := options{progressTTL: DefaultProgressTTL, now: time.Now}
+	o := options{progressTTL: DefaultProgressTTL, now: time.Now, maxSize: DefaultMaxSize}
 	for _, f := range opts {
 		f(&o)
 	}

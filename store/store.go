@@ -22,6 +22,11 @@ import (
 // should tell the learner that progress can't be saved, and try again later.
 var ErrUnavailable = errors.New("progress store unavailable")
 
+// ErrFull means the file store is at its size cap (MaxSize) and holds no
+// anonymous learner to drop for a new one: the newcomer's progress is not
+// saved. Learners already saved are never refused.
+var ErrFull = errors.New("progress store full")
+
 // ErrBadLearner means a learner id is malformed.
 var ErrBadLearner = errors.New("malformed learner id")
 
@@ -145,7 +150,8 @@ func (s *Store) RecordAnswer(ctx context.Context, id, topic, question string, ri
 
 // Merge adds everything learner from has done to learner into, as when a
 // learner carries progress to a browser that already had some of its own.
-// Nothing of into's is lost.
+// Nothing of into's is lost, and the size cap never drops into for room
+// (MaxSize): a learner who carried their progress means to keep it.
 func (s *Store) Merge(ctx context.Context, from, into string) error {
 	if err := checkLearner(from); err != nil {
 		return err
@@ -160,10 +166,20 @@ func (s *Store) Merge(ctx context.Context, from, into string) error {
 	if len(flags) == 0 {
 		return nil
 	}
-	if err := s.b.add(ctx, into, flags...); err != nil {
+	add := s.b.add
+	if kb, ok := s.b.(keepingBackend); ok {
+		add = kb.addKept
+	}
+	if err := add(ctx, into, flags...); err != nil {
 		return fmt.Errorf("store: merge: %w", err)
 	}
 	return nil
+}
+
+// keepingBackend is a back end with a size cap of its own (bolt), which
+// must keep a learner who carried their progress however full it is.
+type keepingBackend interface {
+	addKept(ctx context.Context, learner string, flags ...string) error
 }
 
 // Secret returns the key the server signs progress links with. The first

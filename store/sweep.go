@@ -14,16 +14,19 @@ const sweepBatch = 1000
 
 // Sweep drops what has outlived its time at now: learners not seen for
 // the progress TTL and transfer codes past their grace, at most
-// sweepBatch of each, and returns how many it dropped. Redis drops both
-// by itself (key expiry), so there Sweep does nothing. Call it now and
-// then (cmd/locklab: once a minute); a failed sweep is tried again by the
-// next one.
+// sweepBatch of each; then, if learners already saved have grown the
+// records past the size cap, the longest idle anonymous learners until
+// they are back under it (size.go). It returns how many it dropped. Redis
+// drops what expires by itself (key expiry) and keeps to its own
+// maxmemory, so there Sweep does nothing. Call it now and then
+// (cmd/locklab: once a minute); a failed sweep is tried again by the next
+// one.
 func (s *Store) Sweep(now time.Time) int {
 	b, ok := s.b.(*boltBackend)
 	if !ok {
 		return 0
 	}
-	return b.sweep(now)
+	return b.sweep(now) + b.shrink()
 }
 
 func (b *boltBackend) sweep(now time.Time) int {
@@ -91,15 +94,12 @@ func sweepLearners(tx *bolt.Tx, from []byte, cutoff, now time.Time) (int, []byte
 	})
 	// Deleting while a cursor walks a bucket skips keys; so delete after.
 	for _, k := range unseen {
-		if err := seen.Put(k, unixBytes(now)); err != nil {
+		if err := touch(tx, k, now); err != nil {
 			return 0, nil, err
 		}
 	}
 	for _, k := range old {
-		if err := learners.DeleteBucket(k); err != nil && err != bolt.ErrBucketNotFound {
-			return 0, nil, err
-		}
-		if err := seen.Delete(k); err != nil {
+		if err := dropLearner(tx, k); err != nil {
 			return 0, nil, err
 		}
 	}
