@@ -55,7 +55,9 @@ func (m Memory) buckets(perSec rate.Limit, burst int) *buckets {
 }
 
 // buckets keeps a token bucket per key and forgets keys idle for a few
-// minutes.
+// minutes once their bucket is full again: a bucket refilled over hours
+// or a day (MeterPer) is kept until then, as forgetting it would hand the
+// key a full one early.
 type buckets struct {
 	now    func() time.Time
 	perSec rate.Limit
@@ -82,7 +84,7 @@ const sweepEvery = 1024
 func (bs *buckets) get(key string, now time.Time) *rate.Limiter {
 	if bs.calls++; bs.calls%sweepEvery == 0 {
 		for k, b := range bs.byKey {
-			if now.Sub(b.seen) > idleBucket {
+			if now.Sub(b.seen) > idleBucket && b.l.TokensAt(now) >= float64(bs.burst) {
 				delete(bs.byKey, k)
 			}
 		}
