@@ -1,8 +1,9 @@
 // Package limit keeps one client from starving the others: rate limits on
-// writes and scripts, the script time budget, the race meter, the guess
-// limits on admin tokens and carry codes, the running-scripts gate, and
-// the circuit breaker that keeps a shared limiter that is down from
-// slowing requests.
+// writes, scripts and workshop joins, the script time budget, the race
+// meter, the guess limits on admin tokens, carry codes and join codes,
+// the running-scripts gate, the lab's fair queue, the caps on event
+// streams, and the circuit breaker that keeps a shared limiter that is
+// down from slowing requests.
 //
 // It decides; it does not speak HTTP. A check returns a Decision, which
 // the web layer turns into 429 with Retry-After. Limiters and meters are
