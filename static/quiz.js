@@ -45,6 +45,7 @@
         } else {
           say(feedback, "feedback-wrong", "Not quite.", data.explanation + " Try again.");
         }
+        if (data.not_saved) note(feedback, data.not_saved);
         showProgress(data.progress);
       });
     }).catch(function () {
@@ -66,6 +67,16 @@
     }
     p.appendChild(document.createTextNode(text));
     region.replaceChildren(p);
+  }
+
+  // note adds a notice under the feedback: the answer was graded but the
+  // server did not save it, and says why.
+  function note(region, text) {
+    var p = document.createElement("p");
+    p.className = "notice";
+    p.setAttribute("data-not-saved", "");
+    p.textContent = text;
+    region.appendChild(p);
   }
 
   function sentence(s) {

@@ -115,6 +115,7 @@ var errorTable = []errorRule{
 	{target: carry.ErrNothingToCarry, code: http.StatusConflict, msg: "this browser has no saved progress to carry yet: answer a question or run a playground command first"},
 	// The store: progress and workshops.
 	{target: store.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "your progress can't be saved right now; please try again in a moment"},
+	{target: store.ErrFull, code: http.StatusServiceUnavailable, msg: "this server has no room for new learners' progress right now; please try again later"},
 	{target: workshop.ErrNotFound, code: http.StatusNotFound, msg: "there is no workshop with that code; check it with your instructor"},
 	{target: workshop.ErrNotJoined, code: http.StatusNotFound, msg: "you have not joined this workshop; join it with the code your instructor gives"},
 	{target: workshop.ErrNoPoll, code: http.StatusNotFound, msg: "there is no such poll in this workshop"},

@@ -3,9 +3,11 @@ package web
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -57,6 +59,8 @@ func TestClassify(t *testing.T) {
 		{"carry expired", fmt.Errorf("carry: %w", carry.ErrExpired), 410, "expired", false},
 		{"nothing to carry", fmt.Errorf("carry: %w", carry.ErrNothingToCarry), 409, "no saved progress", false},
 		{"store unavailable", fmt.Errorf("store: get: %w", store.ErrUnavailable), 503, "can't be saved", false},
+		{"disk full", fmt.Errorf("store: record answer: %w: the disk is full: %w", store.ErrUnavailable, &fs.PathError{Op: "write", Path: "progress.db", Err: syscall.ENOSPC}), 503, "can't be saved", false},
+		{"store full", fmt.Errorf("store: merge: %w", store.ErrFull), 503, "no room for new learners", false},
 		{"workshop not found", fmt.Errorf("workshop: get NOPE1: %w", workshop.ErrNotFound), 404, "no workshop with that code", false},
 		{"malformed and so not found", fmt.Errorf("workshop: get: %w (%w)", workshop.ErrBadInput, workshop.ErrNotFound), 404, "no workshop", false},
 		{"workshop ended", fmt.Errorf("workshop: join X: %w", workshop.ErrEnded), 409, "ended", false},

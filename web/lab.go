@@ -95,6 +95,9 @@ type labReportJSON struct {
 	ChallengeProperty string `json:"challenge_property,omitempty"`
 	// JustSolved: this check solved the challenge and it was saved.
 	JustSolved bool `json:"just_solved,omitempty"`
+	// NotSaved, when set, says why a solved challenge was not saved
+	// (saving.go).
+	NotSaved string `json:"not_saved,omitempty"`
 	// Works says whether every client took the lock in the schedule
 	// without faults; WorksText says why not.
 	Works     bool   `json:"works"`
@@ -220,7 +223,7 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 		// Only a POST saves: a link opened (GET) shows the result and
 		// changes nothing.
 		if passed && c.Request().Method == http.MethodPost {
-			out.JustSolved, err = s.recordSolved(c, learner, ch.ID)
+			out.JustSolved, out.NotSaved, err = s.recordSolved(c, learner, ch.ID)
 			if err != nil {
 				return labReportJSON{}, err
 			}
@@ -233,25 +236,33 @@ func (s *Server) labCheck(c echo.Context, req labCheckRequest) (labReportJSON, e
 }
 
 // recordSolved saves a solved challenge with the learner's progress and
-// reports whether it is new.
-func (s *Server) recordSolved(c echo.Context, learner, challenge string) (bool, error) {
+// reports whether it is new; if it may not be saved (saving.go), notSaved
+// says why.
+func (s *Server) recordSolved(c echo.Context, learner, challenge string) (justSolved bool, notSaved string, err error) {
 	if learner == "" {
-		return false, nil
+		return false, "", nil
 	}
 	ctx := c.Request().Context()
 	had, err := s.progress.Solved(ctx, learner)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	for _, id := range had {
 		if id == challenge {
-			return false, nil
+			return false, "", nil
 		}
 	}
-	if err := s.progress.RecordSolved(ctx, learner, challenge); err != nil {
-		return false, err
+	if notSaved, err := s.admitProgress(ctx, learner, clientAddress(c)); notSaved != "" || err != nil {
+		return false, notSaved, err
 	}
-	return true, nil
+	err = s.progress.RecordSolved(ctx, learner, challenge)
+	if notSaved := notSavedFor(err); notSaved != "" {
+		return false, notSaved, nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	return true, "", nil
 }
 
 // solvedSet is the challenges the learner has solved; a store that cannot
@@ -642,7 +653,7 @@ func labRecipeView(req labCheckRequest) views.LabRecipe {
 
 func reportView(rep labReportJSON) *views.LabReport {
 	v := &views.LabReport{
-		Schedules: rep.Schedules, Passed: rep.Passed != nil && *rep.Passed, JustSolved: rep.JustSolved, Link: rep.Link,
+		Schedules: rep.Schedules, Passed: rep.Passed != nil && *rep.Passed, JustSolved: rep.JustSolved, NotSaved: rep.NotSaved, Link: rep.Link,
 		Works: rep.Works, WorksText: rep.WorksText, Summary: rep.Summary, ModelText: rep.ModelText, PassText: rep.PassText,
 	}
 	for _, p := range rep.Properties {

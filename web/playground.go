@@ -95,7 +95,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	if err != nil && !(refused && res.Output != "") {
 		return res, err
 	}
-	s.markStarted(c.Request().Context(), id)
+	s.markStarted(c.Request().Context(), id, clientAddress(c))
 	s.metrics.exec(client)
 	s.workshopEvent(c, workshop.Event{Kind: workshop.EventCommand})
 	return res, nil
@@ -209,7 +209,7 @@ func (s *Server) handleKeysAPI(c echo.Context) error {
 // markStarted records, once per learner and process, that the learner has
 // begun the topics that carry a playground. A store that is down must not
 // break the playground, so errors only go to the log.
-func (s *Server) markStarted(ctx context.Context, learner string) {
+func (s *Server) markStarted(ctx context.Context, learner, addr string) {
 	if !s.started.add(learner) {
 		return
 	}
@@ -221,11 +221,24 @@ func (s *Server) markStarted(ctx context.Context, learner string) {
 		s.started.remove(learner)
 		return
 	}
+	// A newcomer whose progress may not be saved (saving.go) is not
+	// asked again by this process: their commands run all the same.
+	if notSaved, err := s.admitProgress(ctx, learner, addr); notSaved != "" || err != nil {
+		if err != nil {
+			s.log.Warn("mark topic started", "error", err)
+			s.started.remove(learner)
+		}
+		return
+	}
 	for _, l := range course.Lessons() {
 		if !l.Playground {
 			continue
 		}
-		if err := s.progress.MarkStarted(ctx, learner, l.Slug); err != nil {
+		err := s.progress.MarkStarted(ctx, learner, l.Slug)
+		if notSavedFor(err) != "" {
+			return
+		}
+		if err != nil {
 			s.log.Warn("mark topic started", "error", err)
 			s.started.remove(learner)
 		}

@@ -38,6 +38,9 @@ type answerJSON struct {
 	Correct     bool          `json:"correct"`
 	Explanation string        `json:"explanation"`
 	Progress    quiz.Progress `json:"progress"`
+	// NotSaved, when set, says why the answer was graded but not saved
+	// (saving.go); Progress is then this answer's alone.
+	NotSaved string `json:"not_saved,omitempty"`
 }
 
 func (s *Server) handleQuizAPI(c echo.Context) error {
@@ -67,19 +70,19 @@ func (s *Server) handleAnswerAPI(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	res, p, err := s.answer(c, c.Param("slug"), c.Param("question"), req.Choice)
+	res, p, notSaved, err := s.answer(c, c.Param("slug"), c.Param("question"), req.Choice)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, answerJSON{Correct: res.Correct, Explanation: res.Explanation, Progress: p})
+	return c.JSON(http.StatusOK, answerJSON{Correct: res.Correct, Explanation: res.Explanation, Progress: p, NotSaved: notSaved})
 }
 
 // handleAnswerForm is the same answer posted by the form when JavaScript is
 // off: it returns the lesson page with the feedback under the question.
 func (s *Server) handleAnswerForm(c echo.Context) error {
 	slug, question, choice := c.Param("slug"), c.Param("question"), c.FormValue("choice")
-	res, _, err := s.answer(c, slug, question, choice)
-	fb := &views.Feedback{Correct: res.Correct, Explanation: res.Explanation}
+	res, _, notSaved, err := s.answer(c, slug, question, choice)
+	fb := &views.Feedback{Correct: res.Correct, Explanation: res.Explanation, NotSaved: notSaved}
 	status := http.StatusOK
 	if err != nil {
 		code, msg := classify(err)
@@ -91,31 +94,48 @@ func (s *Server) handleAnswerForm(c echo.Context) error {
 	return s.renderLessonWith(c, slug, status, lessonExtras{feedback: map[string]feedbackFor{question: {fb: fb, choice: choice}}})
 }
 
-// answer grades an answer and records it. Bad input changes nothing.
-func (s *Server) answer(c echo.Context, slug, question, choice string) (quiz.Result, quiz.Progress, error) {
+// answer grades an answer and records it. Bad input changes nothing. An
+// answer that may not be saved (saving.go) is graded all the same:
+// notSaved then says why, and the progress is this answer's alone.
+func (s *Server) answer(c echo.Context, slug, question, choice string) (res quiz.Result, p quiz.Progress, notSaved string, err error) {
 	q, err := s.quizzes.Quiz(slug)
 	if err != nil {
-		return quiz.Result{}, quiz.Progress{}, err
+		return quiz.Result{}, quiz.Progress{}, "", err
 	}
 	if strings.TrimSpace(choice) == "" {
 		if _, err := q.Question(question); err != nil {
-			return quiz.Result{}, quiz.Progress{}, err
+			return quiz.Result{}, quiz.Progress{}, "", err
 		}
-		return quiz.Result{}, quiz.Progress{}, echo.NewHTTPError(http.StatusBadRequest, "choose one of the answers first")
+		return quiz.Result{}, quiz.Progress{}, "", echo.NewHTTPError(http.StatusBadRequest, "choose one of the answers first")
 	}
-	res, err := q.Grade(question, choice)
+	res, err = q.Grade(question, choice)
 	if err != nil {
-		return quiz.Result{}, quiz.Progress{}, err
+		return quiz.Result{}, quiz.Progress{}, "", err
 	}
 	id := s.ensureLearner(c)
-	tp, err := s.progress.RecordAnswer(c.Request().Context(), id, q.Topic, question, res.Correct)
-	s.metrics.answers.WithLabelValues(q.Topic, map[bool]string{true: "right", false: "wrong"}[res.Correct]).Inc()
+	notSaved, err = s.admitProgress(c.Request().Context(), id, clientAddress(c))
 	if err != nil {
-		return quiz.Result{}, quiz.Progress{}, err
+		return quiz.Result{}, quiz.Progress{}, "", err
 	}
-	p := q.Progress(tp.Started, tp.Right)
+	var tp store.TopicProgress
+	if notSaved == "" {
+		tp, err = s.progress.RecordAnswer(c.Request().Context(), id, q.Topic, question, res.Correct)
+		notSaved = notSavedFor(err)
+	}
+	s.metrics.answers.WithLabelValues(q.Topic, map[bool]string{true: "right", false: "wrong"}[res.Correct]).Inc()
+	if notSaved != "" {
+		tp = store.TopicProgress{Started: true}
+		if res.Correct {
+			tp.Right = []string{question}
+		}
+		return res, q.Progress(tp.Started, tp.Right), notSaved, nil
+	}
+	if err != nil {
+		return quiz.Result{}, quiz.Progress{}, "", err
+	}
+	p = q.Progress(tp.Started, tp.Right)
 	s.answered(c, q.Topic, question, choice, res.Correct, p)
-	return res, p, nil
+	return res, p, "", nil
 }
 
 // topicProgress reads the learner's progress on a topic; a learner without

@@ -71,6 +71,9 @@ type Config struct {
 	CarryCodes  carry.Store
 	CarryTTL    time.Duration
 	CarryLimits limit.CarryLimits
+	// Newcomers limits the learners new to the progress store saved per
+	// client address (limit.NewNewcomers); the zero value is no limit.
+	Newcomers limit.Newcomers
 	// JoinLimits bound workshop joins and wrong join codes per client
 	// address.
 	JoinLimits limit.JoinLimits
@@ -131,6 +134,8 @@ type Server struct {
 	carry       *carry.Codes
 	carryLimits limit.CarryLimits
 	joinLimits  limit.JoinLimits
+	// newcomers: see Config.Newcomers (saving.go).
+	newcomers limit.Newcomers
 	// csrfCookieTail is the CSRF cookie's attributes, made once a second.
 	csrfCookieTail atomic.Pointer[cookieTail]
 	publicURL      string
@@ -206,7 +211,7 @@ func New(cfg Config) (*Server, error) {
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),
-		carryLimits: cfg.CarryLimits, joinLimits: cfg.JoinLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
+		carryLimits: cfg.CarryLimits, newcomers: cfg.Newcomers, joinLimits: cfg.JoinLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

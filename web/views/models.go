@@ -148,6 +148,8 @@ type Feedback struct {
 	Correct     bool
 	Explanation string
 	Error       string
+	// NotSaved, when set, says why the answer was graded but not saved.
+	NotSaved string
 }
 
 // ProgressText is the line under the questions, e.g. "1 of 3 right so far."
