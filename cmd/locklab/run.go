@@ -47,6 +47,11 @@ type config struct {
 	// joinRate and joinCodes are workshop joins a second and wrong join
 	// codes a minute per client address.
 	joinRate, joinCodes int
+	// progressMax caps the bytes of the file store's learners
+	// (store.MaxSize); newcomers is how many learners new to the store
+	// one client address may have saved a day (limit.Newcomers).
+	progressMax int64
+	newcomers   int
 	// metricsAddr, if set, serves /metrics there instead of on addr;
 	// metricsToken, if set, must come as a Bearer token.
 	metricsAddr, metricsToken string
@@ -124,7 +129,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), LabQueue: limit.FairQueueOptions{Slots: labSlots(&cfg)}, Limits: limits(progress, cfg.security),
 		TrustedProxies: cfg.security.trustedProxies, SecureCookies: cfg.security.behindTLS, Streams: cfg.conns.streamCaps(room, logger),
 		Workshops: workshops, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
-		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), JoinLimits: joinLimits(progress, cfg), PublicURL: cfg.keep.publicURL,
+		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), Newcomers: limit.NewNewcomers(progress, cfg.security.rates(), cfg.newcomers), JoinLimits: joinLimits(progress, cfg), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
 	})
 	if err != nil {
@@ -218,6 +223,17 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("LOCKLAB_JOIN_CODE_LIMIT: %w", err)
 	}
 	fset.IntVar(&cfg.joinCodes, "join-code-limit", joinCodes, "wrong workshop codes (a join link or form naming no workshop) per minute per client address, with bursts of as many; more get 429 with Retry-After; 0 turns it off (env LOCKLAB_JOIN_CODE_LIMIT)")
+	progressMax := byteSize(store.DefaultMaxSize)
+	if err := progressMax.Set(envOr(getenv, "LOCKLAB_PROGRESS_MAX", progressMax.String())); err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_PROGRESS_MAX: %w", err)
+	}
+	cfg.progressMax = int64(progressMax)
+	fset.Var((*byteSize)(&cfg.progressMax), "progress-max", "most bytes the learners' progress may take in the data directory's file, such as 1GiB; beyond it the longest idle anonymous learners are dropped to make room (never one who carried progress with a code or joined a workshop); with Redis, Redis's own maxmemory applies instead (env LOCKLAB_PROGRESS_MAX)")
+	newcomers, err := strconv.Atoi(envOr(getenv, "LOCKLAB_NEW_LEARNERS_PER_ADDRESS", strconv.Itoa(limit.DefaultNewcomersPerDay)))
+	if err != nil {
+		return config{}, fmt.Errorf("LOCKLAB_NEW_LEARNERS_PER_ADDRESS: %w", err)
+	}
+	fset.IntVar(&cfg.newcomers, "new-learners-per-address", newcomers, "learners new to the progress store whose progress one client address may have saved a day, all at once if they come together; beyond it a newcomer uses the course but is told their progress is not saved, and learners saved already are never refused; 0 turns it off, as -rate-limit 0 does (env LOCKLAB_NEW_LEARNERS_PER_ADDRESS)")
 	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	if err := addWorkerFlags(fset, getenv, &cfg); err != nil {
 		return config{}, err
@@ -252,6 +268,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if cfg.maxParticipants < 1 {
 		return config{}, fmt.Errorf("-max-participants must be at least 1")
+	}
+	if cfg.progressMax < 1<<20 {
+		return config{}, fmt.Errorf("-progress-max must be at least 1MiB")
+	}
+	if cfg.newcomers < 0 {
+		return config{}, fmt.Errorf("-new-learners-per-address must be 0 (off) or more")
 	}
 	if cfg.joinRate < 0 || cfg.joinCodes < 0 {
 		return config{}, fmt.Errorf("-join-rate-limit and -join-code-limit must be 0 (off) or more")
@@ -374,7 +396,7 @@ func openStore(cfg config) (*store.Store, error) {
 	if cfg.redisURL != "" {
 		return store.OpenRedis(cfg.redisURL, ttl)
 	}
-	return store.OpenBolt(cfg.dataDir, ttl)
+	return store.OpenBolt(cfg.dataDir, ttl, store.MaxSize(cfg.progressMax))
 }
 
 // sandboxCopies is where the replicas share learners' sandboxes: Redis,
