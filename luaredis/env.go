@@ -26,6 +26,7 @@ type vm struct {
 	handler   *lua.LFunction
 	run       *run // the script being run, nil between runs
 	acct      *account
+	built     int // bytes of strings built since the watchdog last looked (see build)
 }
 
 // newVM builds a Lua state with the base, table, string and math libraries,
@@ -71,16 +72,7 @@ func newVM(e *Engine) *vm {
 	v.installBase(e)
 	installLimitedLibs(L, v, e.opts.Limits)
 	g.RawSetString("redis", v.redisTable())
-	// The libraries' Go functions do work the VM cannot see between two
-	// instructions: each looks at the watchdog before it starts, so that
-	// a loop of calls stops within one call of the limits.
-	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: func(L *lua.LState) {
-		if r := v.run; r != nil {
-			if r.watchdog.check(); r.watchdog.err != nil {
-				L.RaiseError("%v", r.watchdog.err)
-			}
-		}
-	}}
+	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: v.work}
 	g.RawSetString("bit", bitTable(L))
 	g.RawSetString("cjson", cjsonTable(L, lim))
 	g.RawSetString("cmsgpack", cmsgpackTable(L, lim))
@@ -347,8 +339,35 @@ func (v *vm) installBase(e *Engine) {
 	}))
 
 	g.RawSetString(concatFunc, L.NewFunction(func(L *lua.LState) int {
-		return concat(L, e.opts.Limits.MaxStringBytes)
+		return concat(L, e.opts.Limits.MaxStringBytes, v.build)
 	}))
+}
+
+// buildCheck is how many bytes of strings the libraries may build
+// between two looks at the watchdog: between two of its checks, 1,024
+// instructions apart, a script could otherwise build hundreds of
+// megabytes.
+const buildCheck = 64 << 10
+
+// build counts n bytes of a string about to be built, and looks at the
+// watchdog (see work) once buildCheck bytes were built since it last did.
+func (v *vm) build(L *lua.LState, n int) {
+	if v.built += n; v.built >= buildCheck {
+		v.built = 0
+		v.work(L)
+	}
+}
+
+// work looks at the watchdog and raises its error if it says stop. The
+// libraries' Go functions do work the VM cannot see between two
+// instructions: each that takes long or builds a big string calls it
+// first, so that a loop of calls stops within one call of the limits.
+func (v *vm) work(L *lua.LState) {
+	if r := v.run; r != nil {
+		if r.watchdog.check(); r.watchdog.err != nil {
+			L.RaiseError("%v", r.watchdog.err)
+		}
+	}
 }
 
 func (v *vm) load(L *lua.LState, src, name string, l Limits) int {
@@ -366,8 +385,8 @@ func (v *vm) load(L *lua.LState, src, name string, l Limits) int {
 }
 
 // concat is the .. operator: strings and numbers, joined only if the result
-// stays under max bytes.
-func concat(L *lua.LState, max int) int {
+// stays under max bytes; build counts the bytes before they are.
+func concat(L *lua.LState, max int, build func(L *lua.LState, n int)) int {
 	n := L.GetTop()
 	total := 0
 	parts := make([]string, n)
@@ -385,6 +404,7 @@ func concat(L *lua.LState, max int) int {
 			L.RaiseError("string too long: the playground allows %d bytes", max)
 		}
 	}
+	build(L, total)
 	L.Push(lua.LString(strings.Join(parts, "")))
 	return 1
 }

@@ -166,3 +166,39 @@ func TestMemoryBombs(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryBombStopsNearLimit checks how far past the 16 MiB limit a
+// script gets before it is stopped, counting what it keeps through
+// redis.call: an eighth of the limit at most, even when each turn of its
+// loop builds a string of 200 KB.
+func TestMemoryBombStopsNearLimit(t *testing.T) {
+	const limit = 16 << 20
+	for _, tt := range []struct {
+		name, keep string
+		each       int // bytes kept each turn, about
+	}{
+		{"big strings", "t[i] = string.rep('x', 200000) .. i", 200_000},
+		{"big strings by string.rep", "t[i] = string.rep('x' .. (i % 10), 30000)", 60_000},
+		{"big strings by table.concat", "p[1] = i t[i] = table.concat(p)", 100_000},
+		{"tables", "t[i] = {i, i, i}", 179},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := NewEngine(Options{Limits: Limits{Timeout: 30 * time.Second, MaxAllocBytes: limit}})
+			turns := 0
+			c := callerFunc(func(argv []string, readOnly bool) resp.Value {
+				turns++
+				return resp.OK()
+			})
+			src := "local p = {} for j = 2, 100 do p[j] = string.rep('c', 1000) end local t = {} local i = 0 while true do i = i + 1 " + tt.keep + " redis.call('TURN') end"
+			got := eval(t, e, c, src)
+			if !strings.HasPrefix(got.Str, memoryStop) {
+				t.Fatalf("EVAL = %v; want an error starting %q", got, memoryStop)
+			}
+			kept := turns * tt.each
+			t.Logf("stopped after %d turns, some %d MiB kept", turns, kept>>20)
+			if kept > limit+limit/8 {
+				t.Errorf("stopped after keeping some %d bytes; want at most %d", kept, limit+limit/8)
+			}
+		})
+	}
+}

@@ -116,6 +116,9 @@ func (v *vm) call(L *lua.LState, raise bool) int {
 	if reply.IsError() {
 		return fail(reply.Str)
 	}
+	// A reply becomes Lua strings and tables: as many bytes as a string
+	// built by the libraries, and some for each element.
+	v.build(L, len(reply.Str)+64*len(reply.Elems))
 	L.Push(toLua(L, reply))
 	return 1
 }

@@ -44,6 +44,9 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 		if n > 0 && float64(len(s))*float64(n) > float64(l.MaxStringBytes) {
 			L.RaiseError("resulting string too large: the playground allows %d bytes", l.MaxStringBytes)
 		}
+		if n > 0 {
+			v.build(L, len(s)*n)
+		}
 	})
 
 	wrap(str, "format", func(L *lua.LState) {
@@ -80,6 +83,7 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 		if size > l.MaxStringBytes {
 			L.RaiseError("resulting string too large: the playground allows %d bytes", l.MaxStringBytes)
 		}
+		v.build(L, size)
 	})
 
 	// string.format as Lua 5.1's: %q quotes as addquoted does (\n as a
@@ -172,6 +176,7 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 		case *lua.LFunction, *lua.LTable:
 			L.Replace(3, limitedRepl(L, r, len(s), l.MaxStringBytes))
 		}
+		v.build(L, len(s))
 	})
 
 	wrap(tbl, "concat", func(L *lua.LState) {
@@ -193,6 +198,7 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 				L.RaiseError("resulting string too large: the playground allows %d bytes", l.MaxStringBytes)
 			}
 		}
+		v.build(L, size)
 	})
 }
 
