@@ -69,6 +69,7 @@ func TestAttacks(t *testing.T) {
 		{"join-guessing", attackJoinGuessing},
 		{"join-squatting", attackJoinSquatting},
 		{"workshop-writes", attackWorkshopWrites},
+		{"lua-memory", attackLuaMemory},
 	} {
 		tg.mon.run(t, a.name, func(t *testing.T) { a.f(t, tg) })
 	}
