@@ -70,6 +70,8 @@ func TestAttacks(t *testing.T) {
 		{"join-squatting", attackJoinSquatting},
 		{"workshop-writes", attackWorkshopWrites},
 		{"lua-memory", attackLuaMemory},
+		{"event-streams", attackEventStreams},
+		{"idle-conns", attackIdleConns},
 	} {
 		tg.mon.run(t, a.name, func(t *testing.T) { a.f(t, tg) })
 	}
