@@ -21,6 +21,11 @@ import (
 // the first byte of a request came, and a sweep once a second closes the
 // connections that have overstayed. A limit then holds to within two
 // seconds of its value, which is all a limit against slow clients needs.
+//
+// Conns also caps how many connections each client address holds
+// (ConnCaps), counted as they are accepted and as net/http reports them
+// idle, so that one address cannot take the file descriptors every
+// other client needs.
 
 // ConnLimits are how long a connection may take over each part of its
 // life; a connection that takes longer is closed.
