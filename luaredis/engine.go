@@ -312,7 +312,7 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, proto *lua.Funct
 	L := v.L
 	v.globals.RawSetString("KEYS", stringTable(L, keys))
 	v.globals.RawSetString("ARGV", stringTable(L, args))
-	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits, memory{allocs: e.allocs, held: v.acct.held})}
+	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits, memory{allocs: e.allocs, held: v.held})}
 	v.run = r
 	defer func() {
 		v.run = nil

@@ -26,7 +26,8 @@ type vm struct {
 	handler   *lua.LFunction
 	run       *run // the script being run, nil between runs
 	acct      *account
-	built     int // bytes of strings built since the watchdog last looked (see build)
+	held      func(max uint64) uint64 // acct.held, made once
+	built     int                     // bytes of strings built since the watchdog last looked (see build)
 }
 
 // newVM builds a Lua state with the base, table, string and math libraries,
@@ -118,7 +119,7 @@ func newVM(e *Engine) *vm {
 		// and TestAccountSeesGopherLua fails first.
 		panic("luaredis: the memory account cannot read this version of gopher-lua: " + err.Error())
 	}
-	v.acct = acct
+	v.acct, v.held = acct, acct.held
 	return v
 }
 

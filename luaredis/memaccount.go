@@ -192,9 +192,15 @@ func (a *account) release() {
 }
 
 // clearStack empties every register of L, so that nothing a script left
-// on the stack outlives it.
+// on the stack outlives it. Reading is cheaper than writing (which the
+// collector may have to watch): it clears up to the last register used.
 func (a *account) clearStack() {
-	clear(a.lay.stack(a.L))
+	regs := a.lay.stack(a.L)
+	n := len(regs)
+	for n > 0 && regs[n-1] == nil {
+		n--
+	}
+	clear(regs[:n])
 }
 
 // walk counts what the state holds, stopping once the count passes max.
