@@ -72,6 +72,8 @@ func TestAttacks(t *testing.T) {
 		{"lua-memory", attackLuaMemory},
 		{"event-streams", attackEventStreams},
 		{"idle-conns", attackIdleConns},
+		{"progress-flood", attackProgressFlood},
+		{"full-disk", attackFullDisk},
 	} {
 		tg.mon.run(t, a.name, func(t *testing.T) { a.f(t, tg) })
 	}
