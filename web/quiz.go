@@ -124,11 +124,14 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (res quiz
 	}
 	s.metrics.answers.WithLabelValues(q.Topic, map[bool]string{true: "right", false: "wrong"}[res.Correct]).Inc()
 	if notSaved != "" {
+		// A workshop still counts the answer: only progress is not kept.
 		tp = store.TopicProgress{Started: true}
 		if res.Correct {
 			tp.Right = []string{question}
 		}
-		return res, q.Progress(tp.Started, tp.Right), notSaved, nil
+		p = q.Progress(tp.Started, tp.Right)
+		s.answered(c, q.Topic, question, choice, res.Correct, p)
+		return res, p, notSaved, nil
 	}
 	if err != nil {
 		return quiz.Result{}, quiz.Progress{}, "", err
