@@ -241,7 +241,8 @@ func evict(tx *bolt.Tx, out []string, target int64, n, visits int) ([]string, er
 		}
 		id := bytes.Clone(k[8:])
 		switch {
-		case kept.Get(id) != nil:
+		case kept.Get(id) != nil || learners.Bucket(id) == nil:
+			// Kept, or gone: the key should not be in the index.
 			stale = append(stale, bytes.Clone(k))
 		case carryBy.Get(id) != nil:
 			keeps = append(keeps, keep{id, keptCarried})
