@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/redistest"
+	"github.com/locklab/locklab/workshop"
 )
 
 // browser is one person's browser: its cookies go to every replica, as
@@ -208,17 +209,27 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 			t.Fatalf("answer on B = %d %s", code, body)
 		}
 
-		status, body := admin.get(a + "/admin/workshops/" + code + "/export.csv")
-		rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
-		if status != 200 || err != nil || len(rows) != 2 {
-			t.Fatalf("CSV on A = %d, %v:\n%s\nwant a header and ada's row", status, err, body)
-		}
-		got := map[string]string{}
-		for i, col := range rows[0] {
-			got[col] = rows[1][i]
-		}
-		if got["nickname"] != "ada" || got["answers"] != "1" || got["first_try_right"] != "1" {
-			t.Errorf("CSV on A = %v; want ada with 1 answer, right on the first try", got)
+		// B writes its participants' activity in batches, at most
+		// workshop.DefaultFlushEvery apart: A sees the answer within that
+		// (and a tick of B's writer), not at once.
+		deadline := time.Now().Add(3*workshop.DefaultFlushEvery + 2*time.Second)
+		for {
+			status, body := admin.get(a + "/admin/workshops/" + code + "/export.csv")
+			rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+			if status != 200 || err != nil || len(rows) != 2 {
+				t.Fatalf("CSV on A = %d, %v:\n%s\nwant a header and ada's row", status, err, body)
+			}
+			got := map[string]string{}
+			for i, col := range rows[0] {
+				got[col] = rows[1][i]
+			}
+			if got["nickname"] == "ada" && got["answers"] == "1" && got["first_try_right"] == "1" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("CSV on A = %v after %v; want ada with 1 answer, right on the first try", got, 3*workshop.DefaultFlushEvery+2*time.Second)
+			}
+			time.Sleep(250 * time.Millisecond)
 		}
 	})
 }
