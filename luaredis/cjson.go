@@ -32,6 +32,9 @@ const cjsonMaxDepth = 1000
 type libLimits struct {
 	maxBytes int
 	work     func(L *lua.LState)
+	// pad is called before a table is given an integer key, which may
+	// fill its array with nils up to it (see vm.padTo).
+	pad func(L *lua.LState, t *lua.LTable, key lua.LValue)
 }
 
 // jsonNull marks cjson.null, which tostring prints as C Lua does.

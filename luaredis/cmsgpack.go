@@ -65,7 +65,7 @@ func cmsgpackTable(L *lua.LState, lim libLimits) *lua.LTable {
 				limit = math.MaxInt
 			}
 			lim.work(L)
-			u := msgUnpacker{L: L, s: string(s), pos: offset}
+			u := msgUnpacker{L: L, s: string(s), pos: offset, pad: lim.pad}
 			var out []lua.LValue
 			for u.pos < len(u.s) && len(out) < limit {
 				out = append(out, u.value(0))
@@ -234,6 +234,7 @@ type msgUnpacker struct {
 	L   *lua.LState
 	s   string
 	pos int
+	pad func(L *lua.LState, t *lua.LTable, key lua.LValue) // see vm.padTo
 }
 
 func (u *msgUnpacker) take(n int) string {
@@ -339,6 +340,7 @@ func (u *msgUnpacker) mapping(n, depth int) lua.LValue {
 		k := u.value(depth + 1)
 		v := u.value(depth + 1)
 		if k != lua.LNil {
+			u.pad(u.L, t, k)
 			t.RawSet(k, v)
 		}
 	}

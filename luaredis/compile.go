@@ -71,15 +71,23 @@ func tooLarge(l Limits) error {
 // protoCount is what a compiled script holds, all its functions together.
 type protoCount struct {
 	funcs, constants, instructions int
+	// setTable: some instruction writes a table at a key computed as the
+	// script runs (t[k] = v), which the watchdog must look at (see
+	// padding.go).
+	setTable bool
 }
 
 func countProto(p *lua.FunctionProto) protoCount {
 	c := protoCount{funcs: 1, constants: len(p.Constants), instructions: len(p.Code)}
+	for _, inst := range p.Code {
+		c.setTable = c.setTable || int(inst>>26) == lua.OP_SETTABLE
+	}
 	for _, child := range p.FunctionPrototypes {
 		cc := countProto(child)
 		c.funcs += cc.funcs
 		c.constants += cc.constants
 		c.instructions += cc.instructions
+		c.setTable = c.setTable || cc.setTable
 	}
 	return c
 }

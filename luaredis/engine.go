@@ -174,7 +174,7 @@ func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
 				return compileError(err)
 			}
 		}
-		return e.run(ctx, c, sha, sc.proto, keys, args, readOnly)
+		return e.run(ctx, c, sha, sc, keys, args, readOnly)
 	case "SCRIPT":
 		return e.scriptCommand(argv)
 	default:
@@ -299,7 +299,7 @@ func compileError(err error) resp.Value {
 
 // run calls the compiled script with KEYS and ARGV under the watchdog and
 // converts what it returns, or the error it raises, into a reply.
-func (e *Engine) run(ctx context.Context, c Caller, sha string, proto *lua.FunctionProto, keys, args []string, readOnly bool) resp.Value {
+func (e *Engine) run(ctx context.Context, c Caller, sha string, sc *compiled, keys, args []string, readOnly bool) resp.Value {
 	// A line whose time is up (the scripts of a transaction after one
 	// that spun) gets its answer without starting the VM.
 	if d, ok := ctx.Deadline(); ok && !e.now().Before(d) {
@@ -312,7 +312,14 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, proto *lua.Funct
 	L := v.L
 	v.globals.RawSetString("KEYS", stringTable(L, keys))
 	v.globals.RawSetString("ARGV", stringTable(L, args))
-	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits, memory{allocs: e.allocs, held: v.held})}
+	// Only a script that writes tables at computed keys needs the
+	// watchdog to look at its instructions; loadstring turns it on for
+	// code it compiles that does.
+	var pad *padGuard
+	if sc.count.setTable {
+		pad = v.pad
+	}
+	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits, memory{allocs: e.allocs, held: v.held}, pad)}
 	v.run = r
 	defer func() {
 		v.run = nil
@@ -327,7 +334,7 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, proto *lua.Funct
 		v.globals.RawSetString("ARGV", lua.LNil)
 	}()
 
-	fn := L.NewFunctionFromProto(proto)
+	fn := L.NewFunctionFromProto(sc.proto)
 	fn.Env = v.env
 	L.SetContext(r.watchdog)
 	L.Push(fn)

@@ -27,7 +27,8 @@ type vm struct {
 	run       *run // the script being run, nil between runs
 	acct      *account
 	held      func(max uint64) uint64 // acct.held, made once
-	built     int                     // bytes of strings built since the watchdog last looked (see build)
+	pad       *padGuard
+	built     int // bytes of strings built since the watchdog last looked (see build)
 }
 
 // newVM builds a Lua state with the base, table, string and math libraries,
@@ -73,7 +74,7 @@ func newVM(e *Engine) *vm {
 	v.installBase(e)
 	installLimitedLibs(L, v, e.opts.Limits)
 	g.RawSetString("redis", v.redisTable())
-	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: v.work}
+	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: v.work, pad: v.padTo}
 	g.RawSetString("bit", bitTable(L))
 	g.RawSetString("cjson", cjsonTable(L, lim))
 	g.RawSetString("cmsgpack", cmsgpackTable(L, lim))
@@ -119,7 +120,7 @@ func newVM(e *Engine) *vm {
 		// and TestAccountSeesGopherLua fails first.
 		panic("luaredis: the memory account cannot read this version of gopher-lua: " + err.Error())
 	}
-	v.acct, v.held = acct, acct.held
+	v.acct, v.held, v.pad = acct, acct.held, newPadGuard(L, &acct.lay)
 	return v
 }
 
@@ -205,6 +206,7 @@ func (v *vm) installBase(e *Engine) {
 		if v.protected[t] {
 			L.Error(lua.LString(readonlyMsg), 0)
 		}
+		v.padTo(L, t, L.CheckAny(2))
 		t.RawSet(L.CheckAny(2), L.CheckAny(3))
 		L.Push(t)
 		return 1
@@ -378,6 +380,9 @@ func (v *vm) load(L *lua.LState, src, name string, l Limits) int {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
 		return 2
+	}
+	if r := v.run; r != nil && countProto(proto).setTable {
+		r.watchdog.pad = v.pad
 	}
 	fn := L.NewFunctionFromProto(proto)
 	fn.Env = v.env

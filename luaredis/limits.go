@@ -5,6 +5,9 @@ import (
 	"errors"
 	"runtime/metrics"
 	"time"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Limits bound one script: what it may compile into, and one run of it.
@@ -115,17 +118,25 @@ type watchdog struct {
 	mem      memory
 	next     uint64 // the allocation count at which to judge again
 	judged   int    // how many times the memory was judged, for tests
-	done     chan struct{}
-	err      error // errTimeout, errMemory or the parent's error
-	n        uint32
+	// pad, if set, shows the watchdog each table write before it runs;
+	// virtual counts the bytes the nils of such writes take as if the
+	// process had allocated them, and extra is what the write about to
+	// run adds to what the script holds (see padding).
+	pad     *padGuard
+	virtual uint64
+	extra   uint64
+	done    chan struct{}
+	err     error // errTimeout, errMemory or the parent's error
+	n       uint32
 }
 
-func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory) *watchdog {
+func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory, pad *padGuard) *watchdog {
 	w := &watchdog{
 		parent:   parent,
 		deadline: now.Add(l.Timeout),
 		maxAlloc: l.MaxAllocBytes,
 		mem:      mem,
+		pad:      pad,
 		done:     make(chan struct{}),
 	}
 	// A caller with less time left, such as a line that runs several
@@ -153,7 +164,7 @@ func (w *watchdog) check() {
 		w.err = errTimeout
 	case w.parent.Err() != nil:
 		w.err = w.parent.Err()
-	case w.mem.allocs != nil && w.mem.allocs() >= w.next && w.overMemory():
+	case w.mem.allocs != nil && w.mem.allocs()+w.virtual >= w.next && w.overMemory():
 		w.err = errMemory
 	default:
 		return
@@ -164,11 +175,11 @@ func (w *watchdog) check() {
 // overMemory judges the script's memory, and sets when to judge it next.
 func (w *watchdog) overMemory() bool {
 	w.judged++
-	held := w.mem.held(w.maxAlloc)
+	held := w.mem.held(w.maxAlloc) + w.extra
 	if held > w.maxAlloc {
 		return true
 	}
-	w.next = w.mem.allocs() + max(w.maxAlloc-held, w.maxAlloc/8)
+	w.next = w.mem.allocs() + w.virtual + max(w.maxAlloc-held, w.maxAlloc/8)
 	return false
 }
 
@@ -181,6 +192,16 @@ func (w *watchdog) Done() <-chan struct{} {
 	w.n++
 	if w.n%checkEvery == 0 {
 		w.check()
+	}
+	// What padGuard.peek does, written out as it runs before every
+	// instruction: the VM has just read the frame's function and
+	// instruction, so they are there.
+	if g := w.pad; g != nil {
+		cf := *(*unsafe.Pointer)(g.frame)
+		fn := *(**lua.LFunction)(unsafe.Add(cf, g.fnOff))
+		if inst := fn.Proto.Code[*(*int)(unsafe.Add(cf, g.pcOff))-1]; int(inst>>26) == lua.OP_SETTABLE {
+			w.setTable(g, cf, fn, inst)
+		}
 	}
 	return w.done
 }

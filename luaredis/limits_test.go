@@ -52,7 +52,7 @@ func TestWatchdogJudgesMemory(t *testing.T) {
 					return tt.held[judged-1]
 				},
 			}
-			w := newWatchdog(context.Background(), time.Now(), Limits{Timeout: time.Hour, MaxAllocBytes: limit}, mem)
+			w := newWatchdog(context.Background(), time.Now(), Limits{Timeout: time.Hour, MaxAllocBytes: limit}, mem, nil)
 			for _, a := range tt.allocs {
 				now = a
 				w.check()
@@ -198,6 +198,45 @@ func TestMemoryBombStopsNearLimit(t *testing.T) {
 			t.Logf("stopped after %d turns, some %d MiB kept", turns, kept>>20)
 			if kept > limit+limit/8 {
 				t.Errorf("stopped after keeping some %d bytes; want at most %d", kept, limit+limit/8)
+			}
+		})
+	}
+}
+
+// TestFarIntegerKeys writes integer keys far past a table's end, which
+// gopher-lua fills with nils up to the key in one instruction or call: a
+// write that would take the script past its limit is stopped before it
+// allocates, in every way a script can make one; one under it runs.
+func TestFarIntegerKeys(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		stop      bool
+	}{
+		{"t[k] = v", "local t = {} t[50000000] = 1 return #t", true},
+		{"a constant key", "local t = {[50000000] = 1} return #t", true},
+		{"in a loop", "local t = {} for i = 1, 100 do local u = {} u[300000] = i t[i] = u end return #t", true},
+		{"through __newindex", "local b = {} local a = setmetatable({}, {__newindex = b}) a[50000000] = 1 return #b", true},
+		{"rawset", "local t = {} rawset(t, 50000000, 1) return #t", true},
+		{"table.insert", "local t = {} table.insert(t, 50000000, 1) return #t", true},
+		{"cmsgpack.unpack", `return #cmsgpack.unpack("\129\206\2\250\240\128\1")`, true},
+		{"loadstring", "return loadstring('local t = {} t[50000000] = 1 return #t')()", true},
+		{"under the limit", "local t = {} t[100000] = 1 return #t", false},
+		{"appending", "local t = {} for i = 1, 200000 do t[i] = i end return #t", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := NewEngine(Options{Limits: Limits{Timeout: 30 * time.Second, MaxAllocBytes: 16 << 20}})
+			var ms0, ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms0)
+			got := eval(t, e, newMapCaller(), tt.src)
+			runtime.ReadMemStats(&ms1)
+			alloc := ms1.TotalAlloc - ms0.TotalAlloc
+			if stopped := strings.HasPrefix(got.Str, memoryStop); stopped != tt.stop {
+				t.Errorf("EVAL %q = %v; want stopped for memory: %v", tt.src, got, tt.stop)
+			}
+			// Unguarded, each of these allocates 2.4 GB (the loop,
+			// 1.6 GB), most of it in one instruction.
+			if tt.stop && alloc > 128<<20 {
+				t.Errorf("EVAL %q allocated %d MB before it was stopped; want it stopped before it fills the array", tt.src, alloc>>20)
 			}
 		})
 	}

@@ -87,6 +87,10 @@ func mapBytes(n, entry int) uint64 {
 type layout struct {
 	reg, regArray                   uintptr
 	array, keys, dict, strdict, k2i uintptr
+	// The running call frame, and its function, next instruction and
+	// first register: what the watchdog reads to see a table write
+	// coming (see padGuard).
+	frame, frameFn, framePc, frameBase uintptr
 }
 
 // findLayout finds the offsets of layout by reflection, checking each
@@ -110,6 +114,13 @@ func findLayout() (layout, error) {
 	if reg.Kind() != reflect.Pointer || reg.Elem().Kind() != reflect.Struct {
 		return lay, fmt.Errorf("gopher-lua's LState.reg is a %v, not a pointer to a registry", reg)
 	}
+	frame, err := field(reflect.TypeFor[lua.LState](), "currentFrame", nil, &lay.frame)
+	if err != nil {
+		return lay, err
+	}
+	if frame.Kind() != reflect.Pointer || frame.Elem().Kind() != reflect.Struct {
+		return lay, fmt.Errorf("gopher-lua's LState.currentFrame is a %v, not a pointer to a call frame", frame)
+	}
 	table := reflect.TypeFor[lua.LTable]()
 	for _, f := range []struct {
 		t    reflect.Type
@@ -123,6 +134,9 @@ func findLayout() (layout, error) {
 		{table, "dict", reflect.TypeFor[map[lua.LValue]lua.LValue](), &lay.dict},
 		{table, "strdict", reflect.TypeFor[map[string]lua.LValue](), &lay.strdict},
 		{table, "k2i", reflect.TypeFor[map[lua.LValue]int](), &lay.k2i},
+		{frame.Elem(), "Fn", reflect.TypeFor[*lua.LFunction](), &lay.frameFn},
+		{frame.Elem(), "Pc", reflect.TypeFor[int](), &lay.framePc},
+		{frame.Elem(), "LocalBase", reflect.TypeFor[int](), &lay.frameBase},
 	} {
 		if _, err := field(f.t, f.name, f.want, f.off); err != nil {
 			return lay, err
@@ -139,6 +153,11 @@ func (lay *layout) stack(L *lua.LState) []lua.LValue {
 		return nil
 	}
 	return *(*[]lua.LValue)(unsafe.Add(reg, lay.regArray))
+}
+
+// arrayLen is the length of a table's array part.
+func (lay *layout) arrayLen(t *lua.LTable) int {
+	return len(*(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), lay.array)))
 }
 
 // tableParts is what a table holds besides its metatable.

@@ -179,6 +179,11 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 		v.build(L, len(s))
 	})
 
+	wrap(tbl, "insert", func(L *lua.LState) {
+		if t := L.CheckTable(1); L.GetTop() >= 3 {
+			v.padTo(L, t, L.Get(2))
+		}
+	})
 	wrap(tbl, "concat", func(L *lua.LState) {
 		t := L.CheckTable(1)
 		sep := len(L.OptString(2, ""))

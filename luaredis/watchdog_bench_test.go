@@ -43,3 +43,19 @@ func BenchmarkEvalShort(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEvalTableWrites is BenchmarkEvalLoop for a loop that writes a
+// table at computed keys, whose every instruction the watchdog looks at
+// (see padding.go): MOD, ADD, SETTABLE and FORLOOP a turn.
+func BenchmarkEvalTableWrites(b *testing.B) {
+	const src = "local t = {} for i = 1, 1000000 do t[i % 100 + 1] = i end return 1"
+	const instructions = 4_000_000
+	e := NewEngine(Options{Limits: Limits{Timeout: time.Minute}})
+	argv := []string{"EVAL", src, "0"}
+	for b.Loop() {
+		if got := e.Do(context.Background(), newMapCaller(), argv); got.Int != 1 {
+			b.Fatalf("EVAL = %v; want 1", got)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/instructions, "ns/instr")
+}
