@@ -193,9 +193,10 @@ func (w *watchdog) Done() <-chan struct{} {
 	if w.n%checkEvery == 0 {
 		w.check()
 	}
-	// What padGuard.peek does, written out as it runs before every
-	// instruction: the VM has just read the frame's function and
-	// instruction, so they are there.
+	// For a script that writes tables at computed keys, a look at the
+	// instruction about to run (see padding.go). Only the VM's loop calls
+	// Done (the channel library, which would too, is not opened), and it
+	// has just read the frame's function and instruction: they are there.
 	if g := w.pad; g != nil {
 		cf := *(*unsafe.Pointer)(g.frame)
 		fn := *(**lua.LFunction)(unsafe.Add(cf, g.fnOff))

@@ -13,7 +13,9 @@ import (
 // in the hash part). So the watchdog looks at each table write before it
 // runs, and counts the nils it would add as bytes allocated: a write that
 // would take the script past its memory limit is stopped before it starts,
-// with the memory error.
+// with the memory error. Only the instructions of scripts that have such a
+// write (SETTABLE, t[k] = v with k computed as the script runs) are looked
+// at; code that loadstring compiles turns it on if it has one.
 
 // padFree is how many nils a write may add before it is counted: small
 // gaps cost little, and most writes append.
