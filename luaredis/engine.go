@@ -336,7 +336,7 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, sc *compiled, ke
 
 	fn := L.NewFunctionFromProto(sc.proto)
 	fn.Env = v.env
-	L.SetContext(r.watchdog)
+	L.SetContext(r.watchdog.context())
 	L.Push(fn)
 	err := L.PCall(0, 1, v.handler)
 	if werr := r.watchdog.err; werr != nil {

@@ -381,8 +381,9 @@ func (v *vm) load(L *lua.LState, src, name string, l Limits) int {
 		L.Push(lua.LString(err.Error()))
 		return 2
 	}
-	if r := v.run; r != nil && countProto(proto).setTable {
+	if r := v.run; r != nil && r.watchdog.pad == nil && countProto(proto).setTable {
 		r.watchdog.pad = v.pad
+		L.SetContext(r.watchdog.context())
 	}
 	fn := L.NewFunctionFromProto(proto)
 	fn.Env = v.env

@@ -118,8 +118,8 @@ type watchdog struct {
 	mem      memory
 	next     uint64 // the allocation count at which to judge again
 	judged   int    // how many times the memory was judged, for tests
-	// pad, if set, shows the watchdog each table write before it runs;
-	// virtual counts the bytes the nils of such writes take as if the
+	// pad, if set, shows the watchdog each table write before it runs
+	// (see guarded); virtual counts the bytes the nils of such writes take as if the
 	// process had allocated them, and extra is what the write about to
 	// run adds to what the script holds (see padding).
 	pad     *padGuard
@@ -193,16 +193,38 @@ func (w *watchdog) Done() <-chan struct{} {
 	if w.n%checkEvery == 0 {
 		w.check()
 	}
-	// For a script that writes tables at computed keys, a look at the
-	// instruction about to run (see padding.go). Only the VM's loop calls
-	// Done (the channel library, which would too, is not opened), and it
-	// has just read the frame's function and instruction: they are there.
-	if g := w.pad; g != nil {
-		cf := *(*unsafe.Pointer)(g.frame)
-		fn := *(**lua.LFunction)(unsafe.Add(cf, g.fnOff))
-		if inst := fn.Proto.Code[*(*int)(unsafe.Add(cf, g.pcOff))-1]; int(inst>>26) == lua.OP_SETTABLE {
-			w.setTable(g, cf, fn, inst)
-		}
+	return w.done
+}
+
+// guarded is the context of a script that writes tables at computed
+// keys: its Done also looks at the instruction about to run (see
+// padding.go), which scripts without such writes need not pay for.
+type guarded struct{ *watchdog }
+
+// context returns what the script runs with: the watchdog, or with pad
+// set, the watchdog that looks at each instruction.
+func (w *watchdog) context() context.Context {
+	if w.pad != nil {
+		return guarded{w}
+	}
+	return w
+}
+
+// Done is watchdog.Done, and a look at the instruction. Only the VM's
+// loop calls it (the channel library, which would too, is not opened),
+// and it has just read the frame's function and instruction: they are
+// there.
+func (g guarded) Done() <-chan struct{} {
+	w := g.watchdog
+	w.n++
+	if w.n%checkEvery == 0 {
+		w.check()
+	}
+	p := w.pad
+	cf := *(*unsafe.Pointer)(p.frame)
+	fn := *(**lua.LFunction)(unsafe.Add(cf, p.fnOff))
+	if inst := fn.Proto.Code[*(*int)(unsafe.Add(cf, p.pcOff))-1]; int(inst>>26) == lua.OP_SETTABLE {
+		w.setTable(p, cf, fn, inst)
 	}
 	return w.done
 }

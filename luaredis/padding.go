@@ -22,7 +22,7 @@ import (
 const padFree = 4096
 
 // padGuard is what the watchdog needs to see the instruction about to
-// run, which watchdog.Done reads: the running frame's function, and its
+// run, which guarded.Done reads: the running frame's function, and its
 // Pc, which gopher-lua has moved past the instruction when it calls Done.
 type padGuard struct {
 	L            *lua.LState
