@@ -23,18 +23,10 @@ type keepConfig struct {
 	publicURL string
 }
 
-func addKeepFlags(fset *flag.FlagSet, getenv func(string) string, kc *keepConfig) error {
+func addKeepFlags(fset *flag.FlagSet, kc *keepConfig) {
 	fset.DurationVar(&kc.carryTTL, "carry-ttl", carry.DefaultTTL, "how long a code that carries progress to another device works (it works once) (env LOCKLAB_CARRY_TTL)")
 	fset.DurationVar(&kc.progressTTL, "progress-ttl", store.DefaultProgressTTL, "drop a learner's progress after this long without a visit (env LOCKLAB_PROGRESS_TTL)")
 	fset.StringVar(&kc.publicURL, "public-url", "", "the site's address for the links it shows, such as https://locks.example.org; without it the request's Host is used (env LOCKLAB_PUBLIC_URL)")
-	for flagName, env := range map[string]string{"carry-ttl": "LOCKLAB_CARRY_TTL", "progress-ttl": "LOCKLAB_PROGRESS_TTL", "public-url": "LOCKLAB_PUBLIC_URL"} {
-		if v := getenv(env); v != "" {
-			if err := fset.Set(flagName, v); err != nil {
-				return fmt.Errorf("%s=%q: %w", env, v, err)
-			}
-		}
-	}
-	return nil
 }
 
 func checkKeepFlags(kc *keepConfig) error {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
-	"strconv"
 
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/web"
@@ -22,9 +21,8 @@ type connConfig struct {
 	streamsPerLearner, streamsPerAddress, streams int
 }
 
-// addConnFlags declares the connection and stream flags, each with its
-// default from an environment variable.
-func addConnFlags(fset *flag.FlagSet, getenv func(string) string, cc *connConfig) error {
+// addConnFlags declares the connection and stream flags.
+func addConnFlags(fset *flag.FlagSet, cc *connConfig) {
 	for _, f := range []struct {
 		p         *int
 		name, env string
@@ -42,13 +40,8 @@ func addConnFlags(fset *flag.FlagSet, getenv func(string) string, cc *connConfig
 		{&cc.streams, "max-streams", "LOCKLAB_MAX_STREAMS", limit.DefaultStreams,
 			"most event streams open in all; held to half the connections the file descriptor limit allows"},
 	} {
-		v, err := strconv.Atoi(envOr(getenv, f.env, strconv.Itoa(f.def)))
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.env, err)
-		}
-		fset.IntVar(f.p, f.name, v, f.usage+" (env "+f.env+")")
+		fset.IntVar(f.p, f.name, f.def, f.usage+" (env "+f.env+")")
 	}
-	return nil
 }
 
 func checkConnFlags(cc connConfig) error {

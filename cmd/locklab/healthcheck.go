@@ -17,7 +17,10 @@ import (
 func healthcheck(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fset := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	addr := fset.String("addr", envOr(getenv, "LOCKLAB_ADDR", ":8080"), "address the server listens on (env LOCKLAB_ADDR)")
+	addr := fset.String("addr", ":8080", "address the server listens on (env LOCKLAB_ADDR)")
+	if err := setFromEnv(fset, getenv); err != nil {
+		return err
+	}
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

@@ -41,10 +41,9 @@ type memoryConfig struct {
 	gcPercent int
 }
 
-// addMemoryFlags declares the memory flags; each takes its default from
-// an environment variable, checked like the flag. GOMEMLIMIT and GOGC,
-// when set and their flag is not, are left to the Go runtime.
-func addMemoryFlags(fset *flag.FlagSet, getenv func(string) string, mc *memoryConfig) error {
+// addMemoryFlags declares the memory flags. GOMEMLIMIT and GOGC, when
+// set and their flag is not, are left to the Go runtime.
+func addMemoryFlags(fset *flag.FlagSet, getenv func(string) string, mc *memoryConfig) {
 	mc.sandboxData, mc.perAddress = defaultSandboxMemory, defaultPerAddress
 	mc.limit, mc.gcPercent = defaultMemoryLimit, defaultGCPercent
 	if getenv("GOMEMLIMIT") != "" {
@@ -57,17 +56,6 @@ func addMemoryFlags(fset *flag.FlagSet, getenv func(string) string, mc *memoryCo
 	fset.IntVar(&mc.perAddress, "sandboxes-per-address", mc.perAddress, "most playground sandboxes alive at once for the learners of one client address; at the cap, that address's least recently used one is reset (env LOCKLAB_SANDBOXES_PER_ADDRESS)")
 	fset.Var((*byteSize)(&mc.limit), "memory-limit", "Go memory limit of the server process, such as 512MiB; 0 leaves GOMEMLIMIT to the Go runtime (env LOCKLAB_MEMORY_LIMIT; default 512MiB unless GOMEMLIMIT is set)")
 	fset.IntVar(&mc.gcPercent, "gc-percent", mc.gcPercent, "most GOGC of the server process, and of its sandbox workers, while the live heap is small: the heap may grow to 64 MiB between collections (a worker's to a quarter of its heap limit), by this many percent at most, and by 100% once it is larger; 0 leaves GOGC to the Go runtime (env LOCKLAB_GC_PERCENT; default 400 unless GOGC is set)")
-	for flagName, env := range map[string]string{
-		"sandbox-memory": "LOCKLAB_SANDBOX_MEMORY", "sandboxes-per-address": "LOCKLAB_SANDBOXES_PER_ADDRESS",
-		"memory-limit": "LOCKLAB_MEMORY_LIMIT", "gc-percent": "LOCKLAB_GC_PERCENT",
-	} {
-		if v := getenv(env); v != "" {
-			if err := fset.Set(flagName, v); err != nil {
-				return fmt.Errorf("%s=%q: %w", env, v, err)
-			}
-		}
-	}
-	return nil
 }
 
 func checkMemoryFlags(mc memoryConfig) error {

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -190,64 +189,30 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	var cfg config
-	fset.StringVar(&cfg.addr, "addr", envOr(getenv, "LOCKLAB_ADDR", ":8080"), "address to listen on (env LOCKLAB_ADDR)")
-	fset.StringVar(&cfg.contentDir, "content", getenv("LOCKLAB_CONTENT"), "serve course content from this directory, re-read on every request, instead of the embedded content (env LOCKLAB_CONTENT)")
-	fset.StringVar(&cfg.dataDir, "data", envOr(getenv, "LOCKLAB_DATA", "data"), "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
-	fset.StringVar(&cfg.redisURL, "redis-url", getenv("REDIS_URL"), "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
+	fset.StringVar(&cfg.addr, "addr", ":8080", "address to listen on (env LOCKLAB_ADDR)")
+	fset.StringVar(&cfg.contentDir, "content", "", "serve course content from this directory, re-read on every request, instead of the embedded content (env LOCKLAB_CONTENT)")
+	fset.StringVar(&cfg.dataDir, "data", "data", "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
+	fset.StringVar(&cfg.redisURL, "redis-url", "", "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
+	// Secrets have no flag, so that they never show in a process list.
 	cfg.secret = getenv("LOCKLAB_SECRET")
 	cfg.adminToken = getenv("LOCKLAB_ADMIN_TOKEN")
 	cfg.metricsToken = getenv("LOCKLAB_METRICS_TOKEN")
-	fset.StringVar(&cfg.metricsAddr, "metrics-addr", getenv("LOCKLAB_METRICS_ADDR"), "serve /metrics on this address only, not on -addr (for a private network) (env LOCKLAB_METRICS_ADDR)")
-	idle, err := time.ParseDuration(envOr(getenv, "LOCKLAB_SANDBOX_IDLE", "30m"))
-	if err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_SANDBOX_IDLE: %w", err)
-	}
-	fset.DurationVar(&cfg.idle, "sandbox-idle", idle, "drop a learner's playground sandbox after this long without commands (env LOCKLAB_SANDBOX_IDLE)")
-	maxBoxes, err := strconv.Atoi(envOr(getenv, "LOCKLAB_MAX_SANDBOXES", "10000"))
-	if err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_MAX_SANDBOXES: %w", err)
-	}
-	fset.IntVar(&cfg.sandboxes, "max-sandboxes", maxBoxes, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
-	maxPart, err := strconv.Atoi(envOr(getenv, "LOCKLAB_MAX_PARTICIPANTS", strconv.Itoa(workshop.DefaultMaxParticipants)))
-	if err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_MAX_PARTICIPANTS: %w", err)
-	}
-	fset.IntVar(&cfg.maxParticipants, "max-participants", maxPart, "most participants one workshop may have; newcomers beyond it are told the workshop is full (env LOCKLAB_MAX_PARTICIPANTS)")
-	joinRate, err := strconv.Atoi(envOr(getenv, "LOCKLAB_JOIN_RATE_LIMIT", strconv.Itoa(limit.DefaultJoinRate)))
-	if err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_JOIN_RATE_LIMIT: %w", err)
-	}
-	fset.IntVar(&cfg.joinRate, "join-rate-limit", joinRate, "workshop joins per second per client address, with bursts of twice that: a room of 300 behind one address joins within half a minute, and one address cannot fill a workshop in seconds; 0 turns it off (env LOCKLAB_JOIN_RATE_LIMIT)")
-	joinCodes, err := strconv.Atoi(envOr(getenv, "LOCKLAB_JOIN_CODE_LIMIT", strconv.Itoa(limit.DefaultWrongJoinCodes)))
-	if err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_JOIN_CODE_LIMIT: %w", err)
-	}
-	fset.IntVar(&cfg.joinCodes, "join-code-limit", joinCodes, "wrong workshop codes (a join link or form naming no workshop) per minute per client address, with bursts of as many; more get 429 with Retry-After; 0 turns it off (env LOCKLAB_JOIN_CODE_LIMIT)")
-	progressMax := byteSize(store.DefaultMaxSize)
-	if err := progressMax.Set(envOr(getenv, "LOCKLAB_PROGRESS_MAX", progressMax.String())); err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_PROGRESS_MAX: %w", err)
-	}
-	cfg.progressMax = int64(progressMax)
+	fset.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this address only, not on -addr (for a private network) (env LOCKLAB_METRICS_ADDR)")
+	fset.DurationVar(&cfg.idle, "sandbox-idle", 30*time.Minute, "drop a learner's playground sandbox after this long without commands (env LOCKLAB_SANDBOX_IDLE)")
+	fset.IntVar(&cfg.sandboxes, "max-sandboxes", 10000, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
+	fset.IntVar(&cfg.maxParticipants, "max-participants", workshop.DefaultMaxParticipants, "most participants one workshop may have; newcomers beyond it are told the workshop is full (env LOCKLAB_MAX_PARTICIPANTS)")
+	fset.IntVar(&cfg.joinRate, "join-rate-limit", limit.DefaultJoinRate, "workshop joins per second per client address, with bursts of twice that: a room of 300 behind one address joins within half a minute, and one address cannot fill a workshop in seconds; 0 turns it off (env LOCKLAB_JOIN_RATE_LIMIT)")
+	fset.IntVar(&cfg.joinCodes, "join-code-limit", limit.DefaultWrongJoinCodes, "wrong workshop codes (a join link or form naming no workshop) per minute per client address, with bursts of as many; more get 429 with Retry-After; 0 turns it off (env LOCKLAB_JOIN_CODE_LIMIT)")
+	cfg.progressMax = store.DefaultMaxSize
 	fset.Var((*byteSize)(&cfg.progressMax), "progress-max", "most bytes the learners' progress may take in the data directory's file, such as 1GiB; beyond it the longest idle anonymous learners are dropped to make room (never one who carried progress with a code or joined a workshop); with Redis, Redis's own maxmemory applies instead (env LOCKLAB_PROGRESS_MAX)")
-	newcomers, err := strconv.Atoi(envOr(getenv, "LOCKLAB_NEW_LEARNERS_PER_ADDRESS", strconv.Itoa(limit.DefaultNewcomersPerDay)))
-	if err != nil {
-		return config{}, fmt.Errorf("LOCKLAB_NEW_LEARNERS_PER_ADDRESS: %w", err)
-	}
-	fset.IntVar(&cfg.newcomers, "new-learners-per-address", newcomers, "learners new to the progress store whose progress one client address may have saved a day, all at once if they come together; beyond it a newcomer uses the course but is told their progress is not saved, and learners saved already are never refused; 0 turns it off, as -rate-limit 0 does (env LOCKLAB_NEW_LEARNERS_PER_ADDRESS)")
-	fset.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "LOCKLAB_LOG_FORMAT", "text"), "log format: text or json (env LOCKLAB_LOG_FORMAT)")
-	if err := addWorkerFlags(fset, getenv, &cfg); err != nil {
-		return config{}, err
-	}
-	if err := addSecurityFlags(fset, getenv, &cfg.security); err != nil {
-		return config{}, err
-	}
-	if err := addKeepFlags(fset, getenv, &cfg.keep); err != nil {
-		return config{}, err
-	}
-	if err := addMemoryFlags(fset, getenv, &cfg.memory); err != nil {
-		return config{}, err
-	}
-	if err := addConnFlags(fset, getenv, &cfg.conns); err != nil {
+	fset.IntVar(&cfg.newcomers, "new-learners-per-address", limit.DefaultNewcomersPerDay, "learners new to the progress store whose progress one client address may have saved a day, all at once if they come together; beyond it a newcomer uses the course but is told their progress is not saved, and learners saved already are never refused; 0 turns it off, as -rate-limit 0 does (env LOCKLAB_NEW_LEARNERS_PER_ADDRESS)")
+	fset.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env LOCKLAB_LOG_FORMAT)")
+	addWorkerFlags(fset, &cfg)
+	addSecurityFlags(fset, &cfg.security)
+	addKeepFlags(fset, &cfg.keep)
+	addMemoryFlags(fset, getenv, &cfg.memory)
+	addConnFlags(fset, &cfg.conns)
+	if err := setFromEnv(fset, getenv); err != nil {
 		return config{}, err
 	}
 	fset.Usage = func() {
@@ -302,13 +267,6 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("unexpected argument %q (see -h)", fset.Arg(0))
 	}
 	return cfg, nil
-}
-
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
 }
 
 func newLogger(format string, w io.Writer) (*slog.Logger, error) {

@@ -32,9 +32,8 @@ type securityConfig struct {
 	behindTLS bool
 }
 
-// addSecurityFlags defines the rate limit, proxy and TLS flags; each takes
-// its default from an environment variable, checked like the flag.
-func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securityConfig) error {
+// addSecurityFlags defines the rate limit, proxy and TLS flags.
+func addSecurityFlags(fset *flag.FlagSet, sc *securityConfig) {
 	fset.IntVar(&sc.writeRate, "rate-limit", 20, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns every rate limit off (env LOCKLAB_RATE_LIMIT)")
 	fset.IntVar(&sc.addressRate, "ip-rate-limit", 200, "state-changing requests per second allowed per client address, with bursts of twice that; raise it for a large workshop behind one address (env LOCKLAB_IP_RATE_LIMIT)")
 	fset.IntVar(&sc.scriptRate, "script-rate-limit", 2, "playground lines that run Lua (EVAL, EVALSHA, ...) per second per learner, with bursts of twice that; ten times as many per client address (env LOCKLAB_SCRIPT_RATE_LIMIT)")
@@ -42,19 +41,6 @@ func addSecurityFlags(fset *flag.FlagSet, getenv func(string) string, sc *securi
 	fset.DurationVar(&sc.scriptTimeout, "script-timeout", time.Second, "how long one playground script (EVAL) may run before it is stopped with an error; scripts' time is also metered per learner and address (env LOCKLAB_SCRIPT_TIMEOUT)")
 	fset.Var(&sc.trustedProxies, "trusted-proxies", "comma-separated addresses or CIDR ranges of load balancers whose X-Forwarded-For header names the client; none by default, so the header is ignored (env LOCKLAB_TRUSTED_PROXIES)")
 	fset.BoolVar(&sc.behindTLS, "behind-tls", false, "the site is served over HTTPS (by a proxy in front): cookies become Secure and the session cookie gets the __Host- prefix (env LOCKLAB_BEHIND_TLS)")
-	for flagName, env := range map[string]string{
-		"rate-limit": "LOCKLAB_RATE_LIMIT", "ip-rate-limit": "LOCKLAB_IP_RATE_LIMIT",
-		"script-rate-limit": "LOCKLAB_SCRIPT_RATE_LIMIT", "trusted-proxies": "LOCKLAB_TRUSTED_PROXIES",
-		"behind-tls": "LOCKLAB_BEHIND_TLS", "script-timeout": "LOCKLAB_SCRIPT_TIMEOUT",
-		"race-rate-limit": "LOCKLAB_RACE_RATE_LIMIT",
-	} {
-		if v := getenv(env); v != "" {
-			if err := fset.Set(flagName, v); err != nil {
-				return fmt.Errorf("%s=%q: %w", env, v, err)
-			}
-		}
-	}
-	return nil
 }
 
 func checkSecurityFlags(sc securityConfig) error {

@@ -63,27 +63,14 @@ func labSlots(cfg *config) int {
 }
 
 // addWorkerFlags declares the flags of the sandbox workers.
-func addWorkerFlags(fset *flag.FlagSet, getenv func(string) string, cfg *config) error {
+func addWorkerFlags(fset *flag.FlagSet, cfg *config) {
 	workers := 0
 	if _, err := os.Executable(); err == nil {
 		workers = 2 // the binary can start itself as a worker
 	}
-	if v := getenv("LOCKLAB_SANDBOX_WORKERS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("LOCKLAB_SANDBOX_WORKERS: %w", err)
-		}
-		workers = n
-	}
 	cfg.workerMemory = defaultWorkerMemory
-	if v := getenv("LOCKLAB_WORKER_MEMORY"); v != "" {
-		if err := (*byteSize)(&cfg.workerMemory).Set(v); err != nil {
-			return fmt.Errorf("LOCKLAB_WORKER_MEMORY: %w", err)
-		}
-	}
 	fset.IntVar(&cfg.workers, "sandbox-workers", workers, "run the playground's sandboxes in this many worker processes, restarted if they crash; 0 runs them in the server process (env LOCKLAB_SANDBOX_WORKERS)")
 	fset.Var((*byteSize)(&cfg.workerMemory), "worker-memory", "memory limit of each sandbox worker process, such as 256MiB (env LOCKLAB_WORKER_MEMORY)")
-	return nil
 }
 
 func checkWorkerFlags(cfg config) error {
@@ -142,17 +129,15 @@ func sandboxWorker(ctx context.Context, args []string, getenv func(string) strin
 	fset := flag.NewFlagSet("sandbox-worker", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	memory := byteSize(defaultWorkerMemory)
-	if v := getenv("LOCKLAB_WORKER_MEMORY"); v != "" {
-		if err := memory.Set(v); err != nil {
-			return fmt.Errorf("LOCKLAB_WORKER_MEMORY: %w", err)
-		}
-	}
 	fset.Var(&memory, "memory", "memory limit of this process, such as 256MiB (env LOCKLAB_WORKER_MEMORY)")
 	// The server passes its own -gc-percent; 0 leaves GOGC to the runtime.
 	gcPercent := fset.Int("gc-percent", 0, "most GOGC of this process while its live heap is small, as the server's -gc-percent; 0 leaves GOGC to the Go runtime")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: locklab sandbox-worker [-memory SIZE]\n\nRuns playground sandboxes for a Lock Lab server, which starts it; not for use by hand.\n\nFlags:\n")
 		fset.PrintDefaults()
+	}
+	if err := setFromEnv(fset, getenv); err != nil {
+		return err
 	}
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
