@@ -31,6 +31,21 @@ func ScriptNeed(timeout time.Duration) int {
 // Deadline is the longest a script may run, as the budget counts it.
 func (b ScriptBudget) Deadline() time.Duration { return time.Duration(b.Need) * ScriptUnit }
 
+// RunAllowance is the run time of a line that is free: a lesson's
+// commands take far less, and only heavy lines (SINTER of large sets, a
+// long transaction) pay for their time.
+const RunAllowance = 20 * time.Millisecond
+
+// LineCost is the time a playground line pays for from the script
+// budget, given the time its scripts ran and the time the whole line ran:
+// its scripts' time or, for heavy lines without scripts, the time it ran
+// past RunAllowance, rounded down to whole units so that quick lines stay
+// free.
+func LineCost(scriptTime, runTime time.Duration) time.Duration {
+	heavy := (runTime - RunAllowance).Truncate(ScriptUnit)
+	return max(scriptTime, heavy, 0)
+}
+
 // Line is what the playground reads in a line, as far as the script
 // limits care.
 type Line struct {

@@ -179,3 +179,25 @@ func TestScriptNeed(t *testing.T) {
 		t.Errorf("Deadline of 100 units = %v; want 1s", got)
 	}
 }
+
+// TestLineCost: quick lines are free, heavy lines without scripts pay for
+// the time they ran past RunAllowance in whole units, rounded down, and
+// script lines pay their scripts' time.
+func TestLineCost(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		script, run, want time.Duration
+	}{
+		{"quick", 0, 300 * time.Microsecond, 0},
+		{"at the allowance", 0, RunAllowance, 0},
+		{"under a unit past it", 0, RunAllowance + ScriptUnit - 1, 0},
+		{"heavy", 0, RunAllowance + 2*ScriptUnit + 3*time.Millisecond, 2 * ScriptUnit},
+		{"the whole deadline", 0, time.Second, time.Second - RunAllowance},
+		{"script", 500 * time.Millisecond, 510 * time.Millisecond, 500 * time.Millisecond},
+		{"quick script", time.Millisecond, time.Millisecond, time.Millisecond},
+	} {
+		if got := LineCost(tt.script, tt.run); got != tt.want {
+			t.Errorf("%s: LineCost(%v, %v) = %v; want %v", tt.name, tt.script, tt.run, got, tt.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
 	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/web/views"
@@ -81,7 +82,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	// The address counts the learner's sandbox towards its cap per address.
 	ctx := playground.WithAddress(c.Request().Context(), clientAddress(c))
 	res, err := s.playground.Exec(ctx, id, client, line)
-	used := lineCost(res)
+	used := limit.LineCost(res.ScriptTime, res.RunTime)
 	if err != nil && (res.Output == "" || errors.Is(err, worker.ErrWorkerStopped)) {
 		// The sandbox could not say what the line used (its worker stopped
 		// while running it, perhaps because of it): it may have run all

@@ -66,19 +66,6 @@ func (s *Server) limitWrites() echo.MiddlewareFunc {
 	}
 }
 
-// runAllowance is the run time of a line that is free: a lesson's
-// commands take far less, and only heavy lines (SINTER of large sets, a
-// long transaction) pay for their time.
-const runAllowance = 20 * time.Millisecond
-
-// lineCost is the time a line pays for from the script budget: its
-// scripts' time or, for heavy lines without scripts, the time it ran past
-// runAllowance, rounded down to whole units so that quick lines stay free.
-func lineCost(res playground.Result) time.Duration {
-	heavy := (res.RunTime - runAllowance).Truncate(limit.ScriptUnit)
-	return max(res.ScriptTime, heavy, 0)
-}
-
 // limitScript applies the script limits (limit.Limits.Script) to a line
 // before it runs. It returns charge, to call with the line's
 // Result.ScriptTime once it has run (or the time it took, if it failed).

@@ -97,26 +97,3 @@ func TestScriptBudgetCannotBeDodged(t *testing.T) {
 		})
 	}
 }
-
-// TestLineCost: quick lines are free, heavy lines without scripts pay for
-// the time they ran past runAllowance in whole units, rounded down, and
-// script lines pay their scripts' time.
-func TestLineCost(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		res  playground.Result
-		want time.Duration
-	}{
-		{"quick", playground.Result{RunTime: 300 * time.Microsecond}, 0},
-		{"at the allowance", playground.Result{RunTime: runAllowance}, 0},
-		{"under a unit past it", playground.Result{RunTime: runAllowance + limit.ScriptUnit - 1}, 0},
-		{"heavy", playground.Result{RunTime: runAllowance + 2*limit.ScriptUnit + 3*time.Millisecond}, 2 * limit.ScriptUnit},
-		{"the whole deadline", playground.Result{RunTime: time.Second}, time.Second - runAllowance},
-		{"script", playground.Result{ScriptTime: 500 * time.Millisecond, RunTime: 510 * time.Millisecond}, 500 * time.Millisecond},
-		{"quick script", playground.Result{ScriptTime: time.Millisecond, RunTime: time.Millisecond}, time.Millisecond},
-	} {
-		if got := lineCost(tt.res); got != tt.want {
-			t.Errorf("%s: lineCost(%+v) = %v; want %v", tt.name, tt.res, got, tt.want)
-		}
-	}
-}
