@@ -22,6 +22,18 @@ var (
 	ErrBadAdvance = errors.New("playground: bad clock advance")
 	// ErrClosed: the Manager or the sandbox has been closed.
 	ErrClosed = errors.New("playground: closed")
+	// ErrRestarting: the process that would run the request is being
+	// restarted (or keeps crashing), so nothing ran; the learner may try
+	// again in a moment. A sandbox in this process never fails so; the
+	// worker host (package worker), which runs sandboxes in other
+	// processes, answers errors that match it or ErrStopped, so that the
+	// web layer acts on them without naming that host.
+	ErrRestarting = errors.New("playground: restarting")
+	// ErrStopped: the process running the line stopped (it ran out of
+	// memory, crashed or was killed) before answering. The sandbox is
+	// restored to its state before the line, but the line may have run
+	// for any time up to then, so what it used is unknown.
+	ErrStopped = errors.New("playground: stopped while running the line")
 )
 
 // A RefusedError is the playground refusing a line before Redis sees it.

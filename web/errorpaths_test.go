@@ -14,7 +14,6 @@ import (
 	"github.com/locklab/locklab/internal/testenv"
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
 )
 
@@ -22,15 +21,15 @@ import (
 // worker is restarting: with the worker layer's error shape.
 type restartingPlayground struct{ Playground }
 
-func (restartingPlayground) Reset(string) error { return workerErr{worker.ErrUnavailable} }
+func (restartingPlayground) Reset(string) error { return workerErr{playground.ErrRestarting} }
 func (restartingPlayground) Advance(string, time.Duration) (time.Time, error) {
-	return time.Time{}, workerErr{worker.ErrUnavailable}
+	return time.Time{}, workerErr{playground.ErrRestarting}
 }
 func (restartingPlayground) Keys(string) ([]playground.KeyInfo, error) {
-	return nil, workerErr{worker.ErrUnavailable}
+	return nil, workerErr{playground.ErrRestarting}
 }
 func (restartingPlayground) Clock(string) (time.Time, error) {
-	return time.Time{}, workerErr{worker.ErrUnavailable}
+	return time.Time{}, workerErr{playground.ErrRestarting}
 }
 
 // TestPlaygroundRestarting checks that Reset, Advance and Keys during a
@@ -147,7 +146,7 @@ type crashingPlayground struct {
 
 func (p crashingPlayground) Exec(ctx context.Context, learner string, client playground.Client, line string) (playground.Result, error) {
 	p.took()
-	return playground.Result{Client: client, Output: "(error) ERR the sandbox worker stopped while running your command"}, workerErr{worker.ErrWorkerStopped}
+	return playground.Result{Client: client, Output: "(error) ERR the sandbox worker stopped while running your command"}, workerErr{playground.ErrStopped}
 }
 
 // TestWorkerCrashIsCharged: a line whose worker died while running it

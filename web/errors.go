@@ -11,7 +11,6 @@ import (
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
@@ -74,19 +73,20 @@ type errorRule struct {
 // they are tried: the first rule that matches wins. An error may wrap
 // several sentinels, so order matters where they overlap:
 //
-//   - the worker's errors wrap playground.ErrLimit too (a line refused
-//     by the worker layer leaves the sandbox unchanged, like a refused
-//     line), so they come before it: a worker restarting is a 503, not
-//     the learner's fault;
+//   - the worker host's errors, which match playground.ErrRestarting or
+//     ErrStopped, wrap playground.ErrLimit too (a line refused by the
+//     worker layer leaves the sandbox unchanged, like a refused line), so
+//     those come before it: a playground restarting is a 503, not the
+//     learner's fault;
 //   - workshop.ErrNotFound comes before workshop.ErrBadInput, as a malformed
 //     workshop code is also one that does not exist; so do ErrNoPoll (a
 //     malformed poll id), ErrNoParticipant (a malformed participant key)
 //     and ErrNotJoined (a malformed learner id, which is also
 //     store.ErrBadLearner, has joined nothing).
 var errorTable = []errorRule{
-	// The playground's worker processes and shutdown.
-	{target: worker.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
-	{target: worker.ErrWorkerStopped, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
+	// The playground restarting (its worker processes) and shutting down.
+	{target: playground.ErrRestarting, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
+	{target: playground.ErrStopped, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
 	{target: playground.ErrClosed, code: http.StatusServiceUnavailable, msg: "the playground is shutting down; please try again in a moment"},
 	// The learner's own lines.
 	{target: playground.ErrUnknownClient, code: http.StatusBadRequest},

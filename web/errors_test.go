@@ -15,15 +15,15 @@ import (
 	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/race"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/workshop"
 )
 
-// workerErr has the shape of the worker layer's errors: it matches its
-// kind and playground.ErrLimit, as the worker's own type does.
+// workerErr has the shape of the worker host's errors: it matches its
+// kind (playground.ErrRestarting or ErrStopped) and playground.ErrLimit,
+// as the worker's own type does.
 type workerErr struct{ kind error }
 
 func (e workerErr) Error() string   { return "the playground's sandbox worker is restarting" }
@@ -40,8 +40,8 @@ func TestClassify(t *testing.T) {
 		want string
 		own  bool
 	}{
-		{"worker unavailable", workerErr{worker.ErrUnavailable}, 503, "playground is restarting", false},
-		{"worker stopped", workerErr{worker.ErrWorkerStopped}, 503, "playground is restarting", false},
+		{"playground restarting", workerErr{playground.ErrRestarting}, 503, "playground is restarting", false},
+		{"line stopped by a worker crash", workerErr{playground.ErrStopped}, 503, "playground is restarting", false},
 		{"playground closed", fmt.Errorf("sandbox: %w", playground.ErrClosed), 503, "shutting down", false},
 		{"unknown client", fmt.Errorf("client \"C\": %w", playground.ErrUnknownClient), 400, "client 'C'", true},
 		{"bad advance", fmt.Errorf("advance -1: %w", playground.ErrBadAdvance), 400, "advance -1", true},

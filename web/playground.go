@@ -15,7 +15,6 @@ import (
 
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/web/views"
 	"github.com/locklab/locklab/workshop"
 )
@@ -83,7 +82,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 	ctx := playground.WithAddress(c.Request().Context(), clientAddress(c))
 	res, err := s.playground.Exec(ctx, id, client, line)
 	used := limit.LineCost(res.ScriptTime, res.RunTime)
-	if err != nil && (res.Output == "" || errors.Is(err, worker.ErrWorkerStopped)) {
+	if err != nil && (res.Output == "" || errors.Is(err, playground.ErrStopped)) {
 		// The sandbox could not say what the line used (its worker stopped
 		// while running it, perhaps because of it): it may have run all
 		// that time, and a line that brings a worker down must not be free.

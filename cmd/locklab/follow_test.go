@@ -11,8 +11,8 @@ import (
 	"github.com/alicebob/miniredis/v2"
 
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/worker"
 )
 
 // testClock is a clock the test moves by hand, shared by the replicas.

@@ -18,8 +18,8 @@ import (
 
 	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/playground"
-	"github.com/locklab/locklab/playground/worker"
 	"github.com/locklab/locklab/web"
+	"github.com/locklab/locklab/worker"
 )
 
 // defaultWorkerMemory is each sandbox worker's memory limit unless

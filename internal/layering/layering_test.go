@@ -61,6 +61,51 @@ func TestDomainImports(t *testing.T) {
 	}
 }
 
+// rules are the one-way dependencies between the house's own rooms: no
+// package under from (tests included) may depend on a package under to.
+var rules = []struct {
+	from, to string
+	why      string
+}{
+	{"web", "worker", "cmd wires the worker host; web acts on the playground's errors (playground.ErrRestarting, ErrStopped), never names the host"},
+	{"playground", "lab", "the lab builds on the playground, not the other way; the worker host, which runs both, is the one that imports both"},
+}
+
+// TestRoomImports checks each rule with go list -test, so that a test's
+// imports count as the package's own.
+func TestRoomImports(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	goTool := testenv.LookPath(t, "the Go toolchain", "go")
+	for _, r := range rules {
+		t.Run(r.from+" without "+r.to, func(t *testing.T) {
+			for _, d := range []string{r.from, r.to} {
+				if _, err := os.Stat(filepath.Join(root, d)); err != nil {
+					t.Fatalf("%s: %v; the folder moved?", d, err)
+				}
+			}
+			// Deps are joined with "," since a test's variant of a
+			// package is named "pkg [pkg.test]".
+			cmd := exec.Command(goTool, "list", "-test", "-f", "{{.ImportPath}}|{{join .Deps \",\"}}", module+"/"+r.from+"/...")
+			cmd.Dir = root
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list: %v\n%s", err, stderrOf(err))
+			}
+			to := module + "/" + r.to
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				pkg, deps, _ := strings.Cut(line, "|")
+				for _, dep := range strings.Split(deps, ",") {
+					dep, _, _ = strings.Cut(dep, " ")
+					if dep == to || strings.HasPrefix(dep, to+"/") {
+						t.Errorf("%s depends on %s: %s", pkg, dep, r.why)
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
 // forbiddenPrefix returns the forbidden path that dep is or is under, or "".
 func forbiddenPrefix(dep string) string {
 	for _, f := range forbidden {

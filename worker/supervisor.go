@@ -19,14 +19,29 @@ import (
 // returns the message for the learner as an (error) line in Result.Output,
 // and the error matches playground.ErrLimit too, so that a caller that
 // shows refused lines shows it: the sandbox is as it was before the line.
+//
+// Each wraps the playground's sentinel for its case, which is what the web
+// layer tests for: it does not import this package.
 var (
 	// ErrWorkerStopped: the worker process running the command stopped
-	// (it ran out of memory, crashed or was killed) before answering.
-	ErrWorkerStopped = errors.New("playground: sandbox worker stopped")
+	// (it ran out of memory, crashed or was killed) before answering. It
+	// matches playground.ErrStopped.
+	ErrWorkerStopped error = &sentinel{"playground: sandbox worker stopped", playground.ErrStopped}
 	// ErrUnavailable: no worker could take the command, as the learner's
-	// worker is being restarted or keeps crashing.
-	ErrUnavailable = errors.New("playground: sandbox worker unavailable")
+	// worker is being restarted or keeps crashing. It matches
+	// playground.ErrRestarting.
+	ErrUnavailable error = &sentinel{"playground: sandbox worker unavailable", playground.ErrRestarting}
 )
+
+// A sentinel is an error value of this package that keeps its own text
+// and matches the playground's sentinel it is a case of.
+type sentinel struct {
+	msg  string
+	kind error
+}
+
+func (e *sentinel) Error() string { return e.msg }
+func (e *sentinel) Unwrap() error { return e.kind }
 
 // ChildEnv is set, to 1, in the environment of every worker. A process
 // that has it does not start workers of its own, so that a misconfigured

@@ -1,6 +1,14 @@
-// Package worker runs Lock Lab's playground sandboxes in worker processes,
-// so that an input that gets past the sandbox's own limits and crashes or
-// exhausts a process takes down one worker, not the website.
+// Package worker is the host of Lock Lab's untrusted work: it runs the
+// playground's sandboxes and the lock lab's checks in worker processes, so
+// that an input that gets past the sandbox's or the lab's own limits and
+// crashes or exhausts a process takes down one worker, not the website.
+//
+// It serves two features, so it belongs to neither: it imports playground
+// and lab, and only the locklab command imports it, to wire it in. The web
+// layer sees it through its own interfaces (web.Playground and
+// web.LabChecker), and the errors it acts on are the playground's
+// (playground.ErrRestarting and playground.ErrStopped), which this
+// package's errors wrap.
 //
 // A Supervisor, in the web process, starts a few workers (the same binary,
 // `locklab sandbox-worker`) and gives the web layer the playground's usual
