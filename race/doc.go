@@ -40,4 +40,10 @@
 // at the playhead: pause a client, crash a node (with or without
 // persistence), jump a node's clock, delay a reply. Their text form,
 // KIND:TARGET:AT_MS:ARG, is described at FaultKind.
+//
+// A run's address is its scenario and Params as a query: ParseQuery reads
+// one over a scenario's defaults, Params.Query and RunQuery write one, and
+// FormQuery turns what the race page's settings form sends (a scenario
+// change, a fault added or dropped) into the run it asks for. FaultKinds
+// and Info.FaultTargets give the fault form its words.
 package race

@@ -52,6 +52,10 @@ const persistSuffix = "-persist"
 // MaxFaults is how many faults a run accepts.
 const MaxFaults = 20
 
+// MaxFaultText is the longest text form ParseFault reads; the longest
+// valid fault, "clock-jump:client1:600000:600000-persist", is shorter.
+const MaxFaultText = 64
+
 // Fault is a failure added to a scenario at a virtual time. Its text form
 // (String, ParseFault) is the fault= parameter of a race URL.
 type Fault struct {
@@ -87,6 +91,9 @@ func (f *Fault) UnmarshalText(b []byte) error {
 // ParseFault reads KIND:TARGET:AT_MS:ARG (see FaultKind) and validates it.
 // Errors wrap ErrBadParams and say what is wrong and what is allowed.
 func ParseFault(s string) (Fault, error) {
+	if len(s) > MaxFaultText {
+		return Fault{}, fmt.Errorf("fault of %d bytes: at most %d: %w", len(s), MaxFaultText, ErrBadParams)
+	}
 	parts := strings.Split(s, ":")
 	if len(parts) != 4 {
 		return Fault{}, fmt.Errorf("fault %q: want KIND:TARGET:AT_MS:ARG, such as pause:client1:1000:15000: %w", s, ErrBadParams)

@@ -365,9 +365,10 @@
     (present ? document : root).addEventListener("keydown", onKey);
     root.setAttribute("tabindex", "-1");
 
-    // The settings: any change runs the scenario again in place.
-    function apiURL() {
-      var q = new URLSearchParams();
+    // The settings: any change runs the scenario again in place. extra,
+    // if given, holds more fields for the server: the fault form's.
+    function apiURL(extra) {
+      var q = new URLSearchParams(extra || "");
       SETTINGS.forEach(function (k) {
         var input = form.elements[k];
         if (!input || input.disabled) return;
@@ -378,29 +379,19 @@
       return "/api/race/" + encodeURIComponent(form.elements.scenario.value) + "?" + q.toString();
     }
 
-    // runQuery is the address query that reproduces the run on screen.
-    function runQuery(data) {
-      var q = new URLSearchParams();
-      q.set("scenario", data.id);
-      Object.keys(data.params || {}).sort().forEach(function (k) {
-        var v = data.params[k];
-        if (v === null || typeof v === "object") return;
-        q.set(k, String(v));
-      });
-      faults.forEach(function (f) { q.append("fault", f); });
-      return q.toString();
-    }
-
-    // rerun runs the settings on screen; then is called once the new run
-    // is shown, failed instead of the usual error display if given.
+    // rerun runs the settings on screen, with the fields of extra; then
+    // is called once the new run is shown, failed instead of the usual
+    // error display if given.
     var latest = 0; // only the last of several runs asked for is shown
-    function rerun(then, failed) {
+    function rerun(then, failed, extra) {
       error.hidden = true;
       var mine = ++latest;
-      return load(apiURL()).then(function (data) {
+      return load(apiURL(extra)).then(function (data) {
         if (mine !== latest) return;
         show(data);
-        var q = runQuery(data);
+        // The server's address for the run: the scenario, every setting
+        // and the faults.
+        var q = data.query;
         var page = "/race?" + q, pres = "/race/present?" + q;
         root.setAttribute("data-page", page);
         root.setAttribute("data-present", pres);
@@ -488,16 +479,17 @@
         if (atLabel.textContent !== text) atLabel.textContent = text;
       };
 
-      // kindChanged fits the fault fields to its kind: a pause hits a
-      // client, a clock jump a node, a crash or a delay either.
+      // kindChanged fits the fault fields to its kind, as the server
+      // describes each on its option: the ARG's label, and whether it
+      // hits clients, nodes or either.
       function kindChanged() {
-        var kind = kindSel.value;
-        argLabel.textContent = { pause: "For (ms)", crash: "Restart after (ms)", "clock-jump": "Jump ahead by (ms)", "clock-back": "Jump back by (ms)", delay: "Delay (ms)" }[kind] || "For (ms)";
-        persist.parentNode.hidden = kind !== "crash";
+        var kind = kindSel.options[kindSel.selectedIndex];
+        argLabel.textContent = kind.getAttribute("data-arg-label");
+        persist.parentNode.hidden = kind.value !== "crash";
         var first = null;
         Array.prototype.forEach.call(targetSel.options, function (o) {
           var isClient = o.value.indexOf("client") === 0;
-          o.disabled = kind === "pause" ? !isClient : kind === "delay" || kind === "crash" ? false : isClient;
+          o.disabled = !kind.hasAttribute(isClient ? "data-clients" : "data-nodes");
           o.hidden = o.disabled;
           if (!o.disabled && !first) first = o;
         });
@@ -513,12 +505,11 @@
           var sc = list.find(function (x) { return x.id === id; });
           if (!sc || run.id !== id) return;
           var keep = targetSel.value;
-          var nodes = sc.targets.some(function (tg) { return /^node/.test(tg); });
           targetSel.replaceChildren();
-          sc.targets.forEach(function (tg) {
+          sc.fault_targets.forEach(function (tg) {
             var o = document.createElement("option");
-            o.value = tg;
-            o.textContent = tg === "redis" && nodes ? "the primary" : tg.replace(/^(client|node)(\d)$/, "$1 $2");
+            o.value = tg.id;
+            o.textContent = tg.title;
             targetSel.appendChild(o);
           });
           if (sc.targets.indexOf(keep) >= 0) targetSel.value = keep;
@@ -554,12 +545,17 @@
       };
 
       // addFault adds the fault to the run and runs it again: a new round,
-      // with the fault in the setup, to predict before it plays.
+      // with the fault in the setup, to predict before it plays. The
+      // fault form's fields go to the server as the form sends them; the
+      // run that comes back lists the fault with the others.
       addFault = function () {
-        var at = Math.max(0, Math.round(Number(atInput.value) || 0));
-        var arg = String(Math.max(0, Math.round(Number(argInput.value) || 0)));
-        if (kindSel.value === "crash" && persist.checked && targetSel.value.indexOf("client") !== 0) arg += "-persist";
-        faults.push(kindSel.value + ":" + targetSel.value + ":" + at + ":" + arg);
+        var add = new URLSearchParams();
+        add.set("add_fault", "1");
+        add.set("fault_kind", kindSel.value);
+        add.set("fault_target", targetSel.value);
+        add.set("fault_at_ms", String(Math.max(0, Math.round(Number(atInput.value) || 0))));
+        add.set("fault_arg_ms", String(Math.max(0, Math.round(Number(argInput.value) || 0))));
+        if (persist.checked) add.set("fault_persist", "true");
         atEdited = false;
         faultError.hidden = true;
         rerun(function () {
@@ -570,10 +566,9 @@
         }, function (err) {
           // The fault was refused: it is not kept, and the reason is
           // said next to the fault's fields.
-          faults.pop();
           faultError.textContent = err.message;
           faultError.hidden = false;
-        });
+        }, add);
       };
     }
 

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -35,6 +34,8 @@ type raceJSON struct {
 	Outcomes []raceOutcomeJSON `json:"outcomes"`
 	Verdict  string            `json:"verdict"` // the most serious outcome
 	Summary  string            `json:"summary"`
+	// Query is the address query of /race that reproduces the run.
+	Query string `json:"query"`
 }
 
 // raceOutcomeJSON is one outcome of a run and the event it happened at,
@@ -82,18 +83,24 @@ type scenarioJSON struct {
 	Defaults race.Params `json:"defaults"`
 	Applies  []string    `json:"applies"`
 	Targets  []string    `json:"targets"` // what a fault= may name in this scenario
+	// FaultTargets are the targets with their names for learners.
+	FaultTargets []race.Target `json:"fault_targets"`
 }
 
 func (s *Server) handleRaceScenarios(c echo.Context) error {
 	out := []scenarioJSON{}
 	for _, in := range race.List() {
-		out = append(out, scenarioJSON{ID: in.ID, Title: in.Title, Setup: in.Setup, Defaults: in.Defaults, Applies: in.Applies, Targets: in.Targets})
+		out = append(out, scenarioJSON{ID: in.ID, Title: in.Title, Setup: in.Setup, Defaults: in.Defaults, Applies: in.Applies, Targets: in.Targets, FaultTargets: in.FaultTargets()})
 	}
 	return c.JSON(http.StatusOK, out)
 }
 
+// handleRaceAPI runs a scenario with the settings of the query. The
+// query may carry the fault form's fields, as the settings form sends
+// them: the page adds a fault that way, and the answer's faults and
+// query then hold it.
 func (s *Server) handleRaceAPI(c echo.Context) error {
-	info, tl, err := s.runRace(c, c.Param("id"), c.QueryParams())
+	info, tl, err := s.runRace(c, c.Param("id"), race.FormQuery(c.QueryParams()))
 	if err != nil {
 		return err
 	}
@@ -104,7 +111,7 @@ func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
 	out := raceJSON{
 		ID: tl.Scenario, Title: info.Title, Params: tl.Params, Setup: raceSetup(info, tl.Params), Faults: []raceFaultJSON{},
 		Applies: info.Applies, Verdict: string(tl.Verdict), Summary: tl.Summary, Events: []raceEventJSON{},
-		Outcomes: []raceOutcomeJSON{},
+		Outcomes: []raceOutcomeJSON{}, Query: raceRunQuery(tl.Scenario, tl.Params),
 	}
 	for _, f := range tl.Params.Faults {
 		out.Faults = append(out.Faults, raceFaultJSON{Spec: f.String(), Text: info.FaultText(f)})
@@ -120,93 +127,6 @@ func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
 		})
 	}
 	return out
-}
-
-// raceParams reads the scenario's knobs from a query, starting from p.
-func raceParams(p race.Params, q url.Values) (race.Params, error) {
-	ms := func(name string, d *time.Duration) error {
-		v := q.Get(name)
-		if v == "" {
-			return nil
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s = %q: not a whole number of milliseconds", name, v))
-		}
-		if n < 0 || n > int64(race.MaxDuration/time.Millisecond) {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s = %d: out of range", name, n))
-		}
-		*d = time.Duration(n) * time.Millisecond
-		return nil
-	}
-	for _, f := range []struct {
-		name string
-		d    *time.Duration
-	}{
-		{race.ParamTTL, &p.TTL}, {race.ParamPause, &p.Pause}, {race.ParamWork, &p.Work},
-		{race.ParamClockJump, &p.ClockJump}, {race.ParamRestartDelay, &p.RestartDelay},
-		{race.ParamReplicationLag, &p.ReplicationLag},
-	} {
-		if err := ms(f.name, f.d); err != nil {
-			return p, err
-		}
-	}
-	if v := q.Get(race.ParamFencing); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("fencing = %q: want true or false", v))
-		}
-		p.Fencing = b
-	} else if q.Has("run") {
-		// An HTML form sends no value for an unticked checkbox.
-		p.Fencing = false
-	}
-	if v := q.Get(race.ParamWait); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("wait = %q: want true or false", v))
-		}
-		p.Wait = b
-	} else if q.Has("run") {
-		p.Wait = false
-	}
-	if fs, ok := q[race.ParamFault]; ok {
-		p.Faults = nil
-		if len(fs) > race.MaxFaults {
-			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%d faults: at most %d", len(fs), race.MaxFaults))
-		}
-		for _, v := range fs {
-			if v == "" {
-				// An empty fault= field of a form adds nothing.
-				continue
-			}
-			// ParseFault's errors wrap race.ErrBadParams and say
-			// what is wrong: a 400 with that text.
-			f, err := race.ParseFault(v)
-			if err != nil {
-				return p, err
-			}
-			p.Faults = append(p.Faults, f)
-		}
-	}
-	if v := q.Get(race.ParamRelease); v != "" {
-		p.Release = race.ReleaseMode(v)
-	}
-	if v := q.Get(race.ParamRenew); v != "" {
-		p.Renew = race.RenewMode(v)
-	}
-	if v := q.Get(race.ParamSeed); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return p, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("seed = %q: not a whole number", v))
-		}
-		p.Seed = n
-	}
-	// Validate's errors wrap race.ErrBadParams: a 400 by the error table.
-	if err := p.Validate(); err != nil {
-		return p, err
-	}
-	return p, nil
 }
 
 // raceView builds the race widget for a scenario and query. A bad query is
@@ -266,9 +186,9 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 		ClockJump: p.ClockJump.Milliseconds(), RestartDelay: p.RestartDelay.Milliseconds(),
 		ReplicationLag: p.ReplicationLag.Milliseconds(), Wait: p.Wait, Renew: string(p.Renew),
 		Seed: p.Seed, Applies: map[string]bool{},
-		API:     "/api/race/" + url.PathEscape(info.ID) + "?" + raceQuery(p).Encode(),
+		API:     "/api/race/" + url.PathEscape(info.ID) + "?" + p.Query().Encode(),
 		PageURL: "/race?" + run, PresentURL: "/race/present?" + run,
-		Targets: raceTargets(info),
+		Targets: raceTargets(info), FaultKinds: raceFaultKinds(),
 	}
 	for _, f := range p.Faults {
 		v.Faults = append(v.Faults, views.RaceFault{Spec: f.String(), Text: info.FaultText(f)})
@@ -276,8 +196,7 @@ func buildRaceView(info race.Info, tl race.Timeline, heading int) views.Race {
 	for _, o := range race.Outcomes() {
 		v.Choices = append(v.Choices, views.VerdictOption{ID: string(o), Label: o.Label()})
 	}
-	q := raceQuery(p)
-	q.Set(paramScenario, info.ID)
+	q := race.RunQuery(info.ID, p)
 	for _, k := range slices.Sorted(maps.Keys(q)) {
 		for _, val := range q[k] {
 			v.RunFields = append(v.RunFields, views.RaceField{Name: k, Value: val})
@@ -353,29 +272,10 @@ func shown(v *views.Race, tl race.Timeline, predicted []string) {
 	}
 }
 
-// raceQuery is the query that reproduces a run with p: every parameter,
-// faults included, so that it is also the key of the run cache.
-func raceQuery(p race.Params) url.Values {
-	v := url.Values{
-		race.ParamTTL: {strconv.FormatInt(p.TTL.Milliseconds(), 10)}, race.ParamPause: {strconv.FormatInt(p.Pause.Milliseconds(), 10)},
-		race.ParamWork: {strconv.FormatInt(p.Work.Milliseconds(), 10)}, race.ParamFencing: {strconv.FormatBool(p.Fencing)},
-		race.ParamRelease: {string(p.Release)}, race.ParamClockJump: {strconv.FormatInt(p.ClockJump.Milliseconds(), 10)},
-		race.ParamRestartDelay: {strconv.FormatInt(p.RestartDelay.Milliseconds(), 10)}, race.ParamSeed: {strconv.FormatUint(p.Seed, 10)},
-		race.ParamReplicationLag: {strconv.FormatInt(p.ReplicationLag.Milliseconds(), 10)}, race.ParamWait: {strconv.FormatBool(p.Wait)},
-	}
-	if p.Renew != "" {
-		v.Set(race.ParamRenew, string(p.Renew))
-	}
-	for _, f := range p.Faults {
-		v.Add(race.ParamFault, f.String())
-	}
-	return v
-}
-
 // racePage is the model of /race and /race/present: the scenario and
 // settings from the query, over the scenario's defaults.
 func (s *Server) racePage(c echo.Context, title string, present bool) (views.RacePage, int) {
-	id := c.QueryParam("scenario")
+	id := c.QueryParam(race.ParamScenario)
 	if id == "" {
 		id = defaultScenario
 	}

@@ -17,7 +17,8 @@ func TestRaceAPI(t *testing.T) {
 		t.Fatalf("GET /api/race/scenarios = %d, %d scenarios", resp.StatusCode, len(list))
 	}
 	for _, sc := range list {
-		if sc.ID == "" || sc.Title == "" || len(sc.Setup) == 0 || sc.Defaults.TTL <= 0 || !slices.Contains(sc.Targets, "client1") {
+		if sc.ID == "" || sc.Title == "" || len(sc.Setup) == 0 || sc.Defaults.TTL <= 0 || !slices.Contains(sc.Targets, "client1") ||
+			len(sc.FaultTargets) != len(sc.Targets) || sc.FaultTargets[0] != (race.Target{ID: "client1", Title: "client 1"}) {
 			t.Errorf("scenario %+v lacks a field", sc)
 		}
 	}
@@ -174,6 +175,29 @@ func TestRaceAPIFaults(t *testing.T) {
 		if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e.Error, tt.want) {
 			t.Errorf("GET /api/race/%s = %d %s; want 400 mentioning %q", tt.query, resp.StatusCode, body, tt.want)
 		}
+	}
+}
+
+// TestRaceAPIAddsFault: the API takes the fault form's fields as /race
+// does, and answers with the fault added and the address of the run.
+func TestRaceAPIAddsFault(t *testing.T) {
+	ts := newTestServer(t)
+	resp, body := get(t, ts.URL, "/api/race/redlock-crash?fault=pause:client1:100:200&add_fault=1&fault_kind=crash&fault_target=node2&fault_at_ms=1500&fault_arg_ms=3000&fault_persist=true")
+	var run raceJSON
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &run) != nil {
+		t.Fatalf("GET redlock-crash adding a fault = %d %s", resp.StatusCode, body)
+	}
+	var specs []string
+	for _, f := range run.Faults {
+		specs = append(specs, f.Spec)
+	}
+	if want := []string{"pause:client1:100:200", "crash:node2:1500:3000-persist"}; !slices.Equal(specs, want) ||
+		!strings.Contains(run.Query, "scenario=redlock-crash") || !strings.Contains(run.Query, "fault=crash%3Anode2%3A1500%3A3000-persist") {
+		t.Errorf("adding a fault: faults %q, query %q; want %q, in the query too", specs, run.Query, want)
+	}
+	resp, body = get(t, ts.URL, "/api/race/normal?add_fault=1&fault_kind=pause&fault_target=redis&fault_at_ms=0&fault_arg_ms=10")
+	if resp.StatusCode != 400 || !strings.Contains(body, "must be client1, client2 or client3") {
+		t.Errorf("adding a pause of redis = %d %s; want 400 saying what a pause may hit", resp.StatusCode, body)
 	}
 }
 

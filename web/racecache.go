@@ -85,7 +85,7 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 	if err != nil {
 		return info, race.Timeline{}, err
 	}
-	key := id + "?" + raceQuery(p).Encode()
+	key := id + "?" + p.Query().Encode()
 	if run, ok := s.raceRuns.get(key); ok {
 		return info, run.tl, run.err
 	}
@@ -120,6 +120,6 @@ func raceInput(id string, q url.Values) (race.Info, race.Params, error) {
 		return race.Info{}, race.Params{}, fmt.Errorf("no race scenario %q: %w", id, race.ErrUnknownScenario)
 	}
 	info := race.List()[i]
-	p, err := raceParams(info.Defaults, q)
+	p, err := race.ParseQuery(info.Defaults, q)
 	return info, p, err
 }

@@ -4,97 +4,11 @@ import (
 	"html"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/race"
 )
-
-// TestRaceFormQuery checks how a submitted settings form becomes a run:
-// a scenario change takes the new scenario's defaults for the values the
-// learner left alone, and faults are added and dropped.
-func TestRaceFormQuery(t *testing.T) {
-	for _, tt := range []struct {
-		name, form string
-		want       map[string]string // "" means absent
-		faults     []string
-	}{
-		{
-			name: "to fencing, nothing changed",
-			form: "run=1&from=gc-pause&scenario=fencing&ttl_ms=10000&pause_ms=15000&work_ms=2000&seed=1",
-			want: map[string]string{"fencing": "true", "ttl_ms": "", "pause_ms": "", "scenario": "fencing", "run": "1", "from": ""},
-		},
-		{
-			name: "to fencing, TTL changed",
-			form: "run=1&from=gc-pause&scenario=fencing&ttl_ms=4000&pause_ms=15000",
-			want: map[string]string{"fencing": "true", "ttl_ms": "4000"},
-		},
-		{
-			name: "to release-del, defaults of gc-pause",
-			form: "run=1&from=gc-pause&scenario=release-del&ttl_ms=10000&pause_ms=15000&work_ms=2000&release=script",
-			want: map[string]string{"release": "", "pause_ms": "", "work_ms": "", "fencing": "false"},
-		},
-		{
-			name: "from fencing to gc-pause, box left ticked",
-			form: "run=1&from=fencing&scenario=gc-pause&fencing=true",
-			want: map[string]string{"fencing": "false"},
-		},
-		{
-			name: "from gc-pause to fencing, box ticked by the learner then the scenario changed",
-			form: "run=1&from=normal&scenario=fencing&fencing=true",
-			want: map[string]string{"fencing": "true"},
-		},
-		{
-			name:   "same scenario keeps the unticked box",
-			form:   "run=1&from=fencing&scenario=fencing",
-			want:   map[string]string{"fencing": ""},
-			faults: nil,
-		},
-		{
-			name:   "scenario change drops faults",
-			form:   "run=1&from=gc-pause&scenario=fencing&fault=pause:client2:6000:5000",
-			faults: nil,
-		},
-		{
-			name:   "add a crash with persistence",
-			form:   "run=1&from=redlock-crash&scenario=redlock-crash&fault=pause:client1:100:200&add_fault=1&fault_kind=crash&fault_target=node2&fault_at_ms=1500&fault_arg_ms=3000&fault_persist=true",
-			want:   map[string]string{"add_fault": "", "fault_kind": ""},
-			faults: []string{"pause:client1:100:200", "crash:node2:1500:3000-persist"},
-		},
-		{
-			name:   "add a client's crash: a client has no data to keep",
-			form:   "run=1&from=normal&scenario=normal&add_fault=1&fault_kind=crash&fault_target=client1&fault_at_ms=1000&fault_arg_ms=0&fault_persist=true",
-			faults: []string{"crash:client1:1000:0"},
-		},
-		{
-			name:   "add a clock jump back",
-			form:   "run=1&from=normal&scenario=normal&add_fault=1&fault_kind=clock-back&fault_target=redis&fault_at_ms=1000&fault_arg_ms=3000",
-			faults: []string{"clock-back:redis:1000:3000"},
-		},
-		{
-			name:   "drop the first fault",
-			form:   "run=1&from=gc-pause&scenario=gc-pause&fault=pause:client1:100:200&fault=delay:client2:300:400&drop_fault=0",
-			faults: []string{"delay:client2:300:400"},
-		},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			q, err := url.ParseQuery(tt.form)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := raceFormQuery(q)
-			for k, v := range tt.want {
-				if got.Get(k) != v {
-					t.Errorf("raceFormQuery(%s)[%s] = %q; want %q", tt.form, k, got.Get(k), v)
-				}
-			}
-			if !slices.Equal(got["fault"], tt.faults) {
-				t.Errorf("raceFormQuery(%s) faults = %q; want %q", tt.form, got["fault"], tt.faults)
-			}
-		})
-	}
-}
 
 // TestRacePageWithoutJavaScript checks that /race shows the transcript
 // and the outcomes in the HTML, that a submitted form goes to the address

@@ -139,10 +139,10 @@ func (s *Server) handleOpenPoll(c echo.Context) error {
 	} else {
 		q = runLinkQuery(c.FormValue("run"))
 		scenario = c.FormValue("scenario")
-		if s := q.Get(paramScenario); s != "" {
+		if s := q.Get(race.ParamScenario); s != "" {
 			scenario = s
 		}
-		q.Del(paramScenario)
+		q.Del(race.ParamScenario)
 	}
 	if _, err := s.workshops.Get(ctx, code); err != nil {
 		return err
@@ -177,9 +177,7 @@ func runLinkQuery(link string) url.Values {
 	if err != nil {
 		return url.Values{}
 	}
-	for _, k := range []string{formRun, formFrom, formAddFault, formDropFault, formFaultKind, formFaultTgt, formFaultAt, formFaultArg, formFaultKeeps} {
-		q.Del(k)
-	}
+	race.DropFormFields(q)
 	return q
 }
 

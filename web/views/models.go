@@ -206,8 +206,10 @@ type Race struct {
 
 	// Faults are the faults the learner added, in their URL form.
 	Faults []RaceFault
-	// Targets are what a new fault can hit in this run.
-	Targets []RaceScenario
+	// Targets are what a new fault can hit in this run; FaultKinds are
+	// the kinds of fault the form offers.
+	Targets    []RaceScenario
+	FaultKinds []RaceFaultKind
 
 	// Choices are the outcomes a prediction offers, with their labels.
 	Choices []VerdictOption
@@ -235,6 +237,13 @@ type RaceField struct{ Name, Value string }
 
 // RaceFault is one fault the learner added: its URL form and a sentence.
 type RaceFault struct{ Spec, Text string }
+
+// RaceFaultKind is a kind of fault the fault form offers: its words, the
+// label of its ARG field, and whether it can hit a client and a node.
+type RaceFaultKind struct {
+	Kind, Title, ArgLabel string
+	Clients, Nodes        bool
+}
 
 // RaceOutcome is one thing that happened in a run, and when.
 type RaceOutcome struct {
