@@ -13,6 +13,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/locklab/locklab/progress"
 )
 
 var (
@@ -198,7 +200,7 @@ func (b *boltBackend) progress(_ context.Context, learner string) (Progress, err
 		return nil, err
 	}
 	if e.progress == nil {
-		return parseFlags(e.flags), nil
+		return progress.Parse(e.flags), nil
 	}
 	return e.progress, nil
 }

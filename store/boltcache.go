@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locklab/locklab/progress"
 )
 
 // flagCache keeps learners' flags as the bolt file last gave them, and
@@ -62,7 +64,7 @@ func (fc *flagCache) get(learner string, now time.Time, fresh time.Duration) (ca
 // returns the entry it made of it. The flags are parsed here, once, not on
 // every page view.
 func (fc *flagCache) put(learner string, gen uint64, flags []string, seen time.Time) cachedFlags {
-	e := cachedFlags{flags: slices.Clip(flags), progress: parseFlags(flags), seen: seen}
+	e := cachedFlags{flags: slices.Clip(flags), progress: progress.Parse(flags), seen: seen}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	if gen != fc.gen.Load() {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/locklab/locklab/progress"
 )
 
 // LabTopic is the topic the lock lab's progress is kept under, beside the
@@ -27,7 +29,7 @@ func (s *Store) RecordSolved(ctx context.Context, id, challenge string) error {
 		// The web layer only passes ids of the lab's own challenges.
 		return fmt.Errorf("store: record solved: malformed challenge id %q", challenge)
 	}
-	if err := s.b.add(ctx, id, startedFlag(LabTopic), solvedPrefix+challenge); err != nil {
+	if err := s.b.add(ctx, id, progress.StartedFlag(LabTopic), solvedPrefix+challenge); err != nil {
 		return fmt.Errorf("store: record solved: %w", err)
 	}
 	return nil

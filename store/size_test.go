@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/locklab/locklab/carry"
+	"github.com/locklab/locklab/progress"
 	"github.com/locklab/locklab/workshop"
 )
 
@@ -16,7 +17,7 @@ import (
 // as the size cap counts it (every learnerN id is as long).
 func perLearner() int64 {
 	id := []byte(learnerN(0))
-	return learnerBytes(id) + flagBytes([]byte(startedFlag("locks")))
+	return learnerBytes(id) + flagBytes([]byte(progress.StartedFlag("locks")))
 }
 
 // cappedStore opens a bolt store capped at max bytes whose clock the test

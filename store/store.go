@@ -9,36 +9,24 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
 
 	"github.com/locklab/locklab/learnerid"
+	"github.com/locklab/locklab/progress"
 )
 
-// ErrUnavailable means the store cannot be reached right now; the caller
-// should tell the learner that progress can't be saved, and try again later.
-var ErrUnavailable = errors.New("progress store unavailable")
+// The progress model and its errors are package progress's; the store
+// implements it and names them here for its own code.
+var (
+	ErrUnavailable = progress.ErrUnavailable
+	ErrFull        = progress.ErrFull
+	ErrBadLearner  = progress.ErrBadLearner
+)
 
-// ErrFull means the file store is at its size cap (MaxSize) and holds no
-// anonymous learner to drop for a new one: the newcomer's progress is not
-// saved. Learners already saved are never refused.
-var ErrFull = errors.New("progress store full")
-
-// ErrBadLearner means a learner id is malformed.
-var ErrBadLearner = errors.New("malformed learner id")
-
-// TopicProgress is what a learner has done on one topic.
-type TopicProgress struct {
-	Started bool
-	// Right holds the ids of the questions answered right, sorted.
-	Right []string
-}
-
-// Progress is one learner's progress on every topic, keyed by topic slug.
-type Progress map[string]TopicProgress
+type (
+	TopicProgress = progress.TopicProgress
+	Progress      = progress.Progress
+)
 
 // backend is the little a storage engine must do: remember a set of flags
 // per learner, keep one signing secret, and keep workshops.
@@ -71,12 +59,6 @@ func checkLearner(id string) error {
 	return nil
 }
 
-// A learner's progress is kept as flags: "<topic>/started" and
-// "<topic>/right/<question>". Adding a flag twice changes nothing, so
-// concurrent writes never lose each other's work.
-func startedFlag(topic string) string         { return topic + "/started" }
-func rightFlag(topic, question string) string { return topic + "/right/" + question }
-
 // progressBackend is a back end that keeps learners' progress parsed
 // (bolt, whose file only this process writes).
 type progressBackend interface {
@@ -107,7 +89,7 @@ func (s *Store) read(ctx context.Context, id string) (Progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseFlags(flags), nil
+	return progress.Parse(flags), nil
 }
 
 // Topic returns a learner's progress on one topic.
@@ -125,7 +107,7 @@ func (s *Store) MarkStarted(ctx context.Context, id, topic string) error {
 	if err := checkLearner(id); err != nil {
 		return err
 	}
-	if err := s.b.add(ctx, id, startedFlag(topic)); err != nil {
+	if err := s.b.add(ctx, id, progress.StartedFlag(topic)); err != nil {
 		return fmt.Errorf("store: mark started: %w", err)
 	}
 	return nil
@@ -138,9 +120,9 @@ func (s *Store) RecordAnswer(ctx context.Context, id, topic, question string, ri
 	if err := checkLearner(id); err != nil {
 		return TopicProgress{}, err
 	}
-	flags := []string{startedFlag(topic)}
+	flags := []string{progress.StartedFlag(topic)}
 	if right {
-		flags = append(flags, rightFlag(topic, question))
+		flags = append(flags, progress.RightFlag(topic, question))
 	}
 	if err := s.b.add(ctx, id, flags...); err != nil {
 		return TopicProgress{}, fmt.Errorf("store: record answer: %w", err)
@@ -194,34 +176,3 @@ func (s *Store) Secret(ctx context.Context, fresh []byte) ([]byte, error) {
 
 // Close releases the back end.
 func (s *Store) Close() error { return s.b.close() }
-
-func parseFlags(flags []string) Progress {
-	l := Progress{}
-	for _, f := range flags {
-		topic, rest, ok := strings.Cut(f, "/")
-		if !ok {
-			continue
-		}
-		tp := l[topic]
-		switch {
-		case rest == "started":
-			tp.Started = true
-		case strings.HasPrefix(rest, "right/"):
-			if tp.Right == nil {
-				tp.Right = make([]string, 0, len(flags)) // one allocation per topic
-			}
-			tp.Right = append(tp.Right, strings.TrimPrefix(rest, "right/"))
-		default:
-			continue
-		}
-		l[topic] = tp
-	}
-	for topic, tp := range l {
-		sort.Strings(tp.Right)
-		// Clipped: an append by a reader copies rather than writing into
-		// a slice the cache shares.
-		tp.Right = slices.Clip(tp.Right)
-		l[topic] = tp
-	}
-	return l
-}

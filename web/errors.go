@@ -11,9 +11,9 @@ import (
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/progress"
 	"github.com/locklab/locklab/quiz"
 	"github.com/locklab/locklab/race"
-	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
 	"github.com/locklab/locklab/workshop"
 )
@@ -82,7 +82,7 @@ type errorRule struct {
 //     workshop code is also one that does not exist; so do ErrNoPoll (a
 //     malformed poll id), ErrNoParticipant (a malformed participant key)
 //     and ErrNotJoined (a malformed learner id, which is also
-//     store.ErrBadLearner, has joined nothing).
+//     progress.ErrBadLearner, has joined nothing).
 var errorTable = []errorRule{
 	// The playground restarting (its worker processes) and shutting down.
 	{target: playground.ErrRestarting, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
@@ -114,8 +114,8 @@ var errorTable = []errorRule{
 	{target: carry.ErrExpired, code: http.StatusGone, msg: "this code has expired; get a new one on the other device"},
 	{target: carry.ErrNothingToCarry, code: http.StatusConflict, msg: "this browser has no saved progress to carry yet: answer a question or run a playground command first"},
 	// The store: progress and workshops.
-	{target: store.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "your progress can't be saved right now; please try again in a moment"},
-	{target: store.ErrFull, code: http.StatusServiceUnavailable, msg: "this server has no room for new learners' progress right now; please try again later"},
+	{target: progress.ErrUnavailable, code: http.StatusServiceUnavailable, msg: "your progress can't be saved right now; please try again in a moment"},
+	{target: progress.ErrFull, code: http.StatusServiceUnavailable, msg: "this server has no room for new learners' progress right now; please try again later"},
 	{target: workshop.ErrNotFound, code: http.StatusNotFound, msg: "there is no workshop with that code; check it with your instructor"},
 	{target: workshop.ErrNotJoined, code: http.StatusNotFound, msg: "you have not joined this workshop; join it with the code your instructor gives"},
 	{target: workshop.ErrNoPoll, code: http.StatusNotFound, msg: "there is no such poll in this workshop"},
@@ -128,7 +128,7 @@ var errorTable = []errorRule{
 	{target: workshop.ErrRemoved, code: http.StatusForbidden, msg: "your instructor removed you from that workshop; you cannot join it again from this browser"},
 	{target: workshop.ErrNoParticipant, code: http.StatusNotFound, msg: "there is no such participant in this workshop"},
 	{target: workshop.ErrBadInput, code: http.StatusBadRequest, msg: "that workshop code, nickname or prediction is malformed"},
-	{target: store.ErrBadLearner, code: http.StatusBadRequest, msg: "your learner cookie is malformed; clear this site's cookies and try again"},
+	{target: progress.ErrBadLearner, code: http.StatusBadRequest, msg: "your learner cookie is malformed; clear this site's cookies and try again"},
 	// Only an author's -content directory can be invalid after start-up;
 	// the author needs to see which file is broken.
 	{target: content.ErrInvalid, code: http.StatusInternalServerError, msg: "the course content is invalid: ", detail: true},

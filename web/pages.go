@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/content"
-	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/progress"
 	"github.com/locklab/locklab/web/views"
 )
 
@@ -69,7 +69,7 @@ func (s *Server) handleHome(c echo.Context) error {
 // Set-Cookie, and a crawler mints no ids. A store that cannot be read must
 // not take the pages down: the learner then sees "Not started" and the
 // error goes to the log.
-func (s *Server) learnerProgress(c echo.Context) store.Progress {
+func (s *Server) learnerProgress(c echo.Context) progress.Progress {
 	id := s.learnerID(c)
 	if id == "" {
 		return nil
@@ -83,7 +83,7 @@ func (s *Server) learnerProgress(c echo.Context) store.Progress {
 }
 
 // status is a topic's status for the learner, by the quiz's finishing rule.
-func (s *Server) status(topic string, tp store.TopicProgress) views.Status {
+func (s *Server) status(topic string, tp progress.TopicProgress) views.Status {
 	q, err := s.quizzes.Quiz(topic)
 	if err != nil {
 		if tp.Started {
@@ -118,7 +118,7 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	if !ok {
 		return echo.ErrNotFound
 	}
-	var tp store.TopicProgress
+	var tp progress.TopicProgress
 	unavailable := false
 	if id := s.learnerID(c); id != "" {
 		if tp, err = s.progress.Topic(c.Request().Context(), id, slug); err != nil {

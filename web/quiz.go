@@ -7,8 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/locklab/locklab/progress"
 	"github.com/locklab/locklab/quiz"
-	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/web/views"
 )
 
@@ -117,7 +117,7 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (res quiz
 	if err != nil {
 		return quiz.Result{}, quiz.Progress{}, "", err
 	}
-	var tp store.TopicProgress
+	var tp progress.TopicProgress
 	if notSaved == "" {
 		tp, err = s.progress.RecordAnswer(c.Request().Context(), id, q.Topic, question, res.Correct)
 		notSaved = notSavedFor(err)
@@ -125,7 +125,7 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (res quiz
 	s.metrics.answers.WithLabelValues(q.Topic, map[bool]string{true: "right", false: "wrong"}[res.Correct]).Inc()
 	if notSaved != "" {
 		// A workshop still counts the answer: only progress is not kept.
-		tp = store.TopicProgress{Started: true}
+		tp = progress.TopicProgress{Started: true}
 		if res.Correct {
 			tp.Right = []string{question}
 		}
@@ -143,10 +143,10 @@ func (s *Server) answer(c echo.Context, slug, question, choice string) (res quiz
 
 // topicProgress reads the learner's progress on a topic; a learner without
 // a cookie has none.
-func (s *Server) topicProgress(c echo.Context, topic string) (store.TopicProgress, error) {
+func (s *Server) topicProgress(c echo.Context, topic string) (progress.TopicProgress, error) {
 	id := s.learnerID(c)
 	if id == "" {
-		return store.TopicProgress{}, nil
+		return progress.TopicProgress{}, nil
 	}
 	return s.progress.Topic(c.Request().Context(), id, topic)
 }
@@ -158,7 +158,7 @@ type feedbackFor struct {
 
 // quizView builds the "Check yourself" view model. Explanations and the
 // right choice are included only for questions already answered right.
-func quizView(q *quiz.Quiz, tp store.TopicProgress, feedback map[string]feedbackFor) views.Quiz {
+func quizView(q *quiz.Quiz, tp progress.TopicProgress, feedback map[string]feedbackFor) views.Quiz {
 	p := q.Progress(tp.Started, tp.Right)
 	solved := map[string]bool{}
 	for _, id := range tp.Right {

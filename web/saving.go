@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 
-	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/progress"
 )
 
 // Saving a learner's progress. A learner new to the store is saved only
 // while their client address has newcomers left today (limit.Newcomers)
-// and the store has room for them (store.ErrFull). A newcomer refused
+// and the store has room for them (progress.ErrFull). A newcomer refused
 // uses the course all the same: answers are graded, checks run, and the
 // page says that their progress is not being kept. A learner whose
 // progress is saved already is never refused.
@@ -47,9 +47,9 @@ func (s *Server) admitProgress(ctx context.Context, id, addr string) (string, er
 }
 
 // notSavedFor is the sentence for a write the store refused because it is
-// full of learners it keeps (store.ErrFull), or "" for any other outcome.
+// full of learners it keeps (progress.ErrFull), or "" for any other outcome.
 func notSavedFor(err error) string {
-	if errors.Is(err, store.ErrFull) {
+	if errors.Is(err, progress.ErrFull) {
 		return notSavedFull
 	}
 	return ""

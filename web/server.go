@@ -22,8 +22,8 @@ import (
 	"github.com/locklab/locklab/content"
 	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/limit"
+	"github.com/locklab/locklab/progress"
 	"github.com/locklab/locklab/quiz"
-	"github.com/locklab/locklab/store"
 )
 
 // CourseSource hands out the current course content. The embedded content
@@ -39,9 +39,9 @@ type QuizSource interface {
 
 // ProgressStore remembers what each learner has done.
 type ProgressStore interface {
-	Progress(ctx context.Context, id string) (store.Progress, error)
-	Topic(ctx context.Context, id, topic string) (store.TopicProgress, error)
-	RecordAnswer(ctx context.Context, id, topic, question string, right bool) (store.TopicProgress, error)
+	Progress(ctx context.Context, id string) (progress.Progress, error)
+	Topic(ctx context.Context, id, topic string) (progress.TopicProgress, error)
+	RecordAnswer(ctx context.Context, id, topic, question string, right bool) (progress.TopicProgress, error)
 	MarkStarted(ctx context.Context, id, topic string) error
 	Merge(ctx context.Context, from, into string) error
 	// RecordSolved and Solved keep the lock lab's solved challenges.
