@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
@@ -102,25 +101,13 @@ func (b *boltBackend) predict(_ context.Context, code, id, learner string, predi
 		if p.Revealed() {
 			return workshop.ErrRevealed
 		}
-		for _, o := range prediction {
-			if !slices.ContainsFunc(p.Choices, func(c workshop.PollChoice) bool { return c.ID == o }) {
-				return workshop.ErrBadInput
-			}
-		}
-		picks, counts := pb.Bucket([]byte(pollPicksBucket)), pb.Bucket([]byte(wsCountsBucket))
-		if old := picks.Get([]byte(learner)); old != nil {
-			for _, o := range workshop.SplitPrediction(string(old)) {
-				if err := add(counts, o, -1); err != nil {
-					return err
-				}
-			}
-		} else if err := add(counts, workshop.AnsweredCounter, 1); err != nil {
+		prediction, err := p.CheckPrediction(prediction)
+		if err != nil {
 			return err
 		}
-		for _, o := range prediction {
-			if err := add(counts, o, 1); err != nil {
-				return err
-			}
+		picks, counts := pb.Bucket([]byte(pollPicksBucket)), pb.Bucket([]byte(wsCountsBucket))
+		if err := addAll(counts, workshop.Tally(storedPrediction(picks, learner), prediction)); err != nil {
+			return err
 		}
 		if err := picks.Put([]byte(learner), []byte(workshop.JoinPrediction(prediction))); err != nil {
 			return err
@@ -146,16 +133,34 @@ func dropPredictions(ws boltWorkshop, learner string) error {
 	for _, id := range ids {
 		pb := polls.Bucket([]byte(id))
 		picks, counts := pb.Bucket([]byte(pollPicksBucket)), pb.Bucket([]byte(wsCountsBucket))
-		old := picks.Get([]byte(learner))
+		old := storedPrediction(picks, learner)
 		if old == nil {
 			continue
 		}
-		for _, o := range append(workshop.SplitPrediction(string(old)), workshop.AnsweredCounter) {
-			if err := add(counts, o, -1); err != nil {
-				return err
-			}
+		if err := addAll(counts, workshop.Tally(old, nil)); err != nil {
+			return err
 		}
 		if err := picks.Delete([]byte(learner)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storedPrediction is a learner's prediction in a poll's picks, nil if
+// they made none.
+func storedPrediction(picks *bolt.Bucket, learner string) []string {
+	v := picks.Get([]byte(learner))
+	if v == nil {
+		return nil
+	}
+	return workshop.SplitPrediction(string(v))
+}
+
+// addAll adds a workshop.Tally to a poll's counters.
+func addAll(b *bolt.Bucket, tally map[string]int) error {
+	for name, n := range tally {
+		if err := add(b, name, n); err != nil {
 			return err
 		}
 	}
@@ -200,22 +205,19 @@ func (b *boltBackend) revealPoll(_ context.Context, code, id string, at int64) e
 
 // pollResult reads a poll's counters.
 func pollResult(pb *bolt.Bucket, p workshop.Poll, joined int) (workshop.PollResult, error) {
-	res := workshop.PollResult{Poll: p, Joined: joined, Counts: map[string]int{}}
-	counts := pb.Bucket([]byte(wsCountsBucket))
-	var err error
-	if res.Answered, err = count(counts, workshop.AnsweredCounter); err != nil {
-		return res, err
-	}
-	for _, c := range p.Choices {
-		n, err := count(counts, c.ID)
+	counters := map[string]int{}
+	err := pb.Bucket([]byte(wsCountsBucket)).ForEach(func(k, v []byte) error {
+		n, err := strconv.Atoi(string(v))
 		if err != nil {
-			return res, err
+			return fmt.Errorf("counter %s: %w", k, err)
 		}
-		if n > 0 {
-			res.Counts[c.ID] = n
-		}
+		counters[string(k)] = n
+		return nil
+	})
+	if err != nil {
+		return workshop.PollResult{}, err
 	}
-	return res, nil
+	return p.Result(counters, joined), nil
 }
 
 func (b *boltBackend) pollResult(_ context.Context, code, id string) (workshop.PollResult, error) {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,27 +33,26 @@ for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return 1
 `
 
-// predictScript: KEYS = wsKeys; ARGV = poll id, learner, at, ttl ms, the
-// prediction (ids joined by commas).
+// predictScript stores a prediction and adds its tally to the poll's
+// counters, both worked out by package workshop; the script only guards
+// them: the workshop is open, the learner has joined, the poll is there
+// and not revealed, and the learner's stored prediction is still the one
+// the tally replaces, else it returns scriptChanged and nothing changes.
+// KEYS = wsKeys; ARGV = poll id, learner, at, ttl ms, the prediction as
+// stored, the stored prediction it replaces (empty for none), the verdict
+// ('ok'; 'bad' if workshop refused the prediction; 'unread' if the poll
+// was not there to check it against), then counter and change pairs.
 const predictScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
 if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
 if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return -5 end
-local choices = redis.call('HGET', KEYS[9], ARGV[1] .. '/choices')
-if not choices then return -6 end
+if redis.call('HEXISTS', KEYS[9], ARGV[1]) == 0 then return -6 end
 if redis.call('HEXISTS', KEYS[9], ARGV[1] .. '/revealed') == 1 then return -7 end
-choices = ',' .. choices .. ','
-for o in string.gmatch(ARGV[5], '[^,]+') do
-  if not string.find(choices, ',' .. o .. ',', 1, true) then return -8 end
-end
+if ARGV[7] == 'bad' then return -8 end
+if ARGV[7] ~= 'ok' then return -14 end
 local field = ARGV[1] .. '/' .. ARGV[2]
-local old = redis.call('HGET', KEYS[10], field)
-if old then
-  for o in string.gmatch(old, '[^,]+') do redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/' .. o, -1) end
-else
-  redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/#answered', 1)
-end
-for o in string.gmatch(ARGV[5], '[^,]+') do redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/' .. o, 1) end
+if (redis.call('HGET', KEYS[10], field) or '') ~= ARGV[6] then return -14 end
+for i = 8, #ARGV, 2 do redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/' .. ARGV[i], ARGV[i + 1]) end
 redis.call('HSET', KEYS[10], field, ARGV[5])
 local last = redis.call('HGET', KEYS[4], ARGV[2])
 if not last or tonumber(last) < tonumber(ARGV[3]) then
@@ -119,20 +119,64 @@ func (r *redisBackend) openPoll(ctx context.Context, code string, p workshop.Pol
 	return r.run(ctx, openPollScript, r.wsKeys(code), p.ID, js, choiceIDs(p), ttlMillis(), limit)
 }
 
-// choiceIDs is a poll's outcome ids joined by commas, as the scripts
-// check a prediction against them.
-func choiceIDs(p workshop.Poll) string {
+// choiceIDs is a poll's outcome ids joined by commas, as pollResultScript
+// reads the poll's counters by them.
+func choiceIDs(p workshop.Poll) string { return workshop.JoinPrediction(choiceList(p)) }
+
+// choiceList is a poll's outcome ids.
+func choiceList(p workshop.Poll) []string {
 	ids := make([]string, len(p.Choices))
 	for i, c := range p.Choices {
 		ids[i] = c.ID
 	}
-	return workshop.JoinPrediction(ids)
+	return ids
 }
+
+// maxTallyTries bounds how often a prediction or a removal is worked out
+// again when the same learner's prediction changed on another replica
+// between reading it and writing.
+const maxTallyTries = 5
 
 func (r *redisBackend) predict(ctx context.Context, code, id, learner string, prediction []string, at int64) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	return r.run(ctx, predictScript, r.wsKeys(code), id, learner, at, ttlMillis(), workshop.JoinPrediction(prediction))
+	keys := r.wsKeys(code)
+	for range maxTallyTries {
+		// A poll's choices never change once it is open, so it is read
+		// before the script; the stored prediction is read too, and the
+		// script writes only if it is still the same.
+		var js, old *redis.StringCmd
+		_, _ = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			js = p.HGet(ctx, keys[wsKeyPolls], id)
+			old = p.HGet(ctx, keys[wsKeyPicks], id+"/"+learner)
+			return nil
+		})
+		for _, c := range []*redis.StringCmd{js, old} {
+			if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
+				return unavailable(err)
+			}
+		}
+		args := []any{id, learner, at, ttlMillis(), "", old.Val(), "unread"}
+		if js.Val() != "" { // else the script reports what is missing
+			p, err := decodePoll(js.Val(), "")
+			if err != nil {
+				return fmt.Errorf("workshop %s: %w", code, err)
+			}
+			set, err := p.CheckPrediction(prediction)
+			if err != nil {
+				args[6] = "bad"
+			} else {
+				args[4], args[6] = workshop.JoinPrediction(set), "ok"
+				for name, n := range workshop.Tally(workshop.SplitPrediction(old.Val()), set) {
+					args = append(args, name, n)
+				}
+			}
+		}
+		if err := r.run(ctx, predictScript, keys, args...); !errors.Is(err, errChanged) {
+			return err
+		}
+	}
+	return unavailable(fmt.Errorf("poll %s: prediction of %s kept changing: %w", id, learner, errChanged))
 }
 
 func (r *redisBackend) revealPoll(ctx context.Context, code, id string, at int64) error {
@@ -179,15 +223,12 @@ func (r *redisBackend) pollResult(ctx context.Context, code, id string) (worksho
 	if err != nil {
 		return workshop.PollResult{}, err
 	}
-	res := workshop.PollResult{Poll: p, Counts: map[string]int{}}
 	ints := func(v any) int { n, _ := strconv.Atoi(fmt.Sprint(v)); return n }
-	res.Joined, res.Answered = ints(vals[4]), ints(vals[5])
+	counters := map[string]int{workshop.AnsweredCounter: ints(vals[5])}
 	for i := 6; i+1 < len(vals); i += 2 {
-		if n := ints(vals[i+1]); n > 0 {
-			res.Counts[fmt.Sprint(vals[i])] = n
-		}
+		counters[fmt.Sprint(vals[i])] = ints(vals[i+1])
 	}
-	return res, nil
+	return p.Result(counters, ints(vals[4])), nil
 }
 
 func (r *redisBackend) polls(ctx context.Context, code string) ([]workshop.PollResult, error) {
@@ -221,14 +262,11 @@ func (r *redisBackend) polls(ctx context.Context, code string) ([]workshop.PollR
 		if err != nil {
 			return nil, fmt.Errorf("workshop %s: %w", code, err)
 		}
-		res := workshop.PollResult{Poll: p, Joined: int(joined.Val()), Counts: map[string]int{}}
-		for _, c := range p.Choices {
-			if n, _ := strconv.Atoi(counts.Val()[p.ID+"/"+c.ID]); n > 0 {
-				res.Counts[c.ID] = n
-			}
+		counters := map[string]int{}
+		for _, name := range append(choiceList(p), workshop.AnsweredCounter) {
+			counters[name], _ = strconv.Atoi(counts.Val()[p.ID+"/"+name])
 		}
-		res.Answered, _ = strconv.Atoi(counts.Val()[p.ID+"/"+workshop.AnsweredCounter])
-		out = append(out, res)
+		out = append(out, p.Result(counters, int(joined.Val())))
 	}
 	return out, nil
 }

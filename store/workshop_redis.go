@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -92,6 +93,7 @@ const (
 	scriptRemoved   = -11
 	scriptClosed    = -12
 	scriptNickTaken = -13
+	scriptChanged   = -14
 )
 
 // createScript: KEYS = wsKeys + index; ARGV = title, started, ttl ms, code.
@@ -202,12 +204,24 @@ for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 1
 `
 
-// removeScript: KEYS = wsKeys; ARGV = learner, ttl ms. The learner's
-// predictions leave every poll's counts; a workshop has at most
+// removeScript: KEYS = wsKeys; ARGV = learner, ttl ms, the number n of
+// polls the learner predicted on, n pairs of poll id and stored
+// prediction, then counter and change pairs (the workshop.Tally of taking
+// those predictions away). It guards that the learner's stored
+// predictions are still those, on every poll, else it returns
+// scriptChanged and changes nothing; a workshop has at most
 // workshop.MaxPolls polls.
 const removeScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return -10 end
+local n = tonumber(ARGV[3])
+local want = {}
+for i = 4, 3 + 2 * n, 2 do want[ARGV[i]] = ARGV[i + 1] end
+for _, id in ipairs(redis.call('HKEYS', KEYS[9])) do
+  if not string.find(id, '/', 1, true) then
+    if (redis.call('HGET', KEYS[10], id .. '/' .. ARGV[1]) or '') ~= (want[id] or '') then return -14 end
+  end
+end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])
@@ -217,20 +231,16 @@ if nick then
   if redis.call('HGET', KEYS[13], 'k/' .. nick) == ARGV[1] then redis.call('HDEL', KEYS[13], 'k/' .. nick) end
 end
 redis.call('SADD', KEYS[14], ARGV[1])
-for _, id in ipairs(redis.call('HKEYS', KEYS[9])) do
-  if not string.find(id, '/', 1, true) then
-    local field = id .. '/' .. ARGV[1]
-    local pick = redis.call('HGET', KEYS[10], field)
-    if pick then
-      for o in string.gmatch(pick, '[^,]+') do redis.call('HINCRBY', KEYS[11], id .. '/' .. o, -1) end
-      redis.call('HINCRBY', KEYS[11], id .. '/#answered', -1)
-      redis.call('HDEL', KEYS[10], field)
-    end
-  end
-end
+for i = 4, 3 + 2 * n, 2 do redis.call('HDEL', KEYS[10], ARGV[i] .. '/' .. ARGV[1]) end
+for i = 4 + 2 * n, #ARGV, 2 do redis.call('HINCRBY', KEYS[11], ARGV[i], ARGV[i + 1]) end
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 1
 `
+
+// errChanged means a script found that what it was to replace had changed
+// since it was read, and changed nothing; the caller reads and tries
+// again.
+var errChanged = errors.New("changed since read")
 
 // run runs a script and turns its result into an error.
 func (r *redisBackend) run(ctx context.Context, src string, keys []string, args ...any) error {
@@ -267,6 +277,8 @@ func (r *redisBackend) run(ctx context.Context, src string, keys []string, args 
 		return workshop.ErrJoinClosed
 	case scriptNickTaken:
 		return workshop.ErrNicknameTaken
+	case scriptChanged:
+		return errChanged
 	}
 	return fmt.Errorf("workshop script returned %d", n)
 }
@@ -477,7 +489,55 @@ func (r *redisBackend) setJoinClosed(ctx context.Context, code string, closed bo
 func (r *redisBackend) removeParticipant(ctx context.Context, code, learner string) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	return r.run(ctx, removeScript, r.wsKeys(code), learner, ttlMillis())
+	keys := r.wsKeys(code)
+	for range maxTallyTries {
+		args, err := r.dropTally(ctx, keys, learner)
+		if err != nil {
+			return err
+		}
+		if err := r.run(ctx, removeScript, keys, args...); !errors.Is(err, errChanged) {
+			return err
+		}
+	}
+	return unavailable(fmt.Errorf("remove %s: predictions kept changing: %w", learner, errChanged))
+}
+
+// dropTally reads a learner's predictions on every poll of a workshop and
+// makes removeScript's arguments: the predictions as read, and the
+// workshop.Tally of taking each away.
+func (r *redisBackend) dropTally(ctx context.Context, keys []string, learner string) ([]any, error) {
+	fields, err := r.rdb.HKeys(ctx, keys[wsKeyPolls]).Result()
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	var ids, picks []string
+	for _, f := range fields {
+		if !strings.Contains(f, "/") {
+			ids = append(ids, f)
+			picks = append(picks, f+"/"+learner)
+		}
+	}
+	args := []any{learner, ttlMillis(), 0}
+	if len(ids) == 0 {
+		return args, nil
+	}
+	vals, err := r.rdb.HMGet(ctx, keys[wsKeyPicks], picks...).Result()
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	var counters []any
+	for i, v := range vals {
+		old, ok := v.(string)
+		if !ok {
+			continue
+		}
+		args = append(args, ids[i], old)
+		args[2] = args[2].(int) + 1
+		for name, n := range workshop.Tally(workshop.SplitPrediction(old), nil) {
+			counters = append(counters, ids[i]+"/"+name, n)
+		}
+	}
+	return append(args, counters...), nil
 }
 
 func (r *redisBackend) workshopData(ctx context.Context, code string) (workshop.Data, error) {

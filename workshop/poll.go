@@ -14,9 +14,9 @@ import (
 // Polls: the instructor opens a poll on a race run, every participant
 // predicts which outcomes the run will have ("pick all that apply"), the
 // room watches the distribution grow, and the instructor reveals the run.
-// The back end keeps one counter per outcome of each poll and swaps a
-// learner's previous prediction out of them in the same atomic step that
-// counts the new one, so a dashboard reads a poll's distribution without
+// The back end keeps one counter per outcome of each poll and adds to
+// them the Tally of a learner's previous and new prediction in the same
+// atomic step that stores the new one, so a dashboard reads a poll's distribution without
 // reading any participant, and a learner who changes their mind on one
 // replica and again on another still counts once.
 
@@ -146,12 +146,11 @@ type PollBackend interface {
 	// participants; an empty id means the current poll. ErrNoPoll if
 	// there is none.
 	PollResult(ctx context.Context, code, id string) (PollResult, error)
-	// Predict replaces learner's prediction on poll id: the outcomes of
-	// the old one are counted down and those of the new one up, and the
-	// answered counter goes up only for a first prediction. It returns
+	// Predict replaces learner's prediction on poll id with the one the
+	// poll's CheckPrediction returns, and adds the Tally of the old and
+	// the new one to the poll's counters, in one atomic step. It returns
 	// ErrNotFound, ErrEnded, ErrNotJoined, ErrNoPoll, ErrRevealed, or
-	// ErrBadInput for an outcome that is not one of the poll's choices,
-	// and then changes nothing.
+	// CheckPrediction's ErrBadInput, and then changes nothing.
 	Predict(ctx context.Context, code, id, learner string, prediction []string, at time.Time) error
 	// RevealPoll marks the poll revealed, keeping the first time.
 	RevealPoll(ctx context.Context, code, id string, at time.Time) error
@@ -304,22 +303,9 @@ func (s *Service) Predict(ctx context.Context, code, id, learner string, predict
 	if err := checkTime("prediction time", at); err != nil {
 		return fmt.Errorf("workshop: %s predict: %w", code, err)
 	}
-	// Cost before work: a prediction names at most every choice once, so
-	// a longer list is refused before it is read, and the rest is
-	// de-duplicated with a set.
-	if len(prediction) == 0 || len(prediction) > maxChoices {
-		return fmt.Errorf("workshop: %s predict: pick from 1 to %d of the poll's outcomes: %w", code, maxChoices, ErrBadInput)
-	}
-	set := make([]string, 0, len(prediction))
-	seen := make(map[string]bool, len(prediction))
-	for _, o := range prediction {
-		if err := checkID("outcome", o); err != nil {
-			return fmt.Errorf("workshop: %s predict: %w", code, err)
-		}
-		if !seen[o] {
-			seen[o] = true
-			set = append(set, o)
-		}
+	set, err := cleanPrediction(prediction)
+	if err != nil {
+		return fmt.Errorf("workshop: %s predict: %w", code, err)
 	}
 
 	if err := s.b.Predict(ctx, code, id, learner, set, at); err != nil {
@@ -366,6 +352,89 @@ func (s *Service) Learner(ctx context.Context, code, learner string) (LearnerSta
 		return LearnerState{}, fmt.Errorf("workshop: %s learner: %w", code, err)
 	}
 	return st, nil
+}
+
+// cleanPrediction is prediction as a set, in its order, each outcome once:
+// ErrBadInput if it is empty, too long or names a malformed id.
+func cleanPrediction(prediction []string) ([]string, error) {
+	// Cost before work: a prediction names at most every choice once, so
+	// a longer list is refused before it is read, and the rest is
+	// de-duplicated with a set.
+	if len(prediction) == 0 || len(prediction) > maxChoices {
+		return nil, fmt.Errorf("pick from 1 to %d of the poll's outcomes: %w", maxChoices, ErrBadInput)
+	}
+	set := make([]string, 0, len(prediction))
+	seen := make(map[string]bool, len(prediction))
+	for _, o := range prediction {
+		if err := checkID("outcome", o); err != nil {
+			return nil, err
+		}
+		if !seen[o] {
+			seen[o] = true
+			set = append(set, o)
+		}
+	}
+	return set, nil
+}
+
+// CheckPrediction returns the prediction a participant may make on p: the
+// outcomes they named, each once, in their order. It returns ErrBadInput
+// if they named none, too many, or one that is not among p's choices. A
+// poll's choices never change once it is open, so a back end may check a
+// prediction before the atomic step that records it.
+func (p Poll) CheckPrediction(prediction []string) ([]string, error) {
+	set, err := cleanPrediction(prediction)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range set {
+		if !slices.ContainsFunc(p.Choices, func(c PollChoice) bool { return c.ID == o }) {
+			return nil, fmt.Errorf("poll %s: outcome %q is not a choice: %w", p.ID, o, ErrBadInput)
+		}
+	}
+	return set, nil
+}
+
+// Tally is how a poll's counters change when a participant's prediction
+// goes from old to new, nil meaning none: each outcome of old counts down
+// and each of new up, and AnsweredCounter goes up for a first prediction
+// and down when a prediction is taken away, so a participant counts once
+// however often they change their mind. Counters that do not change are
+// left out. A back end adds it to the counters in the same atomic step
+// that swaps old for new, and only if old is still the stored prediction.
+func Tally(old, new []string) map[string]int {
+	d := make(map[string]int, len(old)+len(new)+1)
+	for _, o := range old {
+		d[o]--
+	}
+	for _, o := range new {
+		d[o]++
+	}
+	switch {
+	case old == nil && new != nil:
+		d[AnsweredCounter]++
+	case old != nil && new == nil:
+		d[AnsweredCounter]--
+	}
+	for k, n := range d {
+		if n == 0 {
+			delete(d, k)
+		}
+	}
+	return d
+}
+
+// Result is p's result from the counters a back end keeps for it, the
+// sums of every Tally, and the number of participants: outcomes that no
+// prediction has, and counters that are not p's choices, are left out.
+func (p Poll) Result(counters map[string]int, joined int) PollResult {
+	r := PollResult{Poll: p, Joined: joined, Answered: max(counters[AnsweredCounter], 0), Counts: map[string]int{}}
+	for _, c := range p.Choices {
+		if n := counters[c.ID]; n > 0 {
+			r.Counts[c.ID] = n
+		}
+	}
+	return r
 }
 
 // JoinPrediction is a stored prediction, the outcome ids joined by commas;
