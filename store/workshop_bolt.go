@@ -87,6 +87,16 @@ func openWorkshop(tx *bolt.Tx, code string) (boltWorkshop, error) {
 	return boltWorkshop{b: b, meta: m}, nil
 }
 
+// openRunningWorkshop is openWorkshop for a change that an ended
+// workshop refuses: it returns workshop.ErrEnded for one.
+func openRunningWorkshop(tx *bolt.Tx, code string) (boltWorkshop, error) {
+	ws, err := openWorkshop(tx, code)
+	if err == nil && ws.meta.Ended != 0 {
+		return boltWorkshop{}, workshop.ErrEnded
+	}
+	return ws, err
+}
+
 func (m boltWorkshopMeta) workshop(code string) workshop.Workshop {
 	w := workshop.Workshop{Code: code, Title: m.Title, StartedAt: fromMillis(m.Started), JoinClosed: m.Closed}
 	if m.Ended != 0 {
@@ -182,12 +192,9 @@ func getMember(members *bolt.Bucket, learner string) (boltMember, bool, error) {
 func (b *boltBackend) joinWorkshop(_ context.Context, code string, j workshop.Joining) error {
 	at := toMillis(j.At)
 	return b.db.Update(func(tx *bolt.Tx) error {
-		ws, err := openWorkshop(tx, code)
+		ws, err := openRunningWorkshop(tx, code)
 		if err != nil {
 			return err
-		}
-		if ws.meta.Ended != 0 {
-			return workshop.ErrEnded
 		}
 		if removed := ws.b.Bucket([]byte(wsRemovedBucket)); removed != nil && removed.Get([]byte(j.Learner)) != nil {
 			return workshop.ErrRemoved
@@ -310,12 +317,9 @@ func (b *boltBackend) flushWorkshop(_ context.Context, code string, batch worksh
 
 func (b *boltBackend) setJoinClosed(_ context.Context, code string, closed bool) error {
 	return b.db.Update(func(tx *bolt.Tx) error {
-		ws, err := openWorkshop(tx, code)
+		ws, err := openRunningWorkshop(tx, code)
 		if err != nil {
 			return err
-		}
-		if ws.meta.Ended != 0 {
-			return workshop.ErrEnded
 		}
 		if ws.meta.Closed == closed {
 			return nil

@@ -46,12 +46,9 @@ func openPollBucket(ws boltWorkshop, id string) (*bolt.Bucket, workshop.Poll, er
 
 func (b *boltBackend) openPoll(_ context.Context, code string, p workshop.Poll, limit int) error {
 	return b.db.Update(func(tx *bolt.Tx) error {
-		ws, err := openWorkshop(tx, code)
+		ws, err := openRunningWorkshop(tx, code)
 		if err != nil {
 			return err
-		}
-		if ws.meta.Ended != 0 {
-			return workshop.ErrEnded
 		}
 		if ws.meta.Polls >= limit {
 			return workshop.ErrTooManyPolls
@@ -79,12 +76,9 @@ func (b *boltBackend) openPoll(_ context.Context, code string, p workshop.Poll, 
 
 func (b *boltBackend) predict(_ context.Context, code, id, learner string, prediction []string, at int64) error {
 	return b.db.Update(func(tx *bolt.Tx) error {
-		ws, err := openWorkshop(tx, code)
+		ws, err := openRunningWorkshop(tx, code)
 		if err != nil {
 			return err
-		}
-		if ws.meta.Ended != 0 {
-			return workshop.ErrEnded
 		}
 		members := ws.b.Bucket([]byte(wsMembersBucket))
 		m, ok, err := getMember(members, learner)
