@@ -58,9 +58,6 @@ const (
 	faultJumpBack                  // Redis's clock jumps back, just before a client's step
 )
 
-// node reports whether the fault happens to Redis rather than to a client.
-func (k faultKind) node() bool { return k >= faultRestart }
-
 // fault is one failure of a schedule. Every fault is tied to a step of a
 // client's job (see client.steps), the first time that client reaches
 // it: a node fault happens just before that step, so that it falls

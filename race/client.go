@@ -43,7 +43,6 @@ type client struct {
 	crashed    bool          // its process died (a crash fault): it does nothing more
 	renewDue   bool          // a renewal fell due while it was paused
 	stopDue    bool          // its validity ran out while it was paused
-	waiting    bool          // it waits for WAIT's answer (failover)
 	stuck      bool          // its work hangs (watchdog scenario)
 	progressAt time.Duration // when its work last made progress
 	renewedAt  time.Duration // when it last renewed

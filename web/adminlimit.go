@@ -34,12 +34,6 @@ func (s *Server) guessWith(c echo.Context, limits limit.AdminLimits, what string
 	return false, nil
 }
 
-// checkAdminGuess refuses to check an admin token when too many wrong
-// ones came lately (see checkGuess).
-func (s *Server) checkAdminGuess(c echo.Context) error {
-	return s.checkGuess(c, s.adminLimits, "admin")
-}
-
 // checkGuess refuses to check a token when too many wrong ones came
 // lately, from this address or from everyone: 429 with Retry-After, or
 // 503 if the meters cannot be read (the limits fail closed).
@@ -58,9 +52,6 @@ func (s *Server) checkGuess(c echo.Context, limits limit.AdminLimits, what strin
 	}
 	return nil
 }
-
-// failedAdminGuess counts a wrong admin token.
-func (s *Server) failedAdminGuess(c echo.Context) { s.failedGuess(c, s.adminLimits, "admin") }
 
 // failedGuess counts a wrong token against limits.
 func (s *Server) failedGuess(c echo.Context, limits limit.AdminLimits, what string) {
