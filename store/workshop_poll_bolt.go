@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -76,26 +77,19 @@ func (b *boltBackend) openPoll(_ context.Context, code string, p workshop.Poll, 
 
 func (b *boltBackend) predict(_ context.Context, code, id, learner string, prediction []string, at int64) error {
 	return b.db.Update(func(tx *bolt.Tx) error {
-		ws, err := openRunningWorkshop(tx, code)
+		st, ws, pb, p, err := predictState(tx, code, id, learner)
+		if err != nil {
+			return err
+		}
+		if err := st.MayPredict(); err != nil {
+			return err
+		}
+		prediction, err := p.CheckPrediction(prediction)
 		if err != nil {
 			return err
 		}
 		members := ws.b.Bucket([]byte(wsMembersBucket))
-		m, ok, err := getMember(members, learner)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return workshop.ErrNotJoined
-		}
-		pb, p, err := openPollBucket(ws, id)
-		if err != nil {
-			return err
-		}
-		if p.Revealed() {
-			return workshop.ErrRevealed
-		}
-		prediction, err := p.CheckPrediction(prediction)
+		m, _, err := getMember(members, learner)
 		if err != nil {
 			return err
 		}
@@ -109,6 +103,32 @@ func (b *boltBackend) predict(_ context.Context, code, id, learner string, predi
 		m.Last = max(m.Last, at)
 		return putJSON(members, learner, m)
 	})
+}
+
+// predictState reads what workshop.PredictState names about learner's
+// prediction on poll id, with the workshop and the poll's bucket when
+// they exist.
+func predictState(tx *bolt.Tx, code, id, learner string) (st workshop.PredictState, ws boltWorkshop, pb *bolt.Bucket, p workshop.Poll, err error) {
+	ws, err = openWorkshop(tx, code)
+	if errors.Is(err, workshop.ErrNotFound) {
+		return st, ws, nil, p, nil
+	}
+	if err != nil {
+		return st, ws, nil, p, err
+	}
+	st.Found, st.Ended = true, ws.meta.Ended != 0
+	if _, st.Joined, err = getMember(ws.b.Bucket([]byte(wsMembersBucket)), learner); err != nil {
+		return st, ws, nil, p, err
+	}
+	pb, p, err = openPollBucket(ws, id)
+	if errors.Is(err, workshop.ErrNoPoll) {
+		return st, ws, nil, p, nil
+	}
+	if err != nil {
+		return st, ws, nil, p, err
+	}
+	st.PollFound, st.Revealed = true, p.Revealed()
+	return st, ws, pb, p, nil
 }
 
 // dropPredictions takes a removed participant's predictions out of every

@@ -35,24 +35,29 @@ return 1
 
 // predictScript stores a prediction and adds its tally to the poll's
 // counters, both worked out by package workshop; the script only guards
-// them: the workshop is open, the learner has joined, the poll is there
-// and not revealed, and the learner's stored prediction is still the one
-// the tally replaces, else it returns scriptChanged and nothing changes.
+// them. It reads the workshop.PredictState of the prediction and returns
+// predictStateBase plus its Bits, changing nothing, unless ARGV[8] allows
+// that state; it returns scriptChanged if the learner's stored prediction
+// is no longer the one the tally replaces.
 // KEYS = wsKeys; ARGV = poll id, learner, at, ttl ms, the prediction as
 // stored, the stored prediction it replaces (empty for none), the verdict
 // ('ok'; 'bad' if workshop refused the prediction; 'unread' if the poll
-// was not there to check it against), then counter and change pairs.
+// was not there to check it against), the states that allow a prediction
+// (one '1' or '0' for each state's Bits, from 0), then counter and change
+// pairs.
 const predictScript = `
-if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
-if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
-if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return -5 end
-if redis.call('HEXISTS', KEYS[9], ARGV[1]) == 0 then return -6 end
-if redis.call('HEXISTS', KEYS[9], ARGV[1] .. '/revealed') == 1 then return -7 end
+local state = 0
+if redis.call('HEXISTS', KEYS[1], 'started') == 1 then state = state + 1 end
+if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then state = state + 2 end
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then state = state + 4 end
+if redis.call('HEXISTS', KEYS[9], ARGV[1]) == 1 then state = state + 8 end
+if redis.call('HEXISTS', KEYS[9], ARGV[1] .. '/revealed') == 1 then state = state + 16 end
+if string.sub(ARGV[8], state + 1, state + 1) ~= '1' then return 100 + state end
 if ARGV[7] == 'bad' then return -8 end
 if ARGV[7] ~= 'ok' then return -14 end
 local field = ARGV[1] .. '/' .. ARGV[2]
 if (redis.call('HGET', KEYS[10], field) or '') ~= ARGV[6] then return -14 end
-for i = 8, #ARGV, 2 do redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/' .. ARGV[i], ARGV[i + 1]) end
+for i = 9, #ARGV, 2 do redis.call('HINCRBY', KEYS[11], ARGV[1] .. '/' .. ARGV[i], ARGV[i + 1]) end
 redis.call('HSET', KEYS[10], field, ARGV[5])
 local last = redis.call('HGET', KEYS[4], ARGV[2])
 if not last or tonumber(last) < tonumber(ARGV[3]) then
@@ -61,6 +66,23 @@ end
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return 1
 `
+
+// predictStateBase is added to a workshop.PredictState's Bits when
+// predictScript returns it.
+const predictStateBase = 100
+
+// predictAllowed is predictScript's ARGV[8]: a '1' at each state's Bits
+// in which workshop allows a prediction, a '0' at every other.
+var predictAllowed = func() string {
+	b := make([]byte, workshop.PredictStates)
+	for n := range b {
+		b[n] = '0'
+		if workshop.PredictStateOf(n).MayPredict() == nil {
+			b[n] = '1'
+		}
+	}
+	return string(b)
+}()
 
 // revealScript: KEYS = wsKeys; ARGV = poll id, at, ttl ms.
 const revealScript = `
@@ -156,7 +178,7 @@ func (r *redisBackend) predict(ctx context.Context, code, id, learner string, pr
 				return unavailable(err)
 			}
 		}
-		args := []any{id, learner, at, ttlMillis(), "", old.Val(), "unread"}
+		args := []any{id, learner, at, ttlMillis(), "", old.Val(), "unread", predictAllowed}
 		if js.Val() != "" { // else the script reports what is missing
 			p, err := decodePoll(js.Val(), "")
 			if err != nil {
@@ -172,7 +194,17 @@ func (r *redisBackend) predict(ctx context.Context, code, id, learner string, pr
 				}
 			}
 		}
-		if err := r.run(ctx, predictScript, keys, args...); !errors.Is(err, errChanged) {
+		n, err := redis.NewScript(predictScript).Run(ctx, r.rdb, keys, args...).Int()
+		if err != nil {
+			return unavailable(err)
+		}
+		if n >= predictStateBase {
+			if err := workshop.PredictStateOf(n - predictStateBase).MayPredict(); err != nil {
+				return err
+			}
+			return fmt.Errorf("poll %s: prediction refused in a state that allows it (%d)", id, n-predictStateBase)
+		}
+		if err := scriptErr(n); !errors.Is(err, errChanged) {
 			return err
 		}
 	}

@@ -36,7 +36,7 @@ func TestRedisPredictGuardsTheStoredPrediction(t *testing.T) {
 			r := st.b.(*redisBackend)
 			// As if read before the first prediction: no stored one.
 			err = r.run(ctx, predictScript, r.wsKeys("GUARD1"), p.ID, alice, toMillis(t0), ttlMillis(),
-				"two-holders", "", "ok", "two-holders", 1, workshop.AnsweredCounter, 1)
+				"two-holders", "", "ok", predictAllowed, "two-holders", 1, workshop.AnsweredCounter, 1)
 			if !errors.Is(err, errChanged) {
 				t.Errorf("predict on a stale read = %v; want errChanged", err)
 			}

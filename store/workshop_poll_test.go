@@ -151,6 +151,14 @@ func TestPollErrors(t *testing.T) {
 		if _, err := s.OpenPoll(ctx, "POLL43", pollSpec(), t0.Add(2*time.Hour)); !errors.Is(err, workshop.ErrEnded) {
 			t.Errorf("OpenPoll after the end = %v; want ErrEnded", err)
 		}
+		// After the end, the end is the reason, for a participant and for
+		// anyone else alike (workshop.PredictState.MayPredict's order).
+		if err := replica.Predict(ctx, "POLL43", p.ID, alice, []string{"safe"}, t0.Add(2*time.Hour)); !errors.Is(err, workshop.ErrEnded) {
+			t.Errorf("Predict after the end = %v; want ErrEnded", err)
+		}
+		if err := replica.Predict(ctx, "POLL43", "nosuchpoll", bob, []string{"safe"}, t0.Add(2*time.Hour)); !errors.Is(err, workshop.ErrEnded) {
+			t.Errorf("Predict after the end, not joined, no such poll = %v; want ErrEnded", err)
+		}
 	})
 }
 

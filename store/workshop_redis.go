@@ -248,6 +248,12 @@ func (r *redisBackend) run(ctx context.Context, src string, keys []string, args 
 	if err != nil {
 		return unavailable(err)
 	}
+	return scriptErr(n)
+}
+
+// scriptErr is the error of a workshop script's answer n, nil for
+// scriptOK and scriptIgnored.
+func scriptErr(n int) error {
 	switch n {
 	case scriptOK, scriptIgnored:
 		return nil
