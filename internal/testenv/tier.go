@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 )
 
 // SlowEnv is the environment variable that turns on the slow tier:
@@ -36,3 +37,10 @@ func TierNotice() string {
 	}
 	return fmt.Sprintf("fast tier: browser, attack, load, failover and long fuzz tests were left out; run them with %s=1 go test ./... (they need chromium and redis-server), or run .ci/run", SlowEnv)
 }
+
+// HangGuard is how long a fast-tier test lets work run that a limit must
+// stop, before calling the limit broken: work that no limit stops runs for
+// minutes or for ever, and a busy machine delays a working limit by
+// seconds at most. It checks that the work stopped, not how fast; a test
+// of how fast compares with a control measured in the same run.
+const HangGuard = 30 * time.Second
