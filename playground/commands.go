@@ -12,6 +12,11 @@ type command struct {
 	arity             int    // argc including the name; negative: at least -arity
 	flags             cmdFlags
 	first, last, step int // key positions, as in COMMAND; last < 0 counts from the end
+	// quick is the most arguments, the name included, with which the
+	// command surely runs in microseconds in a sandbox of few keys; 0 if
+	// it never does. It is the playground's own declaration (gencommands'
+	// quick), not Redis's.
+	quick int
 }
 
 // cmdFlags are the COMMAND flags the playground acts on.
@@ -198,4 +203,53 @@ func nonBlocking(name string) string {
 		return "ZMPOP"
 	}
 	return ""
+}
+
+// LineKeys returns the keys a line names, each once, in order, by the
+// command table's key positions: after redis-cli's repeat count, with a
+// subcommand's positions for OBJECT and the like, and the keys that
+// follow the count of EVAL, EVALSHA and FCALL (whose scripts may touch
+// others; those are theirs). A line Exec would not run names none.
+func LineKeys(line string) []string {
+	if len(line) > defaultMaxLineBytes {
+		return nil
+	}
+	argv, err := Tokenize(line)
+	if err != nil || len(argv) == 0 {
+		return nil
+	}
+	_, argv, ok := splitRepeat(argv)
+	if !ok {
+		return nil
+	}
+	name := strings.ToUpper(argv[0])
+	cmd, ok := lookupCommand(name)
+	if !ok {
+		return nil
+	}
+	if cmd.first == 0 && len(argv) > 1 {
+		if sub, ok := lookupCommand(name + "|" + strings.ToUpper(argv[1])); ok {
+			cmd = sub
+		}
+	}
+	var keys []string
+	switch name {
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
+		if len(argv) > 2 {
+			if n, ok := parseInt(argv[2]); ok && n > 0 {
+				keys = argv[3:min(3+int(min(n, int64(len(argv)))), len(argv))]
+			}
+		}
+	default:
+		keys = cmd.keys(argv)
+	}
+	out := make([]string, 0, len(keys))
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,12 +34,13 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 		for _, f := range info[2].([]any) {
 			flags |= flagBits[f.(string)]
 		}
-		want := command{strings.ToLower(name), int(info[1].(int64)), flags, int(info[3].(int64)), int(info[4].(int64)), int(info[5].(int64))}
+		want := command{strings.ToLower(name), int(info[1].(int64)), flags, int(info[3].(int64)), int(info[4].(int64)), int(info[5].(int64)), 0}
 		got, ok := lookupCommand(name)
 		if !ok {
 			t.Errorf("lookupCommand(%q) not found; Redis has it", name)
 			continue
 		}
+		want.quick = got.quick // the playground's own declaration, not Redis's
 		if got != want {
 			t.Errorf("lookupCommand(%q) = %+v; want %+v", name, got, want)
 		}
@@ -115,4 +117,79 @@ func allowedInSource(t *testing.T) []string {
 		})
 	}
 	return names
+}
+
+func TestLineKeys(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{`SET lock:invoice:7 3f9a1c NX PX 30000`, []string{"lock:invoice:7"}},
+		{`get "a b"`, []string{"a b"}},
+		{`3 INCR n`, []string{"n"}},
+		{`DEL a b a`, []string{"a", "b"}},
+		{`MSET a 1 b 2`, []string{"a", "b"}},
+		{`MGET a b c`, []string{"a", "b", "c"}},
+		{`WATCH x y`, []string{"x", "y"}},
+		{`EXISTS k`, []string{"k"}},
+		{`EVAL "return redis.call('del', KEYS[1])" 1 lock:invoice:7 3f9a1c`, []string{"lock:invoice:7"}},
+		{`EVALSHA abc 2 a b c`, []string{"a", "b"}},
+		{`EVAL "return 1" 5 a`, []string{"a"}},
+		{`EVAL "return 1" 0`, []string{}},
+		{`ZUNIONSTORE dst 2 a b`, []string{"dst", "a", "b"}},
+		{`OBJECT IDLETIME k`, []string{"k"}},
+		{`PING`, []string{}},
+		{`MULTI`, []string{}},
+		{`NOSUCH k`, nil},
+		{`"unbalanced`, nil},
+		{``, nil},
+		{`0 GET k`, nil},
+	} {
+		if got := LineKeys(tt.line); !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("LineKeys(%q) = %q; want %q", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestQuickIsDeclaredForAllowedCommands: the commands the table declares
+// quick are commands the playground runs.
+func TestQuickIsDeclaredForAllowedCommands(t *testing.T) {
+	for _, name := range strings.Fields(`GET SET DEL EXPIRE PTTL LPOP HSET ZADD MULTI WATCH`) {
+		if cmd, _ := lookupCommand(name); cmd.quick == 0 || !allowed(name) {
+			t.Errorf("%s: quick %d, allowed %v; want quick and allowed", name, cmd.quick, allowed(name))
+		}
+	}
+	for _, name := range strings.Fields(`EVAL EXEC KEYS SUNION LRANGE HLEN SCARD ZRANK FLUSHALL SCAN HGETALL`) {
+		if cmd, _ := lookupCommand(name); cmd.quick != 0 {
+			t.Errorf("%s is declared quick (%d); its cost grows with the data", name, cmd.quick)
+		}
+	}
+}
+
+func TestReadLineQuick(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{`SET lock:invoice:7 3f9a1c NX PX 30000`, true},
+		{`set "a b" c`, true},
+		{`GET k`, true},
+		{`LPOP q`, true},
+		{`LPOP q 100`, false},
+		{`MGET a b c d e f g h`, true},
+		{`MGET a b c d e f g h i`, false},
+		{`GET ` + strings.Repeat("k", maxQuickLine), false},
+		{`3 GET k`, false},
+		{`EVAL "return 1" 0`, false},
+		{`EXEC`, false},
+		{`KEYS *`, false},
+		{`HLEN h`, false},
+		{`NOSUCH`, false},
+		{`"GET`, false},
+		{``, false},
+	} {
+		if got := ReadLine(tt.line).Quick; got != tt.want {
+			t.Errorf("ReadLine(%.40q).Quick = %v; want %v", tt.line, got, tt.want)
+		}
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -264,35 +263,21 @@ func (s *server) runQueue(b *wbox) {
 }
 
 // quick reports whether a request surely runs in microseconds in a
-// sandbox of few keys (see few): a command of constant cost, or at most
-// the cost of its own (bounded) arguments. The reading goroutine runs
-// those itself;
-// scripts, transactions, repeated commands, commands whose cost grows with
-// the data (LRANGE, KEYS, SUNION, ...), key listings and restores go to a
-// goroutine of the sandbox's own, so that they hold up no other sandbox.
+// sandbox of few keys (see few): a clock move, a close or a compact, or a
+// line that playground.ReadLine finds quick (a command the command table
+// declares quick, with few and short arguments). The reading goroutine
+// runs those itself; scripts, transactions, repeated commands, commands
+// whose cost grows with the data (LRANGE, KEYS, SUNION, ...) and
+// restores go to a goroutine of the sandbox's own, so that they hold up
+// no other sandbox.
 func quick(req *request) bool {
 	switch req.Op {
 	case opAdvance, opClose, opCompact:
 		return true
 	case opExec:
-	default:
-		return false
+		return playground.ReadLine(req.Line).Quick
 	}
-	name, rest := firstWord(req.Line)
-	if name == "" {
-		return false // quoted, or nothing: let Exec tell
-	}
-	// A line of big values, or of many keys or fields, costs what they
-	// are (an MGET of many long strings, an MSET of long values): not
-	// quick, whatever its command.
-	if len(req.Line) > maxQuickLine || fieldsOver(rest, maxQuickArgs) {
-		return false
-	}
-	name = strings.ToUpper(name)
-	if (name == "LPOP" || name == "RPOP") && fieldsOver(rest, 1) {
-		return false // a count: as long as the list
-	}
-	return quickCommands[name]
+	return false
 }
 
 // few reports whether b's sandbox holds few enough keys for a quick
@@ -306,66 +291,6 @@ func few(b *wbox) bool { return b.sb == nil || b.sb.KeysAtMost() <= maxQuickKeys
 // reading goroutine runs: a lesson's few, and then a walk of them costs
 // about what the command does.
 const maxQuickKeys = 64
-
-// A quick line is at most maxQuickLine bytes with at most maxQuickArgs
-// arguments after the command name: what a lesson types, and not a
-// reply of more than a few values.
-const (
-	maxQuickLine = 512
-	maxQuickArgs = 8
-)
-
-// fieldsOver reports whether s has more than n words, without splitting
-// it.
-func fieldsOver(s string, n int) bool {
-	words, in := 0, false
-	for i := 0; i < len(s); i++ {
-		space := strings.IndexByte(spaces, s[i]) >= 0
-		if !space && !in {
-			words++
-			if words > n {
-				return true
-			}
-		}
-		in = !space
-	}
-	return false
-}
-
-// spaces are the characters redis-cli splits a line at.
-const spaces = " \t\n\v\f\r"
-
-// firstWord returns the first word of a line, as redis-cli splits it, and
-// the rest; "" if the line is empty or starts with a quote.
-func firstWord(line string) (word, rest string) {
-	line = strings.TrimLeft(line, spaces)
-	end := strings.IndexAny(line, spaces+"\"'")
-	if end < 0 {
-		return line, ""
-	}
-	if line[end] != ' ' && strings.IndexByte(spaces, line[end]) < 0 {
-		return "", "" // a quote inside or at the start of the word
-	}
-	return line[:end], line[end:]
-}
-
-// quickCommands are the commands of constant cost, or of the cost of their
-// arguments: what a lesson types most.
-var quickCommands = map[string]bool{
-	"PING": true, "ECHO": true, "TIME": true, "DBSIZE": true, "HELP": true,
-	"GET": true, "SET": true, "SETNX": true, "SETEX": true, "PSETEX": true, "GETSET": true,
-	"GETDEL": true, "GETEX": true, "MGET": true, "MSET": true, "MSETNX": true, "STRLEN": true,
-	"INCR": true, "INCRBY": true, "DECR": true, "DECRBY": true, "INCRBYFLOAT": true,
-	"DEL": true, "UNLINK": true, "EXISTS": true, "TYPE": true, "TOUCH": true, "PERSIST": true,
-	"EXPIRE": true, "PEXPIRE": true, "EXPIREAT": true, "PEXPIREAT": true,
-	"TTL": true, "PTTL": true, "EXPIRETIME": true, "PEXPIRETIME": true,
-	"HSET": true, "HGET": true, "HMGET": true, "HDEL": true, "HEXISTS": true, // not HLEN: miniredis sorts the fields
-	"HINCRBY": true, "HSETNX": true, "HSTRLEN": true,
-	"LPUSH": true, "RPUSH": true, "LPOP": true, "RPOP": true, "LLEN": true, "LINDEX": true,
-	"SADD": true, "SREM": true, "SISMEMBER": true, // not SCARD: miniredis sorts the set to count it
-	"ZADD": true, "ZREM": true, "ZSCORE": true, "ZCARD": true, "ZINCRBY": true, // not ZRANK: it sorts
-	"MULTI": true, "DISCARD": true, "WATCH": true, "UNWATCH": true,
-}
 
 // run runs one request on b's sandbox and returns its response, nil for
 // requests without one.

@@ -113,6 +113,35 @@ var flagNames = []struct{ redis, gosym string }{
 	{"movablekeys", "flagMovableKeys"},
 }
 
+// quick declares the commands that run in microseconds in a sandbox of
+// few keys, whatever the data: a command of constant cost, or of the cost
+// of its own arguments in miniredis, which is not always Redis's "fast"
+// (HLEN, SCARD and ZRANK sort in miniredis; SET is not "fast" in Redis
+// only because of its GET option). Each maps to the most arguments, the
+// command's name included, with which it stays quick: a line of many
+// keys or fields costs what they are (an MGET of many long strings), and
+// LPOP's or RPOP's count makes it as long as the list. A sandbox worker's
+// reading goroutine runs such lines itself rather than handing them to the
+// sandbox's own goroutine (see playground.ReadLine).
+var quick = func() map[string]int {
+	const most = 1 + 8 // the name and eight arguments: what a lesson types
+	m := map[string]int{"LPOP": 2, "RPOP": 2}
+	for _, name := range strings.Fields(`
+		PING ECHO TIME DBSIZE
+		GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET MSETNX STRLEN
+		INCR INCRBY DECR DECRBY INCRBYFLOAT
+		DEL UNLINK EXISTS TYPE TOUCH PERSIST
+		EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL EXPIRETIME PEXPIRETIME
+		HSET HGET HMGET HDEL HEXISTS HINCRBY HSETNX HSTRLEN
+		LPUSH RPUSH LLEN LINDEX
+		SADD SREM SISMEMBER
+		ZADD ZREM ZSCORE ZCARD ZINCRBY
+		MULTI DISCARD WATCH UNWATCH`) {
+		m[name] = most
+	}
+	return m
+}()
+
 // entry is one command or subcommand as COMMAND describes it.
 type entry struct {
 	name              string // lower case; "script|load" for a subcommand
@@ -165,8 +194,9 @@ func generate(ctx context.Context, rdb *redis.Client) ([]byte, error) {
 	b.WriteString(`package playground
 
 // lookupCommand returns what Redis 7 says about the command name (upper
-// case): its arity, flags and key positions. Subcommands are named
-// "SCRIPT|LOAD".
+// case): its arity, flags and key positions, and how many arguments it
+// may have and stay quick in a sandbox (declared by gencommands).
+// Subcommands are named "SCRIPT|LOAD".
 func lookupCommand(name string) (command, bool) {
 	switch name {
 `)
@@ -193,8 +223,8 @@ func writeCase(b *bytes.Buffer, e entry) {
 	if len(flags) > 0 {
 		fl = strings.Join(flags, " | ")
 	}
-	fmt.Fprintf(b, "\tcase %q:\n\t\treturn command{%q, %d, %s, %d, %d, %d}, true\n",
-		strings.ToUpper(e.name), e.name, e.arity, fl, e.first, e.last, e.step)
+	fmt.Fprintf(b, "\tcase %q:\n\t\treturn command{%q, %d, %s, %d, %d, %d, %d}, true\n",
+		strings.ToUpper(e.name), e.name, e.arity, fl, e.first, e.last, e.step, quick[strings.ToUpper(e.name)])
 }
 
 // parseEntry reads the first six elements of a COMMAND entry: name, arity,
