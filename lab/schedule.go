@@ -830,7 +830,7 @@ func (s *schedule) jump(d time.Duration) {
 	}
 	holder := s.holderName()
 	s.observe()
-	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindClockJump, Text: sim.ClockJumps("Redis", d)}})
+	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindClockJump, Text: sim.ClockJumps("Redis", d), Jump: sim.JumpShort(d)}})
 	if holder != "" && !s.key.present {
 		s.owner = nil
 		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindExpire, Subject: holder,

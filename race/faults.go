@@ -27,7 +27,7 @@ func (s *runner) clockJump(n *node, d time.Duration) {
 		s.fail(err)
 		return
 	}
-	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump, Text: sim.ClockJumps(s.nodeName(n), d)})
+	s.emit(Event{Actor: s.nodeActor(n), Kind: KindClockJump, Text: sim.ClockJumps(s.nodeName(n), d), Jump: sim.JumpShort(d)})
 	if holder != "" && s.holder(n) == "" {
 		s.emit(Event{Actor: s.nodeActor(n), Kind: KindExpire, Subject: holder,
 			Text: fmt.Sprintf("To %s, %s's key is now past its TTL, so it expires at once, early by true time.", s.nodeName(n), holder)})

@@ -57,19 +57,19 @@ func (in Info) FaultText(f Fault) string {
 func asking(on string, at ...time.Duration) string {
 	whens := make([]string, len(at))
 	for i, t := range at {
-		whens[i] = fmt.Sprintf("client %d at %s", i+1, secs(t))
+		whens[i] = fmt.Sprintf("client %d at %s", i+1, Seconds(t))
 	}
 	count := "Two"
 	if len(at) == 3 {
 		count = "Three"
 	}
-	return fmt.Sprintf("%s clients want the same lock on %s: client 1 asks for it at %s, %s.", count, on, secs(at[0]), sim.JoinAnd(whens[1:]))
+	return fmt.Sprintf("%s clients want the same lock on %s: client 1 asks for it at %s, %s.", count, on, Seconds(at[0]), sim.JoinAnd(whens[1:]))
 }
 
 const retryLine = "A client that gets nil asks again after a random wait of about a tenth of the TTL."
 
 func ttlLine(p Params) string {
-	return fmt.Sprintf("The lock's time to live (TTL) is %s.", secs(p.TTL))
+	return fmt.Sprintf("The lock's time to live (TTL) is %s.", Seconds(p.TTL))
 }
 
 // releaseWith says how clients release the lock.
@@ -82,7 +82,7 @@ func releaseWith(p Params) string {
 
 // workLine says what a client does once it holds the lock.
 func workLine(p Params) string {
-	return fmt.Sprintf("Once it has the lock, each client works for %s, writes to the storage, and releases it %s.", secs(p.Work), releaseWith(p))
+	return fmt.Sprintf("Once it has the lock, each client works for %s, writes to the storage, and releases it %s.", Seconds(p.Work), releaseWith(p))
 }
 
 // fencingLine says whether the storage checks fencing tokens.
@@ -95,7 +95,7 @@ func fencingLine(p Params) string {
 
 // pauseFor is a client's pause, said before it happens.
 func pauseFor(d time.Duration) string {
-	return fmt.Sprintf("freezes for %s (a garbage-collection pause, say)", secs(d))
+	return fmt.Sprintf("freezes for %s (a garbage-collection pause, say)", Seconds(d))
 }
 
 // The plans of the scenarios. Each says the times and lengths its setup
@@ -123,7 +123,7 @@ func planReleaseDel(p Params) []string {
 
 func planRenewal(p Params) []string {
 	out := []string{asking("one Redis", 0, p.TTL), retryLine, ttlLine(p), workLine(p),
-		fmt.Sprintf("While it works, a client extends its lock every %s, a third of the TTL, with a script that extends the key only if its token is still there.", secs(renewPeriod(p)))}
+		fmt.Sprintf("While it works, a client extends its lock every %s, a third of the TTL, with a script that extends the key only if its token is still there.", Seconds(renewPeriod(p)))}
 	if p.Pause > 0 {
 		out = append(out, "Halfway through its work, client 1 "+pauseFor(p.Pause)+"; its renewals freeze with it.")
 	}
@@ -135,9 +135,9 @@ func planRedlock(p Params) []string {
 	return []string{
 		"Five Redis nodes and Redlock: a client holds the lock once it has set its key on a majority of them, 3 of 5, and only for its validity: the TTL minus the time the attempt took and an allowance for clock drift.",
 		"The network is split: client 1 reaches only nodes 1, 2 and 3, client 2 only nodes 3, 4 and 5.",
-		fmt.Sprintf("Client 1 asks for the lock at 0 s, client 2 at %s. A client without a majority deletes its keys and asks again after a random wait of about a tenth of the TTL.", secs(p.TTL/10+p.TTL/20)),
+		fmt.Sprintf("Client 1 asks for the lock at 0 s, client 2 at %s. A client without a majority deletes its keys and asks again after a random wait of about a tenth of the TTL.", Seconds(p.TTL/10+p.TTL/20)),
 		ttlLine(p),
-		fmt.Sprintf("Once it has the lock, each client works for %s, writes to the storage, and releases it; a client whose validity runs out before its work is done stops without writing.", secs(p.Work)),
+		fmt.Sprintf("Once it has the lock, each client works for %s, writes to the storage, and releases it; a client whose validity runs out before its work is done stops without writing.", Seconds(p.Work)),
 	}
 }
 
@@ -147,44 +147,44 @@ const redlockFencing = "Redlock hands out no fencing token, so the storage takes
 func planClockJump(p Params) []string {
 	out := planRedlock(p)
 	if p.ClockJump > 0 {
-		out = append(out, fmt.Sprintf("At %s, node 3's clock jumps %s ahead (a bad time sync, say).", secs(p.TTL/10), secs(p.ClockJump)))
+		out = append(out, fmt.Sprintf("At %s, node 3's clock jumps %s ahead (a bad time sync, say).", Seconds(p.TTL/10), Seconds(p.ClockJump)))
 	}
 	return append(out, redlockFencing)
 }
 
 func planRedlockCrash(p Params) []string {
 	return append(planRedlock(p),
-		fmt.Sprintf("At %s, node 3 crashes; it keeps its data only in memory, and it restarts %s.", secs(p.TTL/10), later(p.RestartDelay)),
+		fmt.Sprintf("At %s, node 3 crashes; it keeps its data only in memory, and it restarts %s.", Seconds(p.TTL/10), later(p.RestartDelay)),
 		redlockFencing)
 }
 
 func planFailover(p Params) []string {
 	out := []string{
-		fmt.Sprintf("One Redis primary, node 1, and an asynchronous replica, node 2, which copies each write %s after the primary has it. Sentinel promotes the replica once the primary has been down for %s.", secs(p.ReplicationLag), secs(p.TTL/10)),
+		fmt.Sprintf("One Redis primary, node 1, and an asynchronous replica, node 2, which copies each write %s after the primary has it. Sentinel promotes the replica once the primary has been down for %s.", Seconds(p.ReplicationLag), Seconds(p.TTL/10)),
 		asking("the primary", 0, p.TTL/20),
 		retryLine, ttlLine(p),
-		fmt.Sprintf("Once it has the lock, client 1 works for %s and client 2 for %s; each then writes to the storage and releases it %s.", secs(p.Work), secs(p.Work/2), releaseWith(p)),
+		fmt.Sprintf("Once it has the lock, client 1 works for %s and client 2 for %s; each then writes to the storage and releases it %s.", Seconds(p.Work), Seconds(p.Work/2), releaseWith(p)),
 	}
 	if p.Wait {
 		out = append(out, fmt.Sprintf("When the primary answers OK, a client runs WAIT 1 %d and uses the lock only once a replica has it.", waitTimeout(p).Milliseconds()))
 	} else {
 		out = append(out, "A client uses the lock as soon as the primary answers OK, without WAIT.")
 	}
-	out = append(out, fmt.Sprintf("At %s, node 1, the primary, crashes; it keeps its data only in memory, and it restarts %s.", secs(p.ReplicationLag/2), later(p.RestartDelay)))
+	out = append(out, fmt.Sprintf("At %s, node 1, the primary, crashes; it keeps its data only in memory, and it restarts %s.", Seconds(p.ReplicationLag/2), later(p.RestartDelay)))
 	return append(out, fencingLine(p))
 }
 
 func planWatchdog(p Params) []string {
 	out := []string{asking("one Redis", 0, p.TTL/2), retryLine, ttlLine(p),
-		fmt.Sprintf("Client 1's work would outlast the run, but %s after it starts, the work hangs for good (a deadlock, or a call that never returns); the process stays alive.", secs(p.Work))}
+		fmt.Sprintf("Client 1's work would outlast the run, but %s after it starts, the work hangs for good (a deadlock, or a call that never returns); the process stays alive.", Seconds(p.Work))}
 	if p.Renew == RenewProgress {
-		out = append(out, fmt.Sprintf("Client 1 runs a watchdog that extends its lock every %s, a third of the TTL, but only if the work has made progress since the last extension, and at most %d times.", secs(renewPeriod(p)), maxRenewals))
+		out = append(out, fmt.Sprintf("Client 1 runs a watchdog that extends its lock every %s, a third of the TTL, but only if the work has made progress since the last extension, and at most %d times.", Seconds(renewPeriod(p)), maxRenewals))
 	} else {
-		out = append(out, fmt.Sprintf("Client 1 runs a watchdog that extends its lock every %s, a third of the TTL, on a timer, for as long as its process lives.", secs(renewPeriod(p))))
+		out = append(out, fmt.Sprintf("Client 1 runs a watchdog that extends its lock every %s, a third of the TTL, on a timer, for as long as its process lives.", Seconds(renewPeriod(p))))
 	}
 	out = append(out,
-		fmt.Sprintf("Once it has the lock, client 2 works for %s, writes to the storage, and releases it %s.", secs(p.TTL/5), releaseWith(p)),
-		fmt.Sprintf("The run is watched until %s.", secs(watchdogHorizon(p))))
+		fmt.Sprintf("Once it has the lock, client 2 works for %s, writes to the storage, and releases it %s.", Seconds(p.TTL/5), releaseWith(p)),
+		fmt.Sprintf("The run is watched until %s.", Seconds(watchdogHorizon(p))))
 	return append(out, fencingLine(p))
 }
 
@@ -193,7 +193,7 @@ func later(d time.Duration) string {
 	if d <= 0 {
 		return "at once"
 	}
-	return secs(d) + " later"
+	return Seconds(d) + " later"
 }
 
 // Text says what the fault does, in one sentence: "At 1 s, client 1
@@ -212,10 +212,10 @@ func (f Fault) text(redis string) string {
 	case isNodeTarget(who):
 		who = "node " + who[len("node"):]
 	}
-	at := secs(f.At)
+	at := Seconds(f.At)
 	switch f.Kind {
 	case FaultPause:
-		return fmt.Sprintf("At %s, %s pauses for %s.", at, who, secs(f.Length))
+		return fmt.Sprintf("At %s, %s pauses for %s.", at, who, Seconds(f.Length))
 	case FaultCrash:
 		if isClientTarget(f.Target) {
 			return fmt.Sprintf("At %s, %s crashes and never runs again.", at, who)
@@ -226,15 +226,15 @@ func (f Fault) text(redis string) string {
 		}
 		return fmt.Sprintf("At %s, %s crashes, %s, and restarts %s.", at, who, keeps, later(f.Length))
 	case FaultClockJump:
-		return fmt.Sprintf("At %s, %s's clock jumps %s ahead.", at, who, secs(f.Length))
+		return fmt.Sprintf("At %s, %s's clock jumps %s ahead.", at, who, Seconds(f.Length))
 	case FaultClockBack:
-		return fmt.Sprintf("At %s, %s's clock jumps %s back.", at, who, secs(f.Length))
+		return fmt.Sprintf("At %s, %s's clock jumps %s back.", at, who, Seconds(f.Length))
 	case FaultDelay:
 		dir := "from"
 		if isClientTarget(f.Target) {
 			dir = "to"
 		}
-		return fmt.Sprintf("At %s, the next reply %s %s is delayed by %s.", at, dir, who, secs(f.Length))
+		return fmt.Sprintf("At %s, the next reply %s %s is delayed by %s.", at, dir, who, Seconds(f.Length))
 	}
 	return f.String()
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/locklab/locklab/sim"
 )
 
-// secs writes a moment of a run as the transcript does: "0 s", "0.5 s",
-// "12.25 s".
-func secs(d time.Duration) string {
+// Seconds writes a moment of a run as the transcript does: "0 s",
+// "0.5 s", "12.25 s". The pages write every time of a run with it.
+func Seconds(d time.Duration) string {
 	return strconv.FormatFloat(float64(d.Milliseconds())/1000, 'f', -1, 64) + " s"
 }
 

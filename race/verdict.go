@@ -32,7 +32,7 @@ func (s *runner) judgeEnd() {
 		if !c.stuck || !slices.Contains(s.holders(), c.name) {
 			continue
 		}
-		text := fmt.Sprintf("%s's work hung at %s, yet at %s, when the run ends, its lock is still taken", sim.Capital(c.name), secs(c.progressAt), secs(msDur(end)))
+		text := fmt.Sprintf("%s's work hung at %s, yet at %s, when the run ends, its lock is still taken", sim.Capital(c.name), Seconds(c.progressAt), Seconds(msDur(end)))
 		if n := c.renewals - c.stuckRenew; n > 0 {
 			text += fmt.Sprintf(": its watchdog renewed it %s since, for work that no longer runs", times(n))
 		}
@@ -40,7 +40,7 @@ func (s *runner) judgeEnd() {
 	}
 	for _, c := range s.clients {
 		if c.wanted && !c.got && !c.crashed {
-			s.outcome(OutcomeStarved, fmt.Sprintf("%s asked for the lock at %s and still had not got it when the run ended at %s.", sim.Capital(c.name), secs(c.wantedAt), secs(msDur(end))))
+			s.outcome(OutcomeStarved, fmt.Sprintf("%s asked for the lock at %s and still had not got it when the run ended at %s.", sim.Capital(c.name), Seconds(c.wantedAt), Seconds(msDur(end))))
 		}
 	}
 }

@@ -42,6 +42,9 @@ type Event struct {
 	Fence   int64  `json:"fence,omitempty"`   // the fencing token involved, when fencing is on
 	Stale   bool   `json:"stale,omitempty"`   // a write from a holder whose lock has been granted again
 	Text    string `json:"text"`              // one sentence for learners
+	// Jump is a clock jump in a drawing's few words ("+10 s", "−250 ms"),
+	// set on KindClockJump events only.
+	Jump string `json:"jump,omitempty"`
 
 	Nodes        []NodeState `json:"nodes"`             // the lock key on each node, after the event
 	HighestToken int64       `json:"highest_token"`     // the highest fencing token the storage has seen

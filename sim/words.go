@@ -87,6 +87,15 @@ func ClockJumps(node string, d time.Duration) string {
 	return fmt.Sprintf("%s's clock jumps %s ahead (an NTP correction, an operator): every TTL on it runs out %s early.", Capital(node), Dur(d), Dur(d))
 }
 
+// JumpShort writes a clock jump of d as a drawing labels it: "+10 s"
+// ahead, "−250 ms" back.
+func JumpShort(d time.Duration) string {
+	if d < 0 {
+		return "\u2212" + Dur(-d)
+	}
+	return "+" + Dur(d)
+}
+
 // KeyExpires says that holder's key ran out on node; holder may be "".
 func KeyExpires(node, holder string, paused bool) string {
 	switch {

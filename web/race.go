@@ -68,6 +68,7 @@ type raceEventJSON struct {
 	Actor        string           `json:"actor"`
 	Kind         race.Kind        `json:"kind"`
 	Text         string           `json:"text"`
+	Jump         string           `json:"jump,omitempty"` // a clock jump's few words: "+10 s"
 	Subject      string           `json:"subject,omitempty"`
 	Fence        int64            `json:"fence,omitempty"`
 	Stale        bool             `json:"stale,omitempty"`
@@ -122,7 +123,7 @@ func raceToJSON(info race.Info, tl race.Timeline) raceJSON {
 	for _, e := range tl.Events {
 		out.Nodes = max(out.Nodes, len(e.Nodes))
 		out.Events = append(out.Events, raceEventJSON{
-			TMS: e.AtMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Subject: e.Subject,
+			TMS: e.AtMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Jump: e.Jump, Subject: e.Subject,
 			Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken, Holding: e.Holding,
 		})
 	}

@@ -5,10 +5,12 @@ package views
 
 import (
 	"html/template"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
+
+	"github.com/locklab/locklab/race"
 )
 
 // Page is what every page's layout needs.
@@ -330,9 +332,10 @@ type RacePage struct {
 // VerdictOption is one outcome a prediction offers, with its label.
 type VerdictOption struct{ ID, Label string }
 
-// Seconds formats milliseconds as seconds for the transcript: "12.5 s".
+// Seconds writes a time given in milliseconds as the race's transcript
+// does ("12.5 s"): race.Seconds, for models that hold milliseconds.
 func Seconds(ms int64) string {
-	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
+	return race.Seconds(time.Duration(ms) * time.Millisecond)
 }
 
 // Playground is the redis-cli playground widget.
