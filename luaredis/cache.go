@@ -13,6 +13,7 @@ type compiled struct {
 	sha   string
 	src   string
 	proto *lua.FunctionProto
+	flags scriptFlags // from its shebang
 	count protoCount
 	// size is the memory the script takes: its source and an estimate of
 	// its compiled form.
@@ -59,12 +60,16 @@ func (c *Cache) compile(sha, src string, l Limits) (*compiled, error) {
 		}
 		return sc, nil
 	}
-	proto, err := compile(src, chunkName, l)
+	flags, skip, err := parseShebang(src)
+	if err != nil {
+		return nil, err
+	}
+	proto, err := compile(src[skip:], chunkName, l)
 	if err != nil {
 		return nil, err
 	}
 	proto = trim(proto)
-	sc := &compiled{sha: sha, src: src, proto: proto, count: countProto(proto), size: len(src) + compiledSize(proto)}
+	sc := &compiled{sha: sha, src: src, proto: proto, flags: flags, count: countProto(proto), size: len(src) + compiledSize(proto)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.m[sha]; e != nil {

@@ -232,7 +232,7 @@ func (e *jsonEncoder) table(t *lua.LTable, depth int) {
 	}
 	e.write("{")
 	first := true
-	t.ForEach(func(k, v lua.LValue) {
+	lua51Pairs(t, func(k, v lua.LValue) {
 		if !first {
 			e.write(",")
 		}

@@ -223,7 +223,7 @@ func (p *msgPacker) table(t *lua.LTable, level int) {
 		return
 	}
 	p.header(count, 0x80, 0xde, 0xdf)
-	t.ForEach(func(k, v lua.LValue) {
+	lua51Pairs(t, func(k, v lua.LValue) {
 		p.value(k, level+1)
 		p.value(v, level+1)
 	})

@@ -36,15 +36,26 @@ func (n *replyCount) err() resp.Value {
 
 // toLua converts a command reply into the Lua value redis.call returns:
 // integers become numbers, bulk strings strings, nil false, arrays tables,
-// status replies {ok=...} and errors {err=...}. Strings are copied: a
-// reply may be a piece of a value the sandbox holds (GETRANGE), which the
-// script would otherwise keep whole after the sandbox dropped it.
-func toLua(L *lua.LState, v resp.Value) lua.LValue {
+// status replies {ok=...} and errors {err=...}. After redis.setresp(3)
+// (resp3), a null is nil, a map {map={k=v, ...}}, a set {set={e=true,
+// ...}}, a double {double=n} and a boolean true or false, as Redis 7
+// converts RESP3. Strings are copied: a reply may be a piece of a value
+// the sandbox holds (GETRANGE), which the script would otherwise keep
+// whole after the sandbox dropped it.
+func toLua(L *lua.LState, v resp.Value, resp3 bool) lua.LValue {
 	switch v.Kind {
 	case resp.Integer:
 		return lua.LNumber(v.Int)
-	case resp.Bulk, resp.Double:
+	case resp.Bulk:
 		return lua.LString(strings.Clone(v.Str))
+	case resp.Double:
+		if !resp3 {
+			return lua.LString(strings.Clone(v.Str))
+		}
+		f, _ := parseLuaNumber(v.Str)
+		t := L.CreateTable(0, 1)
+		t.RawSetString("double", lua.LNumber(f))
+		return t
 	case resp.Status:
 		t := L.CreateTable(0, 1)
 		t.RawSetString("ok", lua.LString(strings.Clone(v.Str)))
@@ -55,42 +66,86 @@ func toLua(L *lua.LState, v resp.Value) lua.LValue {
 		return t
 	case resp.Bool:
 		return lua.LBool(v.Int != 0)
-	case resp.Array, resp.Set, resp.Map:
+	case resp.Map:
+		if !resp3 {
+			break
+		}
+		m := L.CreateTable(0, len(v.Elems)/2)
+		for i := 0; i+1 < len(v.Elems); i += 2 {
+			if k := toLua(L, v.Elems[i], resp3); k != lua.LNil {
+				m.RawSet(k, toLua(L, v.Elems[i+1], resp3))
+			}
+		}
+		t := L.CreateTable(0, 1)
+		t.RawSetString("map", m)
+		return t
+	case resp.Set:
+		if !resp3 {
+			break
+		}
+		m := L.CreateTable(0, len(v.Elems))
+		for _, e := range v.Elems {
+			if k := toLua(L, e, resp3); k != lua.LNil {
+				m.RawSet(k, lua.LTrue)
+			}
+		}
+		t := L.CreateTable(0, 1)
+		t.RawSetString("set", m)
+		return t
+	case resp.Nil:
+		if resp3 {
+			return lua.LNil
+		}
+		return lua.LFalse
+	}
+	if v.Kind == resp.Array || v.Kind == resp.Map || v.Kind == resp.Set {
 		t := L.CreateTable(len(v.Elems), 0)
 		for i, e := range v.Elems {
-			t.RawSetInt(i+1, toLua(L, e))
+			t.RawSetInt(i+1, toLua(L, e, resp3))
 		}
 		return t
 	}
 	return lua.LFalse
 }
 
-// fromLua converts what a script returns into a reply as Redis does: a
-// number is truncated to an integer, true is 1, false and nil are nil, a
-// table with a string err or ok field is an error or status reply, any other
-// table is an array up to its first nil, and anything else is nil.
-func fromLua(v lua.LValue) resp.Value {
-	var n replyCount
-	return fromLuaDepth(v, 0, &n)
+// fromLua converts what a script returns into a reply as Redis 7 does
+// for a RESP2 client, which every client of the playground is: a number
+// is truncated to an integer, true is 1, false and nil are nil (after
+// redis.setresp(3), false is 0), a table with a string err or ok field is
+// an error or status reply, one with a number double field, a string
+// big_number field or a verbatim_string table is a bulk string, one with
+// a map or set table is an array of the map's keys and values or of the
+// set's members (in C Lua's order, see lua51Order), and any other table
+// is an array up to its first nil; anything else is nil.
+func fromLua(v lua.LValue, resp3 bool) resp.Value {
+	c := replyConv{resp3: resp3}
+	return c.conv(v, 0)
 }
 
-func fromLuaDepth(v lua.LValue, depth int, n *replyCount) resp.Value {
+// replyConv is one conversion of a script's result: what it has taken so
+// far, and the RESP version the script chose.
+type replyConv struct {
+	replyCount
+	resp3 bool
+}
+
+func (c *replyConv) conv(v lua.LValue, depth int) resp.Value {
+	n := &c.replyCount
 	n.elems++
 	if n.over() {
 		return n.err()
 	}
 	switch v := v.(type) {
 	case lua.LString:
-		n.bytes += len(v)
-		if n.over() {
-			return n.err()
-		}
-		return resp.Str(string(v))
+		return c.bulk(string(v))
 	case lua.LNumber:
 		return resp.Int(toInteger(float64(v)))
 	case lua.LBool:
-		if v {
+		switch {
+		case bool(v):
 			return resp.Int(1)
+		case c.resp3:
+			return resp.Int(0)
 		}
 		return resp.Null()
 	case *lua.LTable:
@@ -103,13 +158,46 @@ func fromLuaDepth(v lua.LValue, depth int, n *replyCount) resp.Value {
 		if s, ok := v.RawGetString("ok").(lua.LString); ok {
 			return resp.StatusValue(string(s))
 		}
+		if d, ok := v.RawGetString("double").(lua.LNumber); ok {
+			return resp.Str(formatArg(float64(d)))
+		}
+		if b, ok := v.RawGetString("big_number").(lua.LString); ok {
+			return c.bulk(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(b)))
+		}
+		if vs, ok := v.RawGetString("verbatim_string").(*lua.LTable); ok {
+			if _, ok := vs.RawGetString("format").(lua.LString); ok {
+				if s, ok := vs.RawGetString("string").(lua.LString); ok {
+					return c.bulk(string(s))
+				}
+			}
+		}
+		if m, ok := v.RawGetString("map").(*lua.LTable); ok {
+			elems := []resp.Value{}
+			for _, k := range lua51Order(m) {
+				elems = append(elems, c.conv(k, depth+1), c.conv(m.RawGet(k), depth+1))
+				if n.over() {
+					return n.err()
+				}
+			}
+			return resp.Arr(elems...)
+		}
+		if s, ok := v.RawGetString("set").(*lua.LTable); ok {
+			elems := []resp.Value{}
+			for _, k := range lua51Order(s) {
+				elems = append(elems, c.conv(k, depth+1))
+				if n.over() {
+					return n.err()
+				}
+			}
+			return resp.Arr(elems...)
+		}
 		elems := []resp.Value{}
 		for i := 1; ; i++ {
 			e := v.RawGetInt(i)
 			if e == lua.LNil {
 				break
 			}
-			elems = append(elems, fromLuaDepth(e, depth+1, n))
+			elems = append(elems, c.conv(e, depth+1))
 			if n.over() {
 				return n.err()
 			}
@@ -117,4 +205,13 @@ func fromLuaDepth(v lua.LValue, depth int, n *replyCount) resp.Value {
 		return resp.Arr(elems...)
 	}
 	return resp.Null()
+}
+
+// bulk is a bulk string reply, counted against the reply's bytes.
+func (c *replyConv) bulk(s string) resp.Value {
+	c.bytes += len(s)
+	if c.over() {
+		return c.err()
+	}
+	return resp.Str(s)
 }

@@ -17,8 +17,35 @@ import (
 // redis.pcall. It returns Redis's replies, and error replies with Redis's
 // script wording for commands a script may not run ("ERR This Redis command
 // is not allowed from script"). readOnly is set for EVAL_RO and EVALSHA_RO.
+//
+// readOnly is also set for a script whose shebang says flags=no-writes,
+// as Redis sets it for both: the Caller refuses write commands with
+// "ERR Write commands are not allowed from read-only scripts.".
 type Caller interface {
 	Call(argv []string, readOnly bool) resp.Value
+}
+
+// A RESP3Caller is a Caller that can also run a command as a client that
+// chose RESP3 (HELLO 3) would, for a script that called redis.setresp(3):
+// its replies keep RESP3's kinds (resp.Map with keys and values in turn,
+// resp.Set, resp.Double with the number's text, resp.Bool, and resp.Nil
+// for every null), which the script then sees as Redis converts them
+// ({map=...}, {set=...}, {double=n}, true or false, nil). After
+// redis.setresp(3), a Caller without CallRESP3 is asked with Call, and
+// the script sees its RESP2 replies with only that difference: a null is
+// nil rather than false.
+type RESP3Caller interface {
+	CallRESP3(argv []string, readOnly bool) resp.Value
+}
+
+// A CommandLookup is a Caller that knows which commands exist, for
+// redis.acl_check_cmd. LookupCommand reports whether Redis's lookupCommand
+// finds argv: argv[0] is a command, in any case, and if it has
+// subcommands (CONFIG, CLIENT, OBJECT, ...) and argv has more than one
+// element, argv[1] is one of them. The arity is not checked. Without it,
+// redis.acl_check_cmd takes every name for a command.
+type CommandLookup interface {
+	LookupCommand(argv []string) bool
 }
 
 // Engine runs the scripting commands of one sandbox. It keeps the
@@ -37,6 +64,9 @@ type Engine struct {
 	allocs func() uint64
 	// shaMemo holds the SHA1s of the last scripts run, most recent first.
 	shaMemo [4]shaMemo
+	// rand is math.random's generator; it outlives the Lua state, as
+	// Redis's outlives SCRIPT FLUSH.
+	rand lrand48
 }
 
 // Options configure an Engine. Zero fields take their defaults.
@@ -64,6 +94,7 @@ type Options struct {
 type run struct {
 	caller   Caller
 	readOnly bool
+	resp3    bool // the script called redis.setresp(3)
 	watchdog *watchdog
 	errLine  int    // where the error was raised, set by the error handler
 	errSrc   string // chunk name of that place
@@ -81,7 +112,7 @@ func NewEngine(opts Options) *Engine {
 	if opts.Shared == nil {
 		opts.Shared = NewCache(opts.MaxScriptBytes)
 	}
-	return &Engine{opts: opts, cache: map[string]*compiled{}, shared: opts.Shared, now: time.Now, allocs: newProcessAllocs().read}
+	return &Engine{opts: opts, cache: map[string]*compiled{}, shared: opts.Shared, now: time.Now, allocs: newProcessAllocs().read, rand: newLrand48()}
 }
 
 // Release drops the Lua state; the next script builds a new one. A
@@ -101,6 +132,7 @@ func (e *Engine) Release() {
 func (e *Engine) Forget() {
 	e.cache = map[string]*compiled{}
 	e.order, e.bytes = nil, 0
+	e.rand = newLrand48()
 }
 
 // ScriptBytes returns what the cached scripts take: their source and an
@@ -174,7 +206,10 @@ func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
 				return compileError(err)
 			}
 		}
-		return e.run(ctx, c, sha, sc, keys, args, readOnly)
+		if readOnly && sc.flags.shebang && !sc.flags.noWrites {
+			return resp.Err("ERR Can not execute a script with write flag using *_ro command.")
+		}
+		return e.run(ctx, c, sha, sc, keys, args, readOnly || sc.flags.noWrites)
 	case "SCRIPT":
 		return e.scriptCommand(argv)
 	default:
@@ -294,6 +329,10 @@ func compileError(err error) resp.Value {
 	if errors.As(err, &tl) {
 		return resp.Err(tl.msg)
 	}
+	var se *shebangError
+	if errors.As(err, &se) {
+		return resp.Err(se.msg)
+	}
 	return resp.Err("ERR Error compiling script (new function): " + err.Error())
 }
 
@@ -350,7 +389,7 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, sc *compiled, ke
 		}
 		return scriptError(obj, sha, r)
 	}
-	return fromLua(L.Get(-1))
+	return fromLua(L.Get(-1), r.resp3)
 }
 
 // stopped is the reply for a script the watchdog stopped.

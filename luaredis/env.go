@@ -10,7 +10,7 @@ const (
 	readonlyMsg  = "Attempt to modify a readonly table"
 	redisVersion = "7.0.15"
 	// redisVersionNum is 7.0.15 as Redis encodes it: 0x00MMmmpp.
-	redisVersionNum = 0x00070000f
+	redisVersionNum = 0x0007000f
 )
 
 // vm is a sandbox's Lua state, built on the first script and dropped by
@@ -73,6 +73,8 @@ func newVM(e *Engine) *vm {
 
 	v.installBase(e)
 	installLimitedLibs(L, v, e.opts.Limits)
+	installNumericArgs(L, g)
+	v.installRandom(e)
 	g.RawSetString("redis", v.redisTable())
 	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: v.work, pad: v.padTo}
 	g.RawSetString("bit", bitTable(L))
@@ -151,7 +153,10 @@ func (v *vm) installBase(e *Engine) {
 	// no argument (error() raises nil).
 	g.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
 		obj := L.Get(1)
-		level := L.OptInt(2, 1)
+		level := 1
+		if L.Get(2) != lua.LNil {
+			level = checkInt(L, 2, "error")
+		}
 		if n, ok := obj.(lua.LNumber); ok {
 			obj = lua.LString(formatNumber(float64(n)))
 		}
@@ -303,8 +308,13 @@ func (v *vm) installBase(e *Engine) {
 	// unpack: Lua 5.1 refuses more results than its C stack holds.
 	g.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
-		i := L.OptInt(2, 1)
-		j := L.OptInt(3, t.Len())
+		i, j := 1, t.Len()
+		if L.Get(2) != lua.LNil {
+			i = checkInt(L, 2, "unpack")
+		}
+		if L.Get(3) != lua.LNil {
+			j = checkInt(L, 3, "unpack")
+		}
 		if i > j {
 			return 0
 		}

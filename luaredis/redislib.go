@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/locklab/locklab/resp"
 )
 
 // redisTable builds the redis table of Redis 7.0 scripts. Logging,
-// replication and debugging calls are accepted and do nothing, as they have
-// no effect a learner could see.
+// replication and debugging calls check their arguments as Redis does and
+// then do nothing, as they have no effect a learner could see.
 func (v *vm) redisTable() *lua.LTable {
 	L := v.L
 	t := L.CreateTable(0, 32)
@@ -55,18 +57,55 @@ func (v *vm) redisTable() *lua.LTable {
 		if L.GetTop() < 2 {
 			L.Error(errTable(L, "ERR redis.log() requires two arguments or more."), 0)
 		}
-		if _, ok := L.Get(1).(lua.LNumber); !ok {
+		level, ok := luaToNumber(L.Get(1))
+		if !ok {
 			L.Error(errTable(L, "ERR First argument must be a number (log level)."), 0)
+		}
+		if l := cInt(level); l < 0 || l > 3 {
+			L.Error(errTable(L, "ERR Invalid debug level."), 0)
 		}
 		return 0
 	})
 	fn("setresp", func(L *lua.LState) int {
-		if n := L.Get(1); n != lua.LNumber(2) && n != lua.LNumber(3) {
+		if L.GetTop() != 1 {
+			L.Error(errTable(L, "ERR redis.setresp() requires one argument."), 0)
+		}
+		n, _ := luaToNumber(L.Get(1))
+		proto := cInt(n)
+		if proto != 2 && proto != 3 {
 			L.Error(errTable(L, "ERR RESP version must be 2 or 3."), 0)
+		}
+		if r := v.run; r != nil {
+			r.resp3 = proto == 3
 		}
 		return 0
 	})
-	fn("set_repl", func(L *lua.LState) int { return 0 })
+	fn("set_repl", func(L *lua.LState) int {
+		if L.GetTop() != 1 {
+			// Redis's words, though it wants one.
+			L.Error(errTable(L, "ERR redis.set_repl() requires two arguments."), 0)
+		}
+		n, _ := luaToNumber(L.Get(1))
+		if flags := cInt(n); flags&^3 != 0 {
+			L.Error(errTable(L, "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
+		}
+		return 0
+	})
+	fn("acl_check_cmd", func(L *lua.LState) int {
+		argv, msg := callArgs(L)
+		if msg != "" {
+			L.Error(errTable(L, msg), 0)
+		}
+		if r := v.run; r != nil {
+			if lk, ok := r.caller.(CommandLookup); ok && !lk.LookupCommand(argv) {
+				L.Error(errTable(L, "ERR Invalid command passed to redis.acl_check_cmd()"), 0)
+			}
+		}
+		// The playground's one user is Redis's default user, who may
+		// run every command.
+		L.Push(lua.LTrue)
+		return 1
+	})
 	fn("replicate_commands", func(L *lua.LState) int { L.Push(lua.LTrue); return 1 })
 	fn("breakpoint", func(L *lua.LState) int { L.Push(lua.LFalse); return 1 })
 	fn("debug", func(L *lua.LState) int { return 0 })
@@ -93,11 +132,39 @@ func (v *vm) call(L *lua.LState, raise bool) int {
 		L.Push(t)
 		return 1
 	}
+	argv, msg := callArgs(L)
+	if msg != "" {
+		return fail(msg)
+	}
+	r := v.run
+	if r == nil {
+		return fail("ERR redis.call used outside a script")
+	}
+	var reply resp.Value
+	if c3, ok := r.caller.(RESP3Caller); ok && r.resp3 {
+		reply = c3.CallRESP3(argv, r.readOnly)
+	} else {
+		reply = r.caller.Call(argv, r.readOnly)
+	}
+	if reply.IsError() {
+		return fail(reply.Str)
+	}
+	// A reply becomes Lua strings and tables: as many bytes as a string
+	// built by the libraries, and some for each element.
+	v.build(L, len(reply.Str)+64*len(reply.Elems))
+	L.Push(toLua(L, reply, r.resp3))
+	return 1
+}
+
+// callArgs reads the arguments of redis.call, redis.pcall and
+// redis.acl_check_cmd as Redis does: strings, and numbers written with
+// %.17g. msg is Redis's error for anything else, or for no argument.
+func callArgs(L *lua.LState) (argv []string, msg string) {
 	n := L.GetTop()
 	if n == 0 {
-		return fail("ERR Please specify at least one argument for this redis lib call")
+		return nil, "ERR Please specify at least one argument for this redis lib call"
 	}
-	argv := make([]string, n)
+	argv = make([]string, n)
 	for i := range argv {
 		switch x := L.Get(i + 1).(type) {
 		case lua.LString:
@@ -105,22 +172,24 @@ func (v *vm) call(L *lua.LState, raise bool) int {
 		case lua.LNumber:
 			argv[i] = formatArg(float64(x))
 		default:
-			return fail("ERR Lua redis lib command arguments must be strings or integers")
+			return nil, "ERR Lua redis lib command arguments must be strings or integers"
 		}
 	}
-	r := v.run
-	if r == nil {
-		return fail("ERR redis.call used outside a script")
+	return argv, ""
+}
+
+// luaToNumber is lua_tonumber: a number, or a string that reads as one;
+// anything else is 0 and not ok.
+func luaToNumber(x lua.LValue) (float64, bool) {
+	switch x := x.(type) {
+	case lua.LNumber:
+		return float64(x), true
+	case lua.LString:
+		if f, err := parseLuaNumber(string(x)); err == nil {
+			return f, true
+		}
 	}
-	reply := r.caller.Call(argv, r.readOnly)
-	if reply.IsError() {
-		return fail(reply.Str)
-	}
-	// A reply becomes Lua strings and tables: as many bytes as a string
-	// built by the libraries, and some for each element.
-	v.build(L, len(reply.Str)+64*len(reply.Elems))
-	L.Push(toLua(L, reply))
-	return 1
+	return 0, false
 }
 
 func errTable(L *lua.LState, msg string) *lua.LTable {
