@@ -35,6 +35,8 @@ type libLimits struct {
 	// pad is called before a table is given an integer key, which may
 	// fill its array with nils up to it (see vm.padTo).
 	pad func(L *lua.LState, t *lua.LTable, key lua.LValue)
+	// order lists a table's keys in C Lua's order (see lua51Order).
+	order func(t *lua.LTable) []lua.LValue
 }
 
 // jsonNull marks cjson.null, which tostring prints as C Lua does.
@@ -53,7 +55,7 @@ func cjsonTable(L *lua.LState, lim libLimits) *lua.LTable {
 			argError(L, 1, "encode", "expected 1 argument")
 		}
 		lim.work(L)
-		e := jsonEncoder{L: L, null: null, max: lim.maxBytes}
+		e := jsonEncoder{L: L, null: null, max: lim.maxBytes, order: lim.order}
 		e.value(L.Get(1), 0)
 		L.Push(lua.LString(e.b.String()))
 		return 1
@@ -112,6 +114,8 @@ type jsonEncoder struct {
 	null lua.LValue
 	b    strings.Builder
 	max  int
+	// order lists a table's keys in C Lua's order.
+	order func(t *lua.LTable) []lua.LValue
 }
 
 func (e *jsonEncoder) write(s string) {
@@ -232,7 +236,8 @@ func (e *jsonEncoder) table(t *lua.LTable, depth int) {
 	}
 	e.write("{")
 	first := true
-	lua51Pairs(t, func(k, v lua.LValue) {
+	for _, k := range e.order(t) {
+		v := t.RawGet(k)
 		if !first {
 			e.write(",")
 		}
@@ -249,7 +254,7 @@ func (e *jsonEncoder) table(t *lua.LTable, depth int) {
 		}
 		e.write(":")
 		e.value(v, depth)
-	})
+	}
 	e.write("}")
 }
 

@@ -33,7 +33,7 @@ func cmsgpackTable(L *lua.LState, lim libLimits) *lua.LTable {
 			argError(L, 0, "pack", "MessagePack pack needs input.")
 		}
 		lim.work(L)
-		p := msgPacker{L: L, max: lim.maxBytes}
+		p := msgPacker{L: L, max: lim.maxBytes, order: lim.order}
 		for i := 1; i <= L.GetTop(); i++ {
 			p.value(L.Get(i), 0)
 		}
@@ -101,6 +101,8 @@ type msgPacker struct {
 	L   *lua.LState
 	b   []byte
 	max int
+	// order lists a table's keys in C Lua's order.
+	order func(t *lua.LTable) []lua.LValue
 }
 
 func (p *msgPacker) write(b ...byte) {
@@ -223,10 +225,10 @@ func (p *msgPacker) table(t *lua.LTable, level int) {
 		return
 	}
 	p.header(count, 0x80, 0xde, 0xdf)
-	lua51Pairs(t, func(k, v lua.LValue) {
+	for _, k := range p.order(t) {
 		p.value(k, level+1)
-		p.value(v, level+1)
-	})
+		p.value(t.RawGet(k), level+1)
+	}
 }
 
 // msgUnpacker reads values from one cmsgpack.unpack input.

@@ -131,14 +131,16 @@ func toNumberArg(L *lua.LState, i int, name string) {
 	L.Replace(i, lua.LNumber(checkNumber(L, i, name)))
 }
 
-// checkInt is luaL_checkint: checkNumber, then C's conversion to int,
-// which truncates toward zero and gives INT_MIN for what does not fit
-// (x86's cvttsd2si).
+// checkInt is luaL_checkint: checkNumber, converted to a 64-bit
+// integer (luaL_checkinteger) and then to a C int, which keeps its low 32
+// bits: math.randomseed(2^40) seeds with 0.
 func checkInt(L *lua.LState, i int, name string) int {
-	return cInt(checkNumber(L, i, name))
+	return int(int32(toInteger(checkNumber(L, i, name))))
 }
 
-// cInt converts f to a 32-bit int as C's (int) cast does on x86.
+// cInt converts f to a C int as an (int) cast of a double does on x86:
+// truncation toward zero, and INT_MIN for what does not fit. Redis's
+// redis.log, redis.setresp and redis.set_repl read their numbers so.
 func cInt(f float64) int {
 	if f != f || f >= 2147483648.0 || f <= -2147483649.0 {
 		return -2147483648

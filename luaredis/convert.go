@@ -115,10 +115,10 @@ func toLua(L *lua.LState, v resp.Value, resp3 bool) lua.LValue {
 // an error or status reply, one with a number double field, a string
 // big_number field or a verbatim_string table is a bulk string, one with
 // a map or set table is an array of the map's keys and values or of the
-// set's members (in C Lua's order, see lua51Order), and any other table
+// set's members (in the order order gives: C Lua's), and any other table
 // is an array up to its first nil; anything else is nil.
-func fromLua(v lua.LValue, resp3 bool) resp.Value {
-	c := replyConv{resp3: resp3}
+func fromLua(v lua.LValue, resp3 bool, order func(*lua.LTable) []lua.LValue) resp.Value {
+	c := replyConv{resp3: resp3, order: order}
 	return c.conv(v, 0)
 }
 
@@ -127,6 +127,7 @@ func fromLua(v lua.LValue, resp3 bool) resp.Value {
 type replyConv struct {
 	replyCount
 	resp3 bool
+	order func(*lua.LTable) []lua.LValue
 }
 
 func (c *replyConv) conv(v lua.LValue, depth int) resp.Value {
@@ -173,7 +174,7 @@ func (c *replyConv) conv(v lua.LValue, depth int) resp.Value {
 		}
 		if m, ok := v.RawGetString("map").(*lua.LTable); ok {
 			elems := []resp.Value{}
-			for _, k := range lua51Order(m) {
+			for _, k := range c.order(m) {
 				elems = append(elems, c.conv(k, depth+1), c.conv(m.RawGet(k), depth+1))
 				if n.over() {
 					return n.err()
@@ -183,7 +184,7 @@ func (c *replyConv) conv(v lua.LValue, depth int) resp.Value {
 		}
 		if s, ok := v.RawGetString("set").(*lua.LTable); ok {
 			elems := []resp.Value{}
-			for _, k := range lua51Order(s) {
+			for _, k := range c.order(s) {
 				elems = append(elems, c.conv(k, depth+1))
 				if n.over() {
 					return n.err()

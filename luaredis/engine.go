@@ -389,7 +389,7 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, sc *compiled, ke
 		}
 		return scriptError(obj, sha, r)
 	}
-	return fromLua(L.Get(-1), r.resp3)
+	return fromLua(L.Get(-1), r.resp3, v.order)
 }
 
 // stopped is the reply for a script the watchdog stopped.

@@ -76,7 +76,7 @@ func newVM(e *Engine) *vm {
 	installNumericArgs(L, g)
 	v.installRandom(e)
 	g.RawSetString("redis", v.redisTable())
-	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: v.work, pad: v.padTo}
+	lim := libLimits{maxBytes: e.opts.Limits.MaxStringBytes, work: v.work, pad: v.padTo, order: v.order}
 	g.RawSetString("bit", bitTable(L))
 	g.RawSetString("cjson", cjsonTable(L, lim))
 	g.RawSetString("cmsgpack", cmsgpackTable(L, lim))
@@ -125,6 +125,9 @@ func newVM(e *Engine) *vm {
 	v.acct, v.held, v.pad = acct, acct.held, newPadGuard(L, &acct.lay)
 	return v
 }
+
+// order lists t's keys in C Lua 5.1's traversal order (see lua51Order).
+func (v *vm) order(t *lua.LTable) []lua.LValue { return v.acct.lay.lua51Order(t) }
 
 // readonly returns an empty table that reads through to t and refuses
 // writes, and marks both as protected.

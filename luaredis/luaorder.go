@@ -12,7 +12,8 @@ import (
 // Lua 5.1's lua_next visits them: the array part, then the hash part's
 // nodes in turn, where a key sits at its hash or, after a collision, in
 // the last free node. gopher-lua keeps keys in the order they were first
-// set, which no Redis gives. lua51Order rebuilds C Lua's layout (ltable.c
+// set, which no Redis gives, and ranges over Go maps in an order that
+// changes from call to call. lua51Order rebuilds C Lua's layout (ltable.c
 // of Lua 5.1.5, which Redis 7.0 embeds) by setting the table's keys, in
 // the order gopher-lua keeps them, into an empty C Lua table, rehashes
 // and all, and reads its nodes in turn.
@@ -44,22 +45,18 @@ type lua51Table struct {
 	others map[lua.LValue]uint32
 }
 
-// lua51Pairs calls fn for every key and value of t, in C Lua 5.1's
-// traversal order (see above).
-func lua51Pairs(t *lua.LTable, fn func(k, v lua.LValue)) {
-	for _, k := range lua51Order(t) {
-		fn(k, t.RawGet(k))
-	}
-}
-
-// lua51Order returns t's keys in C Lua 5.1's traversal order.
-func lua51Order(t *lua.LTable) []lua.LValue {
+// lua51Order returns t's keys in C Lua 5.1's traversal order. Keys whose
+// value was set to nil are set in the simulated table too, as C Lua keeps
+// them in their nodes (until a rehash), where they move others aside.
+func (lay *layout) lua51Order(t *lua.LTable) []lua.LValue {
+	parts := lay.table(t)
 	var keys []lua.LValue
-	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+	for i, v := range parts.array {
 		if v != lua.LNil {
-			keys = append(keys, k)
+			keys = append(keys, lua.LNumber(i+1))
 		}
 	}
+	keys = append(keys, parts.keys...)
 	if len(keys) < 2 {
 		return keys
 	}
@@ -67,14 +64,14 @@ func lua51Order(t *lua.LTable) []lua.LValue {
 	for _, k := range keys {
 		s.set(k)
 	}
-	out := keys[:0]
+	out := make([]lua.LValue, 0, len(keys))
 	for i, ok := range s.array {
-		if ok {
+		if ok && t.RawGetInt(i+1) != lua.LNil {
 			out = append(out, lua.LNumber(i+1))
 		}
 	}
 	for _, n := range s.nodes {
-		if n.used {
+		if n.used && t.RawGet(n.key) != lua.LNil {
 			out = append(out, n.key)
 		}
 	}
@@ -253,15 +250,13 @@ func (s *lua51Table) mainPosition(k lua.LValue) int {
 	return int(n % ((size - 1) | 1))
 }
 
-// lua51StringHash is luaS_newlstr's hash, seeded with the length; a
-// string longer than 32 bytes is hashed on every (len/32+1)th byte from
-// the end.
+// lua51StringHash is luaS_newlstr's hash, seeded with the length. Stock
+// Lua 5.1 hashes only every (len/32+1)th byte of a long string; Redis's
+// Lua hashes them all, so that long keys cannot be made to collide.
 func lua51StringHash(str string) uint32 {
-	l := len(str)
-	h := uint32(l)
-	step := l>>5 + 1
-	for l1 := l; l1 >= step; l1 -= step {
-		h ^= (h << 5) + (h >> 2) + uint32(str[l1-1])
+	h := uint32(len(str))
+	for i := len(str); i > 0; i-- {
+		h ^= (h << 5) + (h >> 2) + uint32(str[i-1])
 	}
 	return h
 }
