@@ -180,8 +180,10 @@ func TestRenderCLI(t *testing.T) {
 	for _, tt := range []struct {
 		name, src, want string
 	}{
-		{"default client", "> PING\nPONG", `<span class="cli-cmd" data-client="A"><span class="cli-prompt">A&gt;</span> <span class="cli-input">PING</span></span>` + "\n" + `<span class="cli-reply">PONG</span>`},
-		{"client B and escaping", `B> SET k "<b>"` + "\nOK", `data-client="B"><span class="cli-prompt">B&gt;</span> <span class="cli-input">SET k &#34;&lt;b&gt;&#34;</span>`},
+		{"default client", "> PING\nPONG", `<span class="cli-cmd" data-client="A" data-keys="[]"><span class="cli-prompt">A&gt;</span> <span class="cli-input">PING</span></span>` + "\n" + `<span class="cli-reply">PONG</span>`},
+		{"client B and escaping", `B> SET k "<b>"` + "\nOK", `data-client="B" data-keys="[&#34;k&#34;]"><span class="cli-prompt">B&gt;</span> <span class="cli-input">SET k &#34;&lt;b&gt;&#34;</span>`},
+		{"keys by the command table", `A> EVAL "return redis.call('del', KEYS[1])" 1 "lock:<7>" tok` + "\n(integer) 1", `data-keys="[&#34;lock:\u003c7\u003e&#34;]"`},
+		{"several keys", "A> MSET a 1 b 2\nOK", `data-keys="[&#34;a&#34;,&#34;b&#34;]"`},
 		{"note", "A> GET k\n(nil)\n# nobody", `<span class="cli-note"># nobody</span>`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

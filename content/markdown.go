@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html"
 	"html/template"
@@ -19,6 +20,8 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/locklab/locklab/playground"
 )
 
 // CLILanguage is the fence language of code blocks that hold redis-cli
@@ -153,7 +156,10 @@ var promptPattern = regexp.MustCompile(`^([AB])?> (.+)$`)
 //	# a note for the reader
 //
 // "A>" or "B>" names the client that sends the command ("> " alone means A);
-// every other line is the reply printed by the command above it.
+// every other line is the reply printed by the command above it. Each
+// command carries the keys it names (data-keys, a JSON array), read by
+// the playground's own tokenizer and command table, for the page to
+// narrate a reply and to run the example from the start.
 func renderCLI(src string) (string, error) {
 	var b strings.Builder
 	b.WriteString(`<div class="cli" data-redis-cli><pre><code>`)
@@ -169,8 +175,9 @@ func renderCLI(src string) (string, error) {
 				client = "A"
 			}
 			cmd := strings.TrimSpace(m[2])
-			fmt.Fprintf(&b, `<span class="cli-cmd" data-client="%s"><span class="cli-prompt">%s&gt;</span> <span class="cli-input">%s</span></span>`,
-				client, client, html.EscapeString(cmd))
+			keys, _ := json.Marshal(playground.LineKeys(cmd))
+			fmt.Fprintf(&b, `<span class="cli-cmd" data-client="%s" data-keys="%s"><span class="cli-prompt">%s&gt;</span> <span class="cli-input">%s</span></span>`,
+				client, html.EscapeString(string(keys)), client, html.EscapeString(cmd))
 			sawCommand = true
 		case strings.HasPrefix(line, "#"):
 			fmt.Fprintf(&b, `<span class="cli-note">%s</span>`, html.EscapeString(line))

@@ -143,6 +143,9 @@ type Mirror struct {
 type mirrored struct {
 	dump     KeyDump
 	expireMS int64 // on the sandbox clock, Unix milliseconds; 0 for no TTL
+	// preview is the value as the key inspector shows it, once Keys has
+	// rendered it; "" before.
+	preview string
 }
 
 // Apply brings m up to date with c. Changes must be applied in the order
@@ -166,6 +169,36 @@ func (m *Mirror) Apply(c Changes) {
 	if c.ScriptsChanged {
 		m.scripts = c.Scripts
 	}
+}
+
+// Keys lists the keys of the sandbox as Sandbox.Keys would when its
+// clock, before the learner's offset, reads now: sorted, without the keys
+// whose TTL has run out, each value rendered once for as long as it stays
+// the same. So a process that keeps a Mirror shows the key inspector
+// without asking the sandbox.
+func (m *Mirror) Keys(now time.Time) []KeyInfo {
+	clock := now.Add(m.offset).UnixMilli()
+	names := make([]string, 0, len(m.keys))
+	for k, v := range m.keys {
+		if v.expireMS == 0 || v.expireMS > clock {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := make([]KeyInfo, 0, len(names))
+	for _, k := range names {
+		v := m.keys[k]
+		if v.preview == "" {
+			v.preview = shorten(renderDump(v.dump), valueWidth)
+			m.keys[k] = v
+		}
+		ki := KeyInfo{Key: shorten(k, keyWidth), Type: v.dump.Type, Value: v.preview, PTTLMS: -1}
+		if v.expireMS != 0 {
+			ki.PTTLMS = v.expireMS - clock
+		}
+		out = append(out, ki)
+	}
+	return out
 }
 
 // Offset returns how far the learner has moved the sandbox clock.

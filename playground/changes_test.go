@@ -14,7 +14,7 @@ import (
 // TestMirrorFollowsChanges types random commands, scripts that write,
 // transactions, flushes and clock moves into a sandbox, applies the Changes
 // of each to a Mirror, and checks after every line that the Mirror's
-// Snapshot is the sandbox's own. A write the tracking missed would show as
+// Snapshot and its key listing are the sandbox's own. A write the tracking missed would show as
 // a difference. It also checks that Writes grows with every change, as a
 // Manager that shares sandboxes saves only when it does.
 func TestMirrorFollowsChanges(t *testing.T) {
@@ -71,6 +71,11 @@ func TestMirrorFollowsChanges(t *testing.T) {
 		got := m.Snapshot(clock.Now())
 		if !sameSnapshot(got, want) {
 			t.Fatalf("after line %d %q the mirror has\n%+v\nthe sandbox\n%+v", i, line, got, want)
+		}
+		// The key inspector reads the mirror as it would the sandbox.
+		wantKeys, _ := s.Keys()
+		if gotKeys := m.Keys(clock.Now()); !reflect.DeepEqual(gotKeys, wantKeys) {
+			t.Fatalf("after line %d %q the mirror lists\n%v\nthe sandbox\n%v", i, line, gotKeys, wantKeys)
 		}
 	}
 	// The mirror restores the sandbox as it is.

@@ -147,10 +147,11 @@ func TestFollowClockAndReset(t *testing.T) {
 	m1, m2, _, clock := newReplicas(t, Options{})
 	mustExec(t, m1, "ada", ClientA, "SET lock:1 tok PX 30000")
 	mustExec(t, m1, "ada", ClientA, "SET plain v")
-	now1, err := m1.Advance("ada", 20*time.Second)
+	a, err := m1.Advance("ada", 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
+	now1 := a.Now
 	clock.RunTimers()
 	if now2, err := m2.Clock("ada"); err != nil || !now2.Equal(now1) {
 		t.Errorf("replica 2 Clock = %v, %v; want replica 1's %v after Advance", now2, err, now1)

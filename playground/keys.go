@@ -65,60 +65,98 @@ func (s *Sandbox) Keys() ([]KeyInfo, error) {
 // render writes a value as the inspector shows it, quoting strings as
 // redis-cli does so that unprintable bytes stay visible.
 func (s *Sandbox) render(k, typ string) string {
-	var b strings.Builder
-	list := func(open, close string, items []string) {
-		b.WriteString(open)
-		for i, it := range items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(Quote(it))
-			if b.Len() > valueWidth*2 {
-				break
-			}
-		}
-		b.WriteString(close)
-	}
 	switch typ {
 	case "string":
 		v, _ := s.m.Get(k)
 		return Quote(v)
 	case "list":
 		l, _ := s.m.List(k)
-		list("[", "]", l)
+		return previewList("[", "]", l)
 	case "set":
 		m, _ := s.m.Members(k) // sorted
-		list("{", "}", m)
+		return previewList("{", "}", m)
 	case "hash":
 		fields, _ := s.m.HKeys(k) // sorted
-		b.WriteString("{")
-		for i, f := range fields {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s: %s", Quote(f), Quote(s.m.HGet(k, f)))
-			if b.Len() > valueWidth*2 {
-				break
-			}
-		}
-		b.WriteString("}")
+		return previewHash(fields, func(f string) string { return s.m.HGet(k, f) })
 	case "zset":
 		z, _ := s.m.SortedSet(k)
-		members := firstByScore(z, previewItems)
-		b.WriteString("{")
-		for i, m := range members {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s: %s", Quote(m), strconv.FormatFloat(z[m], 'g', -1, 64))
-			if b.Len() > valueWidth*2 {
-				break
-			}
-		}
-		b.WriteString("}")
-	default:
-		return "(" + typ + ")"
+		return previewZSet(z)
 	}
+	return "(" + typ + ")"
+}
+
+// renderDump is render for a key of a Snapshot or a Mirror.
+func renderDump(d KeyDump) string {
+	switch d.Type {
+	case "string":
+		return Quote(d.String)
+	case "list":
+		return previewList("[", "]", d.List)
+	case "set":
+		return previewList("{", "}", d.Set) // sorted
+	case "hash":
+		fields := make([]string, 0, len(d.Hash))
+		for f := range d.Hash {
+			fields = append(fields, f)
+		}
+		sort.Strings(fields)
+		return previewHash(fields, func(f string) string { return d.Hash[f] })
+	case "zset":
+		return previewZSet(d.ZSet)
+	}
+	return "(" + d.Type + ")"
+}
+
+// previewList writes items between open and close, stopping once the
+// text is past what the inspector shows.
+func previewList(open, close string, items []string) string {
+	var b strings.Builder
+	b.WriteString(open)
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Quote(it))
+		if b.Len() > valueWidth*2 {
+			break
+		}
+	}
+	b.WriteString(close)
+	return b.String()
+}
+
+// previewHash writes a hash's sorted fields with their values.
+func previewHash(fields []string, get func(string) string) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: %s", Quote(f), Quote(get(f)))
+		if b.Len() > valueWidth*2 {
+			break
+		}
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// previewZSet writes a sorted set's first members by score.
+func previewZSet(z map[string]float64) string {
+	var b strings.Builder
+	members := firstByScore(z, previewItems)
+	b.WriteString("{")
+	for i, m := range members {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: %s", Quote(m), strconv.FormatFloat(z[m], 'g', -1, 64))
+		if b.Len() > valueWidth*2 {
+			break
+		}
+	}
+	b.WriteString("}")
 	return b.String()
 }
 

@@ -21,8 +21,12 @@ type Box interface {
 	// after the line; it is -1 if the sandbox could not tell, as when its
 	// worker died, which leaves the sandbox as it was.
 	ExecWithin(ctx context.Context, client Client, line string, allow int) (res Result, size int, err error)
-	Advance(d time.Duration) (time.Time, error)
+	// Advance moves the sandbox clock and says which keys expired, in
+	// one call: a sandbox in another process answers it in one round trip.
+	Advance(d time.Duration) (Advanced, error)
 	Now() time.Time
+	// Keys lists the keys as the key inspector shows them. A sandbox in
+	// another process answers from the copy it keeps, without asking it.
 	Keys() ([]KeyInfo, error)
 	Snapshot() (Snapshot, error)
 	// Writes returns a count that grows whenever the sandbox's state
@@ -273,24 +277,25 @@ func (m *Manager) Reset(learner string) error {
 	return nil
 }
 
-// Advance moves the learner's sandbox clock forward by d and returns it.
-func (m *Manager) Advance(learner string, d time.Duration) (time.Time, error) {
+// Advance moves the learner's sandbox clock forward by d and returns the
+// clock after it with the keys that expired in it.
+func (m *Manager) Advance(learner string, d time.Duration) (Advanced, error) {
 	for attempt := 0; ; attempt++ {
 		s, _, err := m.get(learner, true)
 		if err != nil {
-			return time.Time{}, err
+			return Advanced{}, err
 		}
-		var now time.Time
+		var a Advanced
 		// A clock move is one click, which lessons make to watch a TTL run
 		// out, often from another page: it is saved at once.
 		_, err = m.use(context.Background(), s, true, func(box Box) (err error) {
-			now, err = box.Advance(d)
+			a, err = box.Advance(d)
 			return err
 		})
 		if m.retry(err, attempt) {
 			continue
 		}
-		return now, err
+		return a, err
 	}
 }
 

@@ -258,19 +258,44 @@ func (s *Sandbox) Now() time.Time {
 
 // Advance moves the sandbox clock forward by d; keys whose TTL runs out in
 // that time expire.
-func (s *Sandbox) Advance(d time.Duration) (time.Time, error) {
+func (s *Sandbox) Advance(d time.Duration) (Advanced, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return time.Time{}, ErrClosed
+		return Advanced{}, ErrClosed
 	}
 	if d <= 0 || d > s.limits.MaxAdvance {
-		return time.Time{}, fmt.Errorf("advance sandbox clock by %v: %w", d, ErrBadAdvance)
+		return Advanced{}, fmt.Errorf("advance sandbox clock by %v: %w", d, ErrBadAdvance)
+	}
+	// What real time ran out goes first, so that only the advance's own
+	// expiries are named; then the keys due within the advance (and the
+	// microseconds it takes) are the ones to look for after it.
+	s.tick()
+	var due []string
+	until := s.nowMS() + d.Milliseconds() + 1
+	for _, k := range s.m.Keys() {
+		if when := s.expireAt(k); when >= 0 && when <= until {
+			due = append(due, k)
+		}
 	}
 	s.offset += d
 	s.writes++
 	s.tick()
-	return s.clock(), nil
+	a := Advanced{Now: s.clock(), Expired: []string{}}
+	for _, k := range due {
+		if !s.m.Exists(k) {
+			a.Expired = append(a.Expired, shorten(k, keyWidth))
+		}
+	}
+	return a, nil
+}
+
+// Advanced is what a clock advance did: the sandbox clock after it, and
+// the keys whose TTL ran out in it, sorted, their names shortened as the
+// key inspector shows them.
+type Advanced struct {
+	Now     time.Time
+	Expired []string
 }
 
 // KeysAtMost returns an upper bound of the keys the sandbox holds, which

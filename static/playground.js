@@ -4,7 +4,10 @@
 // every redis-cli example of the lesson, checking each reply against the
 // one the lesson prints. Without this script the same forms post to the
 // server, which redirects back to the page with the transcript. Replies
-// are inserted with textContent only.
+// are inserted with textContent only; the markup the server renders for
+// the page (the key inspector's rows, a clock advance's notices) comes
+// with the API's answers and is put in place as it is, so that a typed
+// line or an advance costs one request.
 (function () {
   "use strict";
   var root = document.querySelector("[data-playground]");
@@ -14,12 +17,12 @@
   var form = $("[data-pg-form]"), input = form.querySelector("input[name=line]");
   var transcript = $("[data-pg-transcript]"), scroller = $("[data-pg-scroll]");
   var prompt = $("[data-pg-prompt]"), promptLabel = $("[data-pg-prompt-label]");
-  var keysBody = $("[data-pg-keys] tbody"), empty = $("[data-pg-empty]");
+  var keysBody = $("[data-pg-keys-rows]"), empty = $("[data-pg-empty]");
   var keysToggle = $("[data-pg-keys-toggle]"), keysPanel = $("[data-pg-keys-panel]");
   var clockEl = $("[data-pg-clock]");
   var history = [], histPos = 0, draft = "";
   var clock = { base: Number(clockEl.getAttribute("data-ms")) || 0, at: performance.now() };
-  var keys = [], keysAt = performance.now(), refetchPending = false;
+  var keys = [], keysAt = performance.now();
   // listeners hear of everything the sandbox did that examples care about.
   var listeners = [];
   function tell(ev) { listeners.forEach(function (f) { f(ev); }); }
@@ -70,6 +73,15 @@
 
   function scrollDown() { scroller.scrollTop = scroller.scrollHeight; }
 
+  // markup parses HTML the server rendered for the element parent (its
+  // rows or list items) into nodes to put there. A parsed document runs
+  // no scripts and loads nothing.
+  function markup(html, parent) {
+    var tag = parent.tagName.toLowerCase();
+    var doc = new DOMParser().parseFromString((tag === "tbody" ? "<table><tbody>" : "<" + tag + ">") + (html || ""), "text/html");
+    return Array.prototype.slice.call(doc.querySelector(tag).childNodes);
+  }
+
   function addNotice(text, cls) {
     var li = document.createElement("li");
     li.className = cls || "pg-notice";
@@ -111,7 +123,7 @@
       if (res.clear) transcript.replaceChildren();
       else addEntry(who, line, res.output);
       setClock(res.clock_ms);
-      refreshKeys();
+      setKeys(markup(res.keys_html, keysBody));
       if (from !== "example") tell({ kind: "typed" });
       return res;
     }, function (err) {
@@ -169,7 +181,7 @@
   keysToggle.hidden = false;
   function toggleLabel() {
     var open = keysToggle.getAttribute("aria-expanded") === "true";
-    keysToggle.textContent = open ? "Hide keys" : "Show keys (" + keys.length + ")";
+    keysToggle.textContent = open ? "Hide keys" : "Show keys (" + keysBody.rows.length + ")";
   }
   keysToggle.addEventListener("click", function () {
     var open = keysToggle.getAttribute("aria-expanded") !== "true";
@@ -183,30 +195,19 @@
     var ms = Number(ev.submitter ? ev.submitter.value : 1000);
     api("/api/playground/advance", { ms: ms }).then(function (res) {
       setClock(res.clock_ms);
-      advanceNotices(ms, res.expired || []).forEach(function (n) { addNotice(n); });
-      refreshKeys();
+      transcript.append.apply(transcript, markup(res.transcript_html, transcript));
+      scrollDown();
+      setKeys(markup(res.keys_html, keysBody));
     }, function (err) { addNotice(err.message, "pg-notice pg-error"); });
   });
-
-  // advanceNotices are the transcript's lines for a clock move, as the
-  // server writes them for the forms without JavaScript.
-  function advanceNotices(ms, expired) {
-    var lines = ["The sandbox clock moved forward " + (ms / 1000) + " s."];
-    if (expired.length === 0) lines.push("No key expired.");
-    for (var i = 0; i < expired.length; i++) {
-      if (i === 10) { lines.push("and " + (expired.length - i) + " more keys expired"); break; }
-      lines.push(expired[i] + " expired");
-    }
-    return lines;
-  }
 
   $("[data-pg-reset]").addEventListener("submit", function (ev) {
     ev.preventDefault();
     api("/api/playground/reset", {}).then(function (res) {
-      transcript.replaceChildren();
-      addNotice("The sandbox was reset: no keys, no scripts.");
+      transcript.replaceChildren.apply(transcript, markup(res.transcript_html, transcript));
+      scrollDown();
       setClock(res.clock_ms);
-      refreshKeys();
+      setKeys([]);
       tell({ kind: "reset" });
     }, function (err) { addNotice(err.message, "pg-notice pg-error"); });
   });
@@ -225,43 +226,58 @@
       var text = pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds()) + " UTC";
       if (clockEl.textContent !== text) clockEl.textContent = text;
     }
-    var elapsed = performance.now() - keysAt, expired = false;
+    var elapsed = performance.now() - keysAt, gone = false;
     keys.forEach(function (k) {
-      if (k.pttl_ms < 0) return;
+      if (k.pttl_ms < 0 || !k.row.parentNode) return;
       var left = k.pttl_ms - elapsed;
-      if (left <= 0) { expired = true; return; }
+      if (left <= 0) {
+        // Its TTL ran out on the sandbox clock: the server lists it no
+        // more, so the row goes without asking.
+        k.row.remove();
+        gone = true;
+        return;
+      }
       var text = (Math.floor(left / 100) / 10).toFixed(1) + " s";
       if (k.cell.textContent !== text) k.cell.textContent = text;
     });
-    if (expired && !refetchPending) refreshKeys();
+    if (gone) shown();
   }
 
-  function refreshKeys() {
-    refetchPending = true;
-    api("/api/playground/keys").then(function (list) {
-      keysAt = performance.now();
-      keys = [];
-      keysBody.replaceChildren();
-      list.forEach(function (k) {
-        var tr = document.createElement("tr");
-        [k.key, k.type, k.value].forEach(function (v) {
-          var td = document.createElement("td");
-          td.textContent = v;
-          tr.appendChild(td);
-        });
-        var ttl = document.createElement("td");
-        ttl.textContent = k.pttl_ms < 0 ? "no TTL" : (k.pttl_ms / 1000).toFixed(1) + " s";
-        tr.appendChild(ttl);
-        keysBody.appendChild(tr);
-        keys.push({ pttl_ms: k.pttl_ms, cell: ttl });
-      });
-      empty.hidden = list.length > 0;
-      toggleLabel();
-    }, function () {}).then(function () { refetchPending = false; });
+  // setKeys puts the inspector's rows, as the server rendered them, in
+  // place, and notes each key's TTL to count it down.
+  function setKeys(rows) {
+    keysBody.replaceChildren.apply(keysBody, rows);
+    readKeys();
+  }
+
+  // readKeys reads the rows in the inspector: each key's name and TTL.
+  function readKeys() {
+    keysAt = performance.now();
+    keys = [];
+    keysBody.querySelectorAll("tr").forEach(function (tr) {
+      keys.push({ key: tr.cells[0].textContent, pttl_ms: Number(tr.getAttribute("data-pttl-ms")), cell: tr.cells[3], row: tr });
+    });
+    shown();
+  }
+
+  // shown updates what depends on how many rows there are.
+  function shown() {
+    empty.hidden = keysBody.rows.length > 0;
+    toggleLabel();
+  }
+
+  // ttlLeft is the TTL the inspector shows for key now, in ms: -1 for
+  // none, undefined for a key it does not list.
+  function ttlLeft(key) {
+    var elapsed = performance.now() - keysAt;
+    for (var i = 0; i < keys.length; i++) {
+      if (keys[i].key === key && keys[i].row.parentNode) return keys[i].pttl_ms < 0 ? -1 : keys[i].pttl_ms - elapsed;
+    }
+    return undefined;
   }
 
   setInterval(tick, 250);
-  refreshKeys();
+  readKeys(); // the page came with the rows
 
   // ---- The lesson's examples ----
   //
@@ -273,49 +289,10 @@
   // terminal), the actual reply with a one-line reason and a control that
   // runs the example from the start: it deletes the keys the example uses
   // and runs its lines again, back to back, in the learner's own sandbox,
-  // so the replies are the sandbox's, not the page's.
-
-  // words splits a line as redis-cli does, for the key names and TTLs of
-  // an example's own lines: quoted strings are one word.
-  function words(line) {
-    var out = [], re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g, m;
-    while ((m = re.exec(line)) !== null) {
-      out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2] !== undefined ? m[2] : m[3]);
-    }
-    return out;
-  }
-
-  var keyless = /^(PING|ECHO|TIME|DBSIZE|FLUSHDB|FLUSHALL|MULTI|EXEC|DISCARD|UNWATCH|SCRIPT|HELP|CLEAR|INFO)$/;
-
-  // keysOf names the keys a line touches, by the commands' key positions.
-  function keysOf(line) {
-    var w = words(line), cmd = (w[0] || "").toUpperCase();
-    if (keyless.test(cmd) || w.length < 2) return [];
-    if (/^(EVAL|EVALSHA|EVAL_RO|EVALSHA_RO|FCALL|FCALL_RO)$/.test(cmd)) {
-      var n = parseInt(w[2], 10) || 0;
-      return w.slice(3, 3 + n);
-    }
-    if (/^(MSET|MSETNX)$/.test(cmd)) return w.slice(1).filter(function (_, i) { return i % 2 === 0; });
-    if (/^(DEL|UNLINK|EXISTS|MGET|TOUCH|WATCH)$/.test(cmd)) return w.slice(1);
-    return [w[1]];
-  }
-
-  // ttlOf is the TTL a line gives its key, in ms, or 0.
-  function ttlOf(line) {
-    var w = words(line), cmd = (w[0] || "").toUpperCase();
-    var num = function (s, unit) { var n = Number(s); return n > 0 ? n * unit : 0; };
-    if (cmd === "SET") {
-      for (var i = 3; i + 1 < w.length; i++) {
-        var o = w[i].toUpperCase();
-        if (o === "PX") return num(w[i + 1], 1);
-        if (o === "EX") return num(w[i + 1], 1000);
-      }
-      return 0;
-    }
-    if (cmd === "PEXPIRE" || cmd === "PSETEX") return num(w[2], 1);
-    if (cmd === "EXPIRE" || cmd === "SETEX") return num(w[2], 1000);
-    return 0;
-  }
+  // so the replies are the sandbox's, not the page's. The keys each line
+  // names come with the lesson (data-keys), read by the server with the
+  // playground's own tokenizer and command table; the TTL a key had after
+  // a line ran is the one the inspector listed with the reply.
 
   function seconds(ms) { return (Math.round(ms / 100) / 10) + " s"; }
 
@@ -349,12 +326,14 @@
       var l = {
         who: cmd.getAttribute("data-client") || "A",
         line: cmd.querySelector(".cli-input").textContent,
+        keys: keysOf(cmd),
         expect: printedReply(cmd),
         result: result,
         many: cmds.length > 1,
         index: ex.lines.length,
         ran: false, // in this pass through the example
-        at: 0 // the sandbox clock after it ran
+        at: 0, // the sandbox clock after it ran
+        ttls: {} // the TTL its keys had then, in ms, as the inspector listed them
       };
       ex.lines.push(l);
       l.runButton = button("Run", "Run as client " + l.who + ": " + l.line, function () { runLine(ex, l); });
@@ -367,6 +346,13 @@
       edit.classList.add("cli-edit");
       cmd.append(" ", l.runButton, " ", edit);
     });
+  }
+
+  function keysOf(cmd) {
+    try {
+      var k = JSON.parse(cmd.getAttribute("data-keys") || "[]");
+      return Array.isArray(k) ? k : [];
+    } catch (e) { return []; }
   }
 
   function button(text, label, onClick) {
@@ -416,7 +402,7 @@
   function forget(ex) {
     ex.off = -1;
     ex.typed = false;
-    ex.lines.forEach(function (l) { l.ran = false; l.at = 0; });
+    ex.lines.forEach(function (l) { l.ran = false; l.at = 0; l.ttls = {}; });
   }
 
   // reasonBefore notes, before a line runs, what may make its reply differ
@@ -439,6 +425,11 @@
     }
     l.ran = true;
     l.at = res.clock_ms;
+    l.ttls = {};
+    l.keys.forEach(function (k) {
+      var left = ttlLeft(k);
+      if (left > 0) l.ttls[k] = Math.round(left);
+    });
     show(l, res.output, reason, ok, ex);
   }
 
@@ -450,15 +441,18 @@
     if (why.later) return why.later.who + "> " + short(why.later.line) + " ran before it, out of order, and changed the sandbox.";
     if (why.off) return "An earlier line (" + why.off.who + "> " + short(why.off.line) + ") answered differently, so this one does too.";
     for (var j = l.index - 1; j >= 0; j--) {
-      var p = ex.lines[j], ttl = ttlOf(p.line);
-      if (ttl > 0 && p.at && res.clock_ms - p.at >= ttl) {
-        return keysOf(p.line)[0] + " had expired: " + seconds(res.clock_ms - p.at) + " passed since " + p.who + "'s " +
-          words(p.line)[0].toUpperCase() + ", past its " + seconds(ttl) + " TTL.";
+      var p = ex.lines[j];
+      for (var i = 0; i < p.keys.length; i++) {
+        var k = p.keys[i], ttl = p.ttls[k];
+        if (ttl > 0 && p.at && res.clock_ms - p.at >= ttl) {
+          return k + " had expired: " + seconds(res.clock_ms - p.at) + " passed since " + p.who + "> " + short(p.line) +
+            ", when it had " + seconds(ttl) + " to live.";
+        }
       }
     }
     var names = [];
     ex.lines.slice(0, l.index + 1).forEach(function (p) {
-      keysOf(p.line).forEach(function (k) { if (names.indexOf(k) < 0) names.push(k); });
+      p.keys.forEach(function (k) { if (names.indexOf(k) < 0) names.push(k); });
     });
     var what = names.length ? names.join(", ") : "the sandbox";
     if (ex.typed) return "A command typed in the terminal may have changed " + what + ".";
@@ -516,7 +510,7 @@
     from.setAttribute("aria-disabled", "true");
     var names = [];
     ex.lines.forEach(function (l) {
-      keysOf(l.line).forEach(function (k) { if (names.indexOf(k) < 0) names.push(k); });
+      l.keys.forEach(function (k) { if (names.indexOf(k) < 0) names.push(k); });
     });
     // Replies shown for the lines after upTo are from the pass that went
     // off; the lines up to it show their new ones.

@@ -22,8 +22,8 @@ import (
 type restartingPlayground struct{ Playground }
 
 func (restartingPlayground) Reset(string) error { return workerErr{playground.ErrRestarting} }
-func (restartingPlayground) Advance(string, time.Duration) (time.Time, error) {
-	return time.Time{}, workerErr{playground.ErrRestarting}
+func (restartingPlayground) Advance(string, time.Duration) (playground.Advanced, error) {
+	return playground.Advanced{}, workerErr{playground.ErrRestarting}
 }
 func (restartingPlayground) Keys(string) ([]playground.KeyInfo, error) {
 	return nil, workerErr{playground.ErrRestarting}
@@ -54,6 +54,10 @@ func TestPlaygroundRestarting(t *testing.T) {
 		if code, body := l.do(tt.method, tt.path, "application/json", tt.body); code != 503 || !strings.Contains(body, "restarting") {
 			t.Errorf("%s %s during a restart = %d %s; want 503 saying it is restarting", tt.method, tt.path, code, body)
 		}
+	}
+	// A line still runs; only the inspector's rows are missing.
+	if code, body := l.do("POST", "/api/playground/exec", "application/json", `{"line": "PING", "client": "A"}`); code != 200 || !strings.Contains(body, `"output":"PONG"`) || !strings.Contains(body, `"keys_html":""`) {
+		t.Errorf("exec during a restart of the key listing = %d %s; want 200 with PONG and no rows", code, body)
 	}
 	if code, body := l.do("GET", "/playground", "", ""); code != 200 || !strings.Contains(body, "client A") && !strings.Contains(body, "data-playground") {
 		t.Errorf("playground page during a restart = %d; want 200", code)

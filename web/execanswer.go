@@ -16,21 +16,30 @@ import (
 // whose reflection costs seven times as much for so small an object: the
 // same members, in the same order, with the same values.
 
-// writeExecAnswer writes res as the exec API's answer.
-func writeExecAnswer(c echo.Context, res playground.Result) error {
+// execAnswer is the exec API's answer: the line's result and the key
+// inspector's rows after it, rendered as the page renders them, so that a
+// typed line costs the page one request.
+type execAnswer struct {
+	playground.Result
+	KeysHTML string `json:"keys_html"`
+}
+
+// writeExecAnswer writes res, with the inspector's rows keysHTML, as the
+// exec API's answer.
+func writeExecAnswer(c echo.Context, res playground.Result, keysHTML []byte) error {
 	buf := pageBuffers.Get().(*bytes.Buffer)
 	defer putPageBuffer(buf)
 	buf.Reset()
-	return c.JSONBlob(http.StatusOK, appendExecAnswer(buf.AvailableBuffer(), res))
+	return c.JSONBlob(http.StatusOK, appendExecAnswer(buf.AvailableBuffer(), res, keysHTML))
 }
 
-// appendExecAnswer appends the JSON object encoding/json makes of res,
-// and a newline, as encoding/json's Encoder ends a value. Strings are
-// quoted as encoding/json/v2 quotes them: only what JSON requires is
-// escaped (not <, > and &, which matter only inside HTML, and an answer
-// is application/json), and invalid UTF-8 becomes U+FFFD, as encoding/json
-// makes it.
-func appendExecAnswer(dst []byte, res playground.Result) []byte {
+// appendExecAnswer appends the JSON object encoding/json makes of the
+// execAnswer of res and keysHTML, and a newline, as encoding/json's
+// Encoder ends a value. Strings are quoted as encoding/json/v2 quotes
+// them: only what JSON requires is escaped (not <, > and &, which matter
+// only inside HTML, and an answer is application/json), and invalid UTF-8
+// becomes U+FFFD, as encoding/json makes it.
+func appendExecAnswer(dst []byte, res playground.Result, keysHTML []byte) []byte {
 	dst = append(dst, `{"client":`...)
 	dst = appendJSONString(dst, string(res.Client))
 	dst = append(dst, `,"output":`...)
@@ -44,6 +53,8 @@ func appendExecAnswer(dst []byte, res playground.Result) []byte {
 	if res.Clear {
 		dst = append(dst, `,"clear":true`...)
 	}
+	dst = append(dst, `,"keys_html":`...)
+	dst, _ = jsontext.AppendQuote(dst, keysHTML)
 	return append(dst, "}\n"...)
 }
 

@@ -13,13 +13,13 @@ import (
 // assertSameAnswer fails unless appendExecAnswer writes res as the JSON
 // encoding/json makes of it: the same members with the same values, and
 // a newline.
-func assertSameAnswer(t *testing.T, res playground.Result) {
+func assertSameAnswer(t *testing.T, res playground.Result, keysHTML string) {
 	t.Helper()
-	got := appendExecAnswer(nil, res)
+	got := appendExecAnswer(nil, res, []byte(keysHTML))
 	if !bytes.HasSuffix(got, []byte("}\n")) {
 		t.Fatalf("appendExecAnswer(%+v) = %q; want an object and a newline", res, got)
 	}
-	want, err := json.Marshal(res)
+	want, err := json.Marshal(execAnswer{res, keysHTML})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,8 @@ func TestExecAnswerIsWhatEncodingJSONWrites(t *testing.T) {
 		{Client: playground.ClientA, Output: "bad \xff\xfe utf-8 \xe2\x82", ClockMS: 42},
 		{Client: playground.ClientA, Output: strings.Repeat("x", 70_000)},
 	} {
-		assertSameAnswer(t, res)
+		assertSameAnswer(t, res, "")
+		assertSameAnswer(t, res, `<tr data-pttl-ms="30000"><td>lock:invoice:7</td><td>string</td><td>&#34;3f9a1c&#34;</td><td>30 s</td></tr>`)
 	}
 }
 
@@ -68,24 +69,25 @@ func TestExecAnswerHasEveryMember(t *testing.T) {
 			t.Fatalf("playground.Result.%s is a %v, which appendExecAnswer does not know", v.Type().Field(i).Name, f.Kind())
 		}
 	}
-	assertSameAnswer(t, res)
+	assertSameAnswer(t, res, "<tr></tr>")
 }
 
 func FuzzExecAnswer(f *testing.F) {
-	f.Add("A", "OK", "", int64(1796182837069), false)
-	f.Add("B", "\xff<\u2028>&\"\\", "notice\x00", int64(-5), true)
-	f.Fuzz(func(t *testing.T, client, output, notice string, clock int64, clear bool) {
-		assertSameAnswer(t, playground.Result{Client: playground.Client(client), Output: output, Notice: notice, ClockMS: clock, Clear: clear})
+	f.Add("A", "OK", "", int64(1796182837069), false, "")
+	f.Add("B", "\xff<\u2028>&\"\\", "notice\x00", int64(-5), true, "<tr>\xff</tr>")
+	f.Fuzz(func(t *testing.T, client, output, notice string, clock int64, clear bool, keysHTML string) {
+		assertSameAnswer(t, playground.Result{Client: playground.Client(client), Output: output, Notice: notice, ClockMS: clock, Clear: clear}, keysHTML)
 	})
 }
 
 func BenchmarkExecAnswer(b *testing.B) {
 	res := playground.Result{Client: playground.ClientA, Output: "OK", ClockMS: 1796182837069}
+	rows := `<tr data-pttl-ms="30000"><td>lock:invoice:7</td><td>string</td><td>&#34;3f9a1c&#34;</td><td>30 s</td></tr>`
 	b.Run("appendExecAnswer", func(b *testing.B) {
 		b.ReportAllocs()
 		buf := make([]byte, 0, 256)
 		for b.Loop() {
-			buf = appendExecAnswer(buf[:0], res)
+			buf = appendExecAnswer(buf[:0], res, []byte(rows))
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {
@@ -93,7 +95,7 @@ func BenchmarkExecAnswer(b *testing.B) {
 		var buf bytes.Buffer
 		for b.Loop() {
 			buf.Reset()
-			_ = json.NewEncoder(&buf).Encode(res)
+			_ = json.NewEncoder(&buf).Encode(execAnswer{res, rows})
 		}
 	})
 }

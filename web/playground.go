@@ -1,9 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,7 +25,11 @@ import (
 type Playground interface {
 	Exec(ctx context.Context, learner string, client playground.Client, line string) (playground.Result, error)
 	Reset(learner string) error
-	Advance(learner string, d time.Duration) (time.Time, error)
+	// Advance moves the sandbox clock and names the keys that expired,
+	// in one call.
+	Advance(learner string, d time.Duration) (playground.Advanced, error)
+	// Keys lists the keys for the inspector; the sandbox workers' list
+	// them from the copy the server keeps, without a round trip.
 	Keys(learner string) ([]playground.KeyInfo, error)
 	Clock(learner string) (time.Time, error)
 }
@@ -66,7 +72,39 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeExecAnswer(c, res)
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer putPageBuffer(buf)
+	buf.Reset()
+	if err := s.renderKeyRows(c, buf); err != nil {
+		return err
+	}
+	return writeExecAnswer(c, res, buf.Bytes())
+}
+
+// renderKeyRows writes the key inspector's rows of the learner's sandbox
+// to w, as the page shows them. The keys are an extra around the reply:
+// if the sandbox cannot list them, no rows are written and the log says
+// why.
+func (s *Server) renderKeyRows(c echo.Context, w io.Writer) error {
+	return views.PGKeyRows(s.keyRows(s.learnerID(c))).Render(c.Request().Context(), w)
+}
+
+// keyRows are the key inspector's rows for the learner; none for a
+// learner without a sandbox, or whose sandbox cannot say.
+func (s *Server) keyRows(id string) []views.PGKey {
+	if id == "" {
+		return nil
+	}
+	keys, err := s.playground.Keys(id)
+	if err != nil {
+		s.log.Warn("playground keys", "error", err)
+		return nil
+	}
+	rows := make([]views.PGKey, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS), PTTLMS: k.PTTLMS})
+	}
+	return rows
 }
 
 // exec runs one line for the learner and notes that they have started the
@@ -112,8 +150,15 @@ func (s *Server) handleResetAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "clock_ms": now.UnixMilli()})
+	var transcript strings.Builder
+	if err := views.PGEntries(noticeEntries([]string{resetNotice})).Render(c.Request().Context(), &transcript); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "clock_ms": now.UnixMilli(), "transcript_html": transcript.String()})
 }
+
+// resetNotice is the transcript after a reset.
+const resetNotice = "The sandbox was reset: no keys, no scripts."
 
 func (s *Server) handleAdvanceAPI(c echo.Context) error {
 	var req advanceRequest
@@ -124,46 +169,47 @@ func (s *Server) handleAdvanceAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now, expired, err := s.advance(s.ensureLearner(c), d)
+	id := s.ensureLearner(c)
+	a, err := s.playground.Advance(id, d)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, advanceResponse{ClockMS: now.UnixMilli(), Expired: expired})
+	ctx := c.Request().Context()
+	var transcript, keys strings.Builder
+	if err := views.PGEntries(noticeEntries(advanceNotices(req.MS, a.Expired))).Render(ctx, &transcript); err != nil {
+		return err
+	}
+	if err := views.PGKeyRows(s.keyRows(id)).Render(ctx, &keys); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, advanceResponse{
+		ClockMS: a.Now.UnixMilli(), Expired: a.Expired,
+		TranscriptHTML: transcript.String(), KeysHTML: keys.String(),
+	})
 }
 
 // advanceResponse is the answer to a clock advance: the sandbox clock
-// after it and the keys whose TTL ran out in it, for the transcript.
+// after it, the keys whose TTL ran out in it, and the markup the page
+// puts in place: the transcript's notices and the key inspector's rows.
 type advanceResponse struct {
-	ClockMS int64    `json:"clock_ms"`
-	Expired []string `json:"expired"`
+	ClockMS        int64    `json:"clock_ms"`
+	Expired        []string `json:"expired"`
+	TranscriptHTML string   `json:"transcript_html"`
+	KeysHTML       string   `json:"keys_html"`
 }
 
-// advance moves the learner's sandbox clock and names the keys that
-// expired: the key inspector's listings before and after, compared. The
-// listings are what the inspector asks for after every advance anyway;
-// if one fails the clock still moves, and only the names are missing.
-func (s *Server) advance(id string, d time.Duration) (time.Time, []string, error) {
-	start := time.Now()
-	before, berr := s.playground.Keys(id)
-	now, err := s.playground.Advance(id, d)
-	if err != nil {
-		return now, nil, err
+// noticeEntries makes transcript entries of notices.
+func noticeEntries(notices []string) []views.PGEntry {
+	entries := make([]views.PGEntry, len(notices))
+	for i, n := range notices {
+		entries[i] = views.PGEntry{Notice: n}
 	}
-	after, aerr := s.playground.Keys(id)
-	if berr != nil || aerr != nil {
-		s.log.Warn("playground keys around an advance", "error", errors.Join(berr, aerr))
-		return now, []string{}, nil
-	}
-	expired := playground.Expired(before, after, d, time.Since(start))
-	if expired == nil {
-		expired = []string{}
-	}
-	return now, expired, nil
+	return entries
 }
 
 // advanceNotices are the transcript's lines for a clock advance: how far
-// it moved, then each key that expired, "lock:invoice:7 expired", as
-// playground.js writes them too.
+// it moved, then each key that expired, "lock:invoice:7 expired". The
+// page without JavaScript and the advance API render them alike.
 func advanceNotices(ms int64, expired []string) []string {
 	lines := []string{"The sandbox clock moved forward " + views.Seconds(ms) + "."}
 	if len(expired) == 0 {
@@ -351,18 +397,16 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		_, expired, err := s.advance(id, d)
+		a, err := s.playground.Advance(id, d)
 		if err != nil {
 			return err
 		}
-		for _, n := range advanceNotices(ms, expired) {
-			entries = append(entries, views.PGEntry{Notice: n})
-		}
+		entries = append(entries, noticeEntries(advanceNotices(ms, a.Expired))...)
 	case "reset":
 		if err := s.playground.Reset(id); err != nil {
 			return err
 		}
-		entries = []views.PGEntry{{Notice: "The sandbox was reset: no keys, no scripts."}}
+		entries = noticeEntries([]string{resetNotice})
 	default:
 		return echo.ErrNotFound
 	}
@@ -394,13 +438,7 @@ func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string)
 	// sandbox cannot say (a worker restarting), the page still works
 	// without them, and the log says why they are missing.
 	if id := s.learnerID(c); id != "" {
-		keys, err := s.playground.Keys(id)
-		if err != nil {
-			s.log.Warn("playground keys", "error", err)
-		}
-		for _, k := range keys {
-			v.Keys = append(v.Keys, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS)})
-		}
+		v.Keys = s.keyRows(id)
 		if now, err := s.playground.Clock(id); err != nil {
 			s.log.Warn("playground clock", "error", err)
 		} else {

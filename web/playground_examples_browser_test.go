@@ -92,7 +92,7 @@ func TestLessonExamplesSlowReader(t *testing.T) {
 		t.Errorf("B's reply line = %q", actual)
 	}
 	why := text(t, ctx, block(1)+`.querySelector(".cli-why").textContent`)
-	for _, want := range []string{"lock:invoice:7 had expired", "since A's SET", "past its 30 s TTL"} {
+	for _, want := range []string{"lock:invoice:7 had expired", "since A> SET lock:invoice:7 3f9a1c NX PX 30000", "when it had 30 s to live"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("B's reason = %q; want it to mention %q", why, want)
 		}

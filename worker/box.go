@@ -152,16 +152,21 @@ func (b *remoteBox) failed(client playground.Client, kind error, msg string) (pl
 	}, -1, &workerError{kind: kind, msg: msg}
 }
 
-// Advance moves the sandbox clock; it is safe to send again.
-func (b *remoteBox) Advance(d time.Duration) (time.Time, error) {
+// Advance moves the sandbox clock and names the keys that expired, in
+// one round trip; it is safe to send again.
+func (b *remoteBox) Advance(d time.Duration) (playground.Advanced, error) {
 	resp, err := b.call(context.Background(), request{Op: opAdvance, D: int64(d)}, true)
 	if err != nil {
-		return time.Time{}, wrapUnavailable(err)
+		return playground.Advanced{}, wrapUnavailable(err)
 	}
 	if err := decodeErr(resp.ErrKind, resp.ErrMsg); err != nil {
-		return time.Time{}, err
+		return playground.Advanced{}, err
 	}
-	return time.Unix(0, resp.Clock), nil
+	a := playground.Advanced{Now: time.Unix(0, resp.Clock), Expired: resp.Expired}
+	if a.Expired == nil {
+		a.Expired = []string{}
+	}
+	return a, nil
 }
 
 // Now returns the sandbox clock, which the supervisor knows.
@@ -171,25 +176,19 @@ func (b *remoteBox) Now() time.Time {
 	return b.now().Add(b.mirror.Offset())
 }
 
-// Keys lists the sandbox's keys; a new sandbox not opened yet has none.
+// Keys lists the sandbox's keys from the mirror, which every answer of
+// the worker has brought up to date: the key inspector costs no round
+// trip.
 func (b *remoteBox) Keys() ([]playground.KeyInfo, error) {
 	b.mu.Lock()
-	fresh := b.proc == nil && !b.closed && !b.restored
+	closed := b.closed
 	b.mu.Unlock()
-	if fresh {
-		return []playground.KeyInfo{}, nil
+	if closed {
+		return nil, playground.ErrClosed
 	}
-	resp, err := b.call(context.Background(), request{Op: opKeys}, true)
-	if err != nil {
-		return nil, wrapUnavailable(err)
-	}
-	if err := decodeErr(resp.ErrKind, resp.ErrMsg); err != nil {
-		return nil, err
-	}
-	if resp.Keys == nil {
-		return []playground.KeyInfo{}, nil
-	}
-	return resp.Keys, nil
+	b.mirrorMu.Lock()
+	defer b.mirrorMu.Unlock()
+	return b.mirror.Keys(b.now()), nil
 }
 
 // Snapshot returns the sandbox's state as the supervisor knows it.

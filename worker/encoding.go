@@ -273,7 +273,7 @@ func decodeRequest(frame []byte) (*request, error) {
 		q.Target = r.uint()
 	case opLab:
 		q.Job = r.bytes()
-	case opClose, opKeys, opCompact:
+	case opClose, opCompact:
 	default:
 		return nil, fmt.Errorf("request %d: %w", q.Op, errFrame)
 	}
@@ -288,7 +288,7 @@ func decodeRequest(frame []byte) (*request, error) {
 const (
 	hasResult = 1 << iota
 	hasChanges
-	hasKeys
+	hasExpired
 	hasHello
 	hasJob
 )
@@ -301,8 +301,8 @@ func (p *response) appendTo(b []byte) []byte {
 	if p.Changes != nil {
 		parts |= hasChanges
 	}
-	if p.Keys != nil {
-		parts |= hasKeys
+	if p.Expired != nil {
+		parts |= hasExpired
 	}
 	if p.Hello != "" || p.PID != 0 {
 		parts |= hasHello
@@ -342,14 +342,8 @@ func (p *response) appendTo(b []byte) []byte {
 		b = putStrings(b, c.Scripts)
 		b = putBool(b, c.OffsetChanged)
 	}
-	if parts&hasKeys != 0 {
-		b = putUint(b, uint64(len(p.Keys)))
-		for _, k := range p.Keys {
-			b = putString(b, k.Key)
-			b = putString(b, k.Type)
-			b = putString(b, k.Value)
-			b = putInt(b, k.PTTLMS)
-		}
+	if parts&hasExpired != 0 {
+		b = putStrings(b, p.Expired)
 	}
 	if parts&hasJob != 0 {
 		b = putBytes(b, p.Job)
@@ -393,15 +387,10 @@ func decodeResponse(frame []byte) (*response, error) {
 		c.OffsetChanged = r.bool()
 		p.Changes = c
 	}
-	if parts&hasKeys != 0 {
-		n := r.count()
-		p.Keys = make([]playground.KeyInfo, n)
-		for i := range p.Keys {
-			k := &p.Keys[i]
-			k.Key = r.string()
-			k.Type = r.string()
-			k.Value = r.string()
-			k.PTTLMS = r.int()
+	if parts&hasExpired != 0 {
+		p.Expired = r.strings()
+		if p.Expired == nil {
+			p.Expired = []string{}
 		}
 	}
 	if parts&hasJob != 0 {

@@ -30,7 +30,6 @@ const (
 	opClose                 // stop sandbox Box
 	opExec                  // run Line as Client
 	opAdvance               // move the clock by D
-	opKeys                  // list the keys
 	opCompact               // free what an idle sandbox can rebuild
 	opCancel                // cancel request Target
 	opLab                   // run the lab check in Job (lab.go); no sandbox
@@ -71,8 +70,12 @@ type response struct {
 	ErrMsg  string
 	// Changes are what the command changed in the sandbox, if anything.
 	Changes *playground.Changes
-	Keys    []playground.KeyInfo
-	Clock   int64 // opAdvance: the sandbox clock after it, Unix nanoseconds
+	// Clock and Expired are opAdvance's: the sandbox clock after it, in
+	// Unix nanoseconds, and the keys whose TTL ran out in it. The key
+	// inspector needs nothing more: the supervisor lists the keys from
+	// its Mirror.
+	Clock   int64
+	Expired []string
 	// Size is opExec's bound of the sandbox's data after the line, for
 	// the Manager's budget.
 	Size int64

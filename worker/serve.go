@@ -339,11 +339,9 @@ func (s *server) run(b *wbox, req *request) *response {
 		resp.Result, size, err = b.sb.ExecWithin(ctx, req.Client, req.Line, int(min(req.Allow, math.MaxInt32)))
 		resp.Size = int64(size)
 	case opAdvance:
-		var now time.Time
-		now, err = b.sb.Advance(time.Duration(req.D))
-		resp.Clock = now.UnixNano()
-	case opKeys:
-		resp.Keys, err = b.sb.Keys()
+		var a playground.Advanced
+		a, err = b.sb.Advance(time.Duration(req.D))
+		resp.Clock, resp.Expired = a.Now.UnixNano(), a.Expired
 	default:
 		err = fmt.Errorf("sandbox worker: unknown request %d", req.Op)
 	}

@@ -195,12 +195,15 @@ func (s *Supervisor) Exec(ctx context.Context, learner string, client playground
 // Reset gives the learner a fresh sandbox.
 func (s *Supervisor) Reset(learner string) error { return s.m.Reset(learner) }
 
-// Advance moves the learner's sandbox clock forward by d and returns it.
-func (s *Supervisor) Advance(learner string, d time.Duration) (time.Time, error) {
+// Advance moves the learner's sandbox clock forward by d and returns the
+// clock after it with the keys that expired, in one round trip to the
+// learner's worker.
+func (s *Supervisor) Advance(learner string, d time.Duration) (playground.Advanced, error) {
 	return s.m.Advance(learner, d)
 }
 
-// Keys lists the keys of the learner's sandbox.
+// Keys lists the keys of the learner's sandbox, from the copy the
+// supervisor keeps of it: no round trip to its worker.
 func (s *Supervisor) Keys(learner string) ([]playground.KeyInfo, error) { return s.m.Keys(learner) }
 
 // Clock returns the learner's sandbox clock.

@@ -24,7 +24,7 @@ import (
 type Playground interface {
 	Exec(ctx context.Context, learner string, client playground.Client, line string) (playground.Result, error)
 	Reset(learner string) error
-	Advance(learner string, d time.Duration) (time.Time, error)
+	Advance(learner string, d time.Duration) (playground.Advanced, error)
 	Keys(learner string) ([]playground.KeyInfo, error)
 	Clock(learner string) (time.Time, error)
 	Len() int
@@ -140,9 +140,10 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 			t.Errorf("Clock(nobody) = %v, %v; want the real clock %v", c, err, clock.Now())
 		}
 		p.steps([]step{{"ada", playground.ClientA, acquireA, "OK"}})
-		now, err := p.p.Advance("ada", 10*time.Second)
-		if want := clock.Now().Add(10 * time.Second); err != nil || !now.Equal(want) {
-			t.Errorf("Advance(10s) = %v, %v; want %v", now, err, want)
+		a, err := p.p.Advance("ada", 10*time.Second)
+		now := a.Now
+		if want := clock.Now().Add(10 * time.Second); err != nil || !now.Equal(want) || a.Expired == nil || len(a.Expired) != 0 {
+			t.Errorf("Advance(10s) = %v, %v; want %v and no key expired", a, err, want)
 		}
 		if c, _ := p.p.Clock("ada"); !c.Equal(now) {
 			t.Errorf("Clock(ada) = %v; want %v", c, now)
@@ -152,9 +153,16 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 		}
 		// The real clock moves the sandbox clock too.
 		clock.Add(15 * time.Second)
-		p.steps([]step{{"ada", playground.ClientA, "PTTL lock:invoice:7", "(integer) 5000"}})
-		if _, err := p.p.Advance("ada", 5*time.Second); err != nil {
-			t.Fatal(err)
+		p.steps([]step{
+			{"ada", playground.ClientA, "PTTL lock:invoice:7", "(integer) 5000"},
+			{"ada", playground.ClientA, "SET later v PX 5001", "OK"},
+			{"ada", playground.ClientA, "SET gone v PX 100", "OK"},
+		})
+		// A key the real clock ran out before the advance is not the
+		// advance's; one due a millisecond after it is still there.
+		clock.Add(time.Second)
+		if a, err := p.p.Advance("ada", 4*time.Second); err != nil || fmt.Sprint(a.Expired) != "[lock:invoice:7]" {
+			t.Errorf("Advance(4s) = %v, %v; want lock:invoice:7 expired", a, err)
 		}
 		p.steps([]step{
 			{"ada", playground.ClientA, "GET lock:invoice:7", "(nil)"},

@@ -360,9 +360,11 @@ type PGEntry struct {
 	Notice string `json:"n,omitempty"`
 }
 
-// PGKey is one row of the key inspector.
+// PGKey is one row of the key inspector. PTTLMS, the time to live left
+// in milliseconds (-1 for none), lets playground.js count TTL down.
 type PGKey struct {
 	Key, Type, Value, TTL string
+	PTTLMS                int64
 }
 
 // PlaygroundPage is the full-page playground at /playground.
