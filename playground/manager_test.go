@@ -123,8 +123,7 @@ func TestLearnersDoNotBlockEachOther(t *testing.T) {
 		res, _ := m.Exec(ctx, "spinner", ClientA, spin)
 		done <- res
 	}()
-	<-spinning // the sandbox has the script; this test is about wall time
-	start := time.Now()
+	<-spinning // the sandbox has the script
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)
@@ -139,8 +138,12 @@ func TestLearnersDoNotBlockEachOther(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Errorf("200 commands of other learners took %v while a script spun; want them unaffected", d)
+	// The script spins for a second; the others were answered before it
+	// stopped.
+	select {
+	case res := <-done:
+		t.Errorf("200 commands of other learners were answered only after the spinning script stopped (%q)", res.Output)
+	default:
 	}
 	if res := <-done; res.Output == "" {
 		t.Error("the spinning script returned no output")
