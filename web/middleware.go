@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -139,40 +140,40 @@ const hsts = "max-age=31536000; includeSubDomains"
 // the learner's cookie, and a shared cache (a proxy, a CDN) must never
 // hand one person's page to another. Static files are left to the assets
 // handler, which marks the content-hashed ones immutable. Handlers may
-// still set a header of their own.
+// still set a header of their own. The values are shared, as the security
+// headers' are; one that a handler adds to (h.Add) is copied first, as
+// each has no room to grow.
 func noStore() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if !isStatic(c.Request()) {
 				h := c.Response().Header()
 				h["Cache-Control"] = noStoreValue
-				// Once, however many middlewares say so (the CSRF one does).
-				c.Response().Before(func() {
-					if !varies(h, echo.HeaderCookie) {
-						h.Add(echo.HeaderVary, echo.HeaderCookie)
-					}
-				})
+				h["Vary"] = varyCookie
 			}
 			return next(c)
 		}
 	}
 }
 
-// varies reports whether h's Vary names the header name, in any of its
-// lines or lists.
-func varies(h http.Header, name string) bool {
-	for _, v := range h.Values(echo.HeaderVary) {
-		for f := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(f), name) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// noStoreValue is the Cache-Control of dynamic answers, and varyCookie
+// their Vary, shared.
+var (
+	noStoreValue = []string{"no-store, private"}
+	varyCookie   = []string{echo.HeaderCookie}
+)
 
-// noStoreValue is the Cache-Control of dynamic answers, shared.
-var noStoreValue = []string{"no-store, private"}
+// varyCookieOnce drops the second Vary: Cookie that Echo's CSRF
+// middleware adds to the one noStore set, before next runs.
+func varyCookieOnce(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		if v := h[echo.HeaderVary]; len(v) > 1 {
+			h[echo.HeaderVary] = slices.Compact(v)
+		}
+		return next(c)
+	}
+}
 
 func isStatic(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/static/") }
 
@@ -205,7 +206,6 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		ErrorHandler:   s.csrfRefusal,
 	})
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		checked := tokens(next)
 		return func(c echo.Context) error {
 			// Static files need no token, and a cookie on them would keep
 			// caches from keeping them.
@@ -220,7 +220,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 			if s.tokenMatches(c, token, ok) {
 				return next(c)
 			}
-			return checked(c)
+			return tokens(varyCookieOnce(next))(c)
 		}
 	}
 }
@@ -337,25 +337,6 @@ func safeMethod(m string) bool {
 	return false
 }
 
-// dropCookie removes the cookie called name from the request, for the
-// handlers and middleware after this one.
-func dropCookie(c echo.Context, name string) {
-	req := c.Request()
-	var kept []string
-	for _, ck := range req.Cookies() {
-		if ck.Name != name {
-			kept = append(kept, ck.String())
-		}
-	}
-	req.Header.Del("Cookie")
-	if len(kept) > 0 {
-		req.Header.Set("Cookie", strings.Join(kept, "; "))
-	}
-	if jar, ok := c.Get(cookiesKey).(*cookieJar); ok {
-		jar.drop(name)
-	}
-}
-
 // csrfCookie is the name of the CSRF cookie: with the __Host- prefix
 // behind TLS, so that it is Secure, host-only and for Path=/.
 func (s *Server) csrfCookie() string { return s.cookieName(csrfCookieBase) }
@@ -368,37 +349,42 @@ const csrfCookieBase = "_csrf"
 const maxBody = "256K"
 
 // limitBodies answers 413 to a larger body before any handler reads it.
+// A request without a body (net/http gives it http.NoBody) has nothing
+// to limit.
 func limitBodies() echo.MiddlewareFunc {
-	return middleware.BodyLimit(maxBody)
+	return middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit:   maxBody,
+		Skipper: func(c echo.Context) bool { return c.Request().Body == http.NoBody },
+	})
 }
 
 // compress gzips text responses; the lesson page shrinks to a fraction.
 // The kept pages (pagecache.go) are compressed once, not per request:
 // their routes are left to writePage.
 func compress() echo.MiddlewareFunc {
-	gzip := middleware.GzipWithConfig(middleware.GzipConfig{
+	return middleware.GzipWithConfig(middleware.GzipConfig{
 		Level: 5, MinLength: 1024,
 		// Server-sent events must reach the browser as they are written.
-		Skipper: func(c echo.Context) bool { return strings.HasSuffix(c.Request().URL.Path, "/events") },
+		Skipper: func(c echo.Context) bool {
+			return selfGzipped(c) || strings.HasSuffix(c.Request().URL.Path, "/events")
+		},
 	})
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		zipped := gzip(next)
-		return func(c echo.Context) error {
-			if selfGzipped(c) {
-				return next(c)
-			}
-			return zipped(c)
-		}
-	}
 }
 
 // selfGzipped reports whether the request's answer is a kept page that
 // writePage gzips itself (from its kept compressed parts), rather than the
-// gzip middleware. A HEAD is answered as the GET would be, so that its
-// headers (Content-Encoding, Vary) are the GET's.
+// gzip middleware: a GET of one of the routes whose pages are kept. A
+// HEAD is answered as the GET would be, so that its headers
+// (Content-Encoding, Vary) are the GET's.
 func selfGzipped(c echo.Context) bool {
-	m := c.Request().Method
-	return (m == http.MethodGet || m == http.MethodHead) && keptHandler(c.Path()) != nil
+	if m := c.Request().Method; m != http.MethodGet && m != http.MethodHead {
+		return false
+	}
+	switch c.Path() {
+	case "/", "/topics/:slug", "/race", "/race/present":
+		return true
+	}
+	return false
 }
 
 // stripTrailingSlash sends /topics/x/ to /topics/x with a redirect, so each

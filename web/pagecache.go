@@ -239,7 +239,7 @@ func (s *Server) writePage(c echo.Context, p *keptPage, fill pageFill) error {
 	}
 	h := c.Response().Header()
 	// Vary before the new keys: a Go map of eight entries grows on any
-	// assignment, even to a key it has (serveKept set Vary already).
+	// assignment, even to a key it has (noStore set Vary already).
 	h[echo.HeaderVary] = varyPage
 	h[echo.HeaderContentType] = htmlType
 	// The page goes out in one write: a write per part would be a system
@@ -370,18 +370,11 @@ func acceptsGzip(r *http.Request) bool {
 
 // csrfOf is the request's CSRF token, as the CSRF middleware left it.
 func csrfOf(c echo.Context) string {
-	if kc, ok := c.(*keptContext); ok {
-		return kc.csrf // a string kept as an interface would cost an allocation
-	}
 	token, _ := c.Get(csrfContextKey).(string)
 	return token
 }
 
 // setCSRF leaves the request's CSRF token for the handlers.
 func setCSRF(c echo.Context, token string) {
-	if kc, ok := c.(*keptContext); ok {
-		kc.csrf = token
-		return
-	}
 	c.Set(csrfContextKey, token)
 }

@@ -17,10 +17,7 @@ func (s *Server) routes() {
 	e.Pre(stripTrailingSlash())
 	e.Use(s.observe())
 	e.Use(s.recoverPanics())
-	// The middleware that differ from route to route; the exec API's short
-	// way (shortexec.go) runs the same ones.
-	perRoute := []echo.MiddlewareFunc{limitBodies(), s.csrf(), s.limitWrites(), compress()}
-	e.Use(perRoute...)
+	e.Use(limitBodies(), s.csrf(), s.limitWrites(), compress())
 
 	e.Match(readMethods, "/healthz", handleHealthz)
 	if !s.separateMetrics {
@@ -36,8 +33,7 @@ func (s *Server) routes() {
 	if s.playground != nil {
 		e.Match(readMethods, "/playground", s.handlePlaygroundPage)
 		e.POST("/playground/:action", s.handlePlaygroundForm)
-		e.POST(execPath, s.handleExecAPI)
-		s.execShort = composeMiddleware(s.handleExecAPI, perRoute)
+		e.POST("/api/playground/exec", s.handleExecAPI)
 		e.POST("/api/playground/reset", s.handleResetAPI)
 		e.POST("/api/playground/advance", s.handleAdvanceAPI)
 		e.Match(readMethods, "/api/playground/keys", s.handleKeysAPI)

@@ -171,9 +171,6 @@ type Server struct {
 	lab       LabChecker
 	labQueue  *limit.FairQueue
 	assets    *assets
-	// execShort is the exec API's handler within its middleware, for its
-	// short way (shortexec.go); nil without a playground.
-	execShort echo.HandlerFunc
 }
 
 // New builds the server and its routes.
@@ -221,16 +218,9 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP makes the server an http.Handler.
+// ServeHTTP makes the server an http.Handler: every request takes Echo's
+// routing and middleware (routes.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if route, slug, ok := keptRoute(r); ok {
-		s.serveKept(w, r, route, slug)
-		return
-	}
-	if s.execShort != nil && execRoute(r) {
-		s.serveExec(w, r)
-		return
-	}
 	s.echo.ServeHTTP(w, r)
 }
 
