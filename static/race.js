@@ -5,7 +5,9 @@
 // the run, changes settings in place and adds faults at the playhead.
 // Nothing of the run is drawn before the playhead reaches it: the drawing
 // starts with the lanes only, and each bar, marker and token appears when
-// its time comes. All text goes in with textContent.
+// its time comes. The lock lab's counterexamples play on the same player
+// ([data-race-replay], rendered by the same template, with their run in
+// the page). All text goes in with textContent.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
@@ -18,21 +20,207 @@
   var uid = 0; // tells apart the patterns of several drawings on a page
 
   document.querySelectorAll("[data-race]").forEach(function (root) { setup(root); });
-  // The lock lab (lab.js) plays its counterexamples with the same drawing.
-  window.LockLabRace = { draw: draw };
+  document.querySelectorAll("[data-race-replay]").forEach(function (box) { replay(box); });
+  // The lock lab (lab.js) plays the counterexamples of a report it puts
+  // in the page; the page tests draw made-up runs.
+  window.LockLabRace = { replay: replay, draw: draw };
+
+  // replay plays the run a box carries (a lock lab counterexample): the
+  // JSON script in it holds the run, in the race API's shape.
+  function replay(box) {
+    var data = box.querySelector("script[type='application/json']");
+    if (!data) return;
+    var run;
+    try { run = JSON.parse(data.textContent); } catch (e) { return; }
+    player(box, {}).load(run);
+  }
+
+  // player plays runs in box, on the controls the server's racePlayer
+  // rendered: the stage, the buttons and slider, the narration, and the
+  // transcript's lines, one per event. opts: keys, the element whose keys
+  // drive it (box if not given); hideAhead, to hide the lines the playhead
+  // has not reached; and hooks: moved, when the learner moves the
+  // playhead (play, step, scrub, End), entered, when an event is reached
+  // before the end, framed(t), at each frame, and finished, at the end.
+  // The narration says what the server put in it while a run is at its
+  // start.
+  function player(box, opts) {
+    var $ = function (sel) { return box.querySelector(sel); };
+    var stage = $("[data-race-stage]"), controls = $("[data-race-player]");
+    var narration = $("[data-race-narration]"), transcript = $("[data-race-transcript]");
+    var clock = $("[data-race-clock]");
+    var playBtn = controls.querySelector("[data-act=play]");
+    var scrub = controls.querySelector("[data-act=scrub]");
+    var speedSel = controls.querySelector("[data-act=speed]");
+    var hook = function (name, arg) { if (opts[name]) opts[name](arg); };
+    var run = null, outcomes = [], t = 0, T = 1, idx = -1, playing = false, last = 0, lastStep = 0;
+    var view = null, done = false, intro = narration.textContent;
+    [stage, controls, narration].forEach(function (el) { el.hidden = false; });
+    box.classList.add("race-live");
+
+    // load puts a run on screen, undrawn, with the playhead at 0.
+    function load(data) {
+      run = data;
+      outcomes = (data.outcomes || []).map(function (o) {
+        return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "", label: o.label || "", short: o.short || "" };
+      });
+      var lastT = data.events.length ? data.events[data.events.length - 1].t_ms : 0;
+      T = Math.max(1000, Math.ceil(lastT * 1.06));
+      view = draw(stage, data, T, outcomes);
+      stop();
+      idx = -2; // force enter() on the first seek
+      done = false;
+      seek(0);
+      say(intro);
+      box.setAttribute("data-race-playing", "ready");
+    }
+
+    function say(text) { narration.textContent = text; }
+
+    function seek(to) {
+      t = Math.max(0, Math.min(T, to));
+      var i = -1;
+      while (run && i + 1 < run.events.length && run.events[i + 1].t_ms <= t) i++;
+      if (i !== idx) enter(i);
+      frame();
+      if (t >= T && !done) finish();
+    }
+
+    // enter updates everything that changes only at an event.
+    function enter(i) {
+      var from = idx;
+      idx = i;
+      transcript.querySelectorAll("li").forEach(function (li, j) {
+        if (opts.hideAhead) li.hidden = j > i;
+        if (j === i) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+      });
+      var e = i >= 0 ? run.events[i] : null;
+      if (e) {
+        var text = seconds(e.t_ms) + ": " + e.text;
+        outcomes.forEach(function (o) {
+          if (o.event === i && o.id !== "safe" && o.label) text += " Outcome: " + o.label + ".";
+        });
+        say(text);
+      } else if (from > -1) {
+        say("Back at the start.");
+      }
+      view.markers.forEach(function (m, j) { m.style.display = j <= i ? "" : "none"; m.classList.toggle("current", j === i); });
+      view.state(e);
+      if (t < T) {
+        done = false;
+        hook("entered");
+      }
+    }
+
+    // frame moves what changes continuously: the playhead, the bars that
+    // grow with it, and the clock, which the slider says aloud too.
+    function frame() {
+      var x = view.x(t);
+      view.playhead.setAttribute("transform", "translate(" + x.toFixed(1) + " 0)");
+      view.reveal(t);
+      scrub.value = String(Math.round(1000 * t / T));
+      var shown = (Math.floor(t / 100) / 10) + " s";
+      if (clock.textContent !== shown) {
+        clock.textContent = shown;
+        scrub.setAttribute("aria-valuetext", shown);
+      }
+      view.drain(run.events[idx] || null, t);
+      hook("framed", t);
+    }
+
+    function finish() {
+      done = true;
+      stop();
+      box.setAttribute("data-race-playing", "done");
+      say("The end. What happened: " + outcomes.map(function (o) { return o.label || o.id; }).join("; ") + ".");
+      hook("finished");
+    }
+
+    function play() {
+      if (!run) return;
+      hook("moved");
+      if (t >= T) seek(0);
+      playing = true;
+      box.setAttribute("data-race-playing", "playing");
+      playBtn.textContent = "Pause";
+      last = performance.now();
+      lastStep = last;
+      requestAnimationFrame(tick);
+    }
+
+    function stop() {
+      playing = false;
+      playBtn.textContent = t >= T ? "Play again" : "Play";
+      if (box.getAttribute("data-race-playing") === "playing") box.setAttribute("data-race-playing", "paused");
+    }
+
+    function tick(now) {
+      if (!playing) return;
+      var speed = (speedSel && parseFloat(speedSel.value)) || 1;
+      if (reduceMotion) {
+        // No gliding: jump from event to event.
+        if (now - lastStep >= 1600 / speed) { lastStep = now; step(1); }
+      } else {
+        seek(t + (now - last) * (T / (PLAY_SECONDS * 1000)) * speed);
+      }
+      last = now;
+      if (playing && t < T) requestAnimationFrame(tick);
+    }
+
+    // step moves the playhead to the next or the previous event.
+    function step(dir) {
+      if (!run) return;
+      hook("moved");
+      var times = run.events.map(function (e) { return e.t_ms; }).concat([T]);
+      var target = dir > 0
+        ? times.find(function (x) { return x > t + 0.5; })
+        : times.slice().reverse().find(function (x) { return x < t - 0.5; });
+      seek(target === undefined ? (dir > 0 ? T : 0) : target);
+    }
+
+    controls.addEventListener("click", function (ev) {
+      var act = ev.target.getAttribute("data-act");
+      if (act === "play") { if (playing) stop(); else play(); }
+      else if (act === "back") { stop(); step(-1); }
+      else if (act === "forward") { stop(); step(1); }
+      else if (act === "replay") { seek(0); play(); }
+    });
+    scrub.addEventListener("input", function () { stop(); hook("moved"); seek(T * Number(scrub.value) / 1000); });
+
+    (opts.keys || box).addEventListener("keydown", function (ev) {
+      var tag = ev.target.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+      if (ev.key === " " && tag !== "BUTTON" && tag !== "SUMMARY" && tag !== "A") { ev.preventDefault(); if (playing) stop(); else play(); }
+      else if (ev.key === "ArrowRight") { ev.preventDefault(); stop(); step(1); }
+      else if (ev.key === "ArrowLeft") { ev.preventDefault(); stop(); step(-1); }
+      else if (ev.key === "Home") { ev.preventDefault(); stop(); seek(0); }
+      else if (ev.key === "End") { ev.preventDefault(); stop(); hook("moved"); seek(T); }
+    });
+
+    // A drawing is as wide as its stage: a new width draws it again.
+    var resizeTimer = 0, lastWidth = stage.clientWidth;
+    window.addEventListener("resize", function () {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(function () {
+        if (!run || !box.isConnected || Math.abs(stage.clientWidth - lastWidth) < 20) return;
+        lastWidth = stage.clientWidth;
+        var at = t;
+        view = draw(stage, run, T, outcomes);
+        idx = -2;
+        seek(at);
+      }, 200);
+    });
+
+    return { load: load, say: say, play: play };
+  }
 
   function setup(root) {
     var $ = function (sel) { return root.querySelector(sel); };
-    var stage = $("[data-race-stage]"), player = $("[data-race-player]");
-    var narration = $("[data-race-narration]"), transcript = $("[data-race-transcript]");
+    var transcript = $("[data-race-transcript]");
     var result = $("[data-race-result]"), predict = $("[data-race-predict]");
     var form = $("[data-race-form]"), setupList = $("[data-race-setup]");
     var titleEl = $("[data-race-title]"), settingsBox = $("[data-race-settings]");
     var faultBox = $("[data-race-fault]"), story = $("[data-race-story]");
-    var playBtn = player.querySelector("[data-act=play]");
-    var scrub = player.querySelector("[data-act=scrub]");
-    var speedSel = player.querySelector("[data-act=speed]");
-    var clock = $("[data-race-clock]");
     var predictForm = $("[data-race-predict-form]");
     var predictSummary = predict.querySelector("summary");
     var predictAsk = predictSummary.textContent;
@@ -49,15 +237,14 @@
     error.hidden = true;
     settingsBox.parentNode.insertBefore(error, settingsBox.nextSibling);
 
-    var run = null, outcomes = [], t = 0, T = 1, idx = -1, playing = false, last = 0, lastStep = 0;
-    var view = null, asked = false, prediction = null, faults = [];
+    var run = null, outcomes = [], asked = false, prediction = null, faults = [];
     form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { faults.push(el.value); });
     var scenarioId = root.getAttribute("data-scenario");
 
     // With the script, what happened is told as the playhead reaches it:
     // the transcript grows line by line, and the outcomes come at the
     // end, above it. The form that shows it all at once is not needed.
-    [stage, player, narration, predict].forEach(function (el) { el.hidden = false; });
+    predict.hidden = false;
     story.parentNode.insertBefore(result, story);
     story.querySelector("summary").textContent = "Transcript";
     story.open = !compact;
@@ -67,7 +254,15 @@
     result.hidden = true;
     if (present) settingsBox.open = false;
     if (present) predict.open = false;
-    root.classList.add("race-live");
+    var faultAt = function () {}, targets = function () {}, listFaults = function () {}, addFault = function () {};
+    var pl = player(root, {
+      keys: present ? document : root, // on the presenter view, wherever the focus is
+      hideAhead: true,
+      moved: function () { lockPrediction(false); },
+      entered: function () { result.hidden = true; },
+      framed: function (t) { faultAt(t); },
+      finished: finished
+    });
 
     function load(url) {
       return fetch(url, { headers: { "Accept": "application/json" }, credentials: "same-origin" })
@@ -86,8 +281,6 @@
       run = data;
       outcomes = outcomesOf(data);
       outcomes.forEach(function (o) { if (o.label) labels[o.id] = o.label; });
-      var lastT = data.events.length ? data.events[data.events.length - 1].t_ms : 0;
-      T = Math.max(1000, Math.ceil(lastT * 1.06));
       setupList.replaceChildren();
       (data.setup || []).forEach(function (line) {
         var li = document.createElement("li");
@@ -96,7 +289,6 @@
       });
       faults = (data.faults || []).map(function (f) { return f.spec; });
       listFaults(data.faults || []);
-      view = draw(stage, data, T, outcomes);
       transcript.replaceChildren();
       data.events.forEach(function (e, i) {
         var li = document.createElement("li");
@@ -116,14 +308,9 @@
       form.elements.from.value = data.id;
       fillOutcomes();
       targets();
-      stop();
       resetPrediction();
-      idx = -2; // force enter() on the first seek
       result.hidden = true;
-      seek(0);
-      say(present
-        ? "Ask the room what will happen, then press Space to play, or the arrow keys to step."
-        : "Tick what you expect to happen, then press Play, or step through it.");
+      pl.load(data);
     }
 
     // outcomesOf reads the run's outcomes, each tied to its event, with
@@ -187,62 +374,12 @@
       predict.open = false;
     }
 
-    function say(text) { narration.textContent = text; }
-
-    function seek(to) {
-      t = Math.max(0, Math.min(T, to));
-      var i = -1;
-      while (run && i + 1 < run.events.length && run.events[i + 1].t_ms <= t) i++;
-      if (i !== idx) enter(i);
-      frame();
-      if (t >= T && result.hidden) finish();
-    }
-
-    // enter updates everything that changes only at an event.
-    function enter(i) {
-      var from = idx;
-      idx = i;
-      transcript.querySelectorAll("li").forEach(function (li, j) {
-        li.hidden = j > i;
-        if (j === i) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
-      });
-      var e = i >= 0 ? run.events[i] : null;
-      if (e) {
-        var text = seconds(e.t_ms) + ": " + e.text;
-        outcomes.forEach(function (o) {
-          if (o.event === i && o.id !== "safe" && label(o.id)) text += " Outcome: " + label(o.id) + ".";
-        });
-        say(text);
-      } else if (from > -1) {
-        say("Back at the start.");
-      }
-      view.markers.forEach(function (m, j) { m.style.display = j <= i ? "" : "none"; m.classList.toggle("current", j === i); });
-      view.state(e);
-      if (t < T) result.hidden = true;
-    }
-
-    // frame moves what changes continuously: the playhead, the bars that
-    // grow with it, and the clock, which the slider says aloud too.
-    function frame() {
-      var x = view.x(t);
-      view.playhead.setAttribute("transform", "translate(" + x.toFixed(1) + " 0)");
-      view.reveal(t);
-      scrub.value = String(Math.round(1000 * t / T));
-      var shown = (Math.floor(t / 100) / 10) + " s";
-      if (clock.textContent !== shown) {
-        clock.textContent = shown;
-        scrub.setAttribute("aria-valuetext", shown);
-      }
-      view.drain(run.events[idx] || null, t);
-      faultAt(t);
-    }
-
-    function finish() {
-      stop();
+    // finished shows what happened at the end of a round, and then the
+    // prediction judged by the server.
+    function finished() {
       result.hidden = false;
       var box = result.querySelector("[data-race-verdict]");
       box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
-      say("The end. What happened: " + outcomes.map(function (o) { return label(o.id); }).join("; ") + ".");
       var mine = run;
       report(prediction || []).then(function (done) {
         if (!prediction || !done || mine !== run || result.hidden) return;
@@ -293,76 +430,16 @@
       }).then(function (resp) { return resp.ok ? resp.json() : null; }).catch(function () { return null; });
     }
 
-    function play() {
-      if (!run) return;
-      lockPrediction(false);
-      if (t >= T) seek(0);
-      playing = true;
-      playBtn.textContent = "Pause";
-      last = performance.now();
-      lastStep = last;
-      requestAnimationFrame(tick);
-    }
-
-    function stop() {
-      playing = false;
-      playBtn.textContent = t >= T ? "Play again" : "Play";
-    }
-
-    function tick(now) {
-      if (!playing) return;
-      var speed = parseFloat(speedSel.value) || 1;
-      if (reduceMotion) {
-        // No gliding: jump from event to event.
-        if (now - lastStep >= 1600 / speed) { lastStep = now; step(1); }
-      } else {
-        seek(t + (now - last) * (T / (PLAY_SECONDS * 1000)) * speed);
-      }
-      last = now;
-      if (playing && t < T) requestAnimationFrame(tick);
-    }
-
-    // step moves the playhead to the next or the previous event.
-    function step(dir) {
-      if (!run) return;
-      lockPrediction(false);
-      var times = run.events.map(function (e) { return e.t_ms; }).concat([T]);
-      var target = dir > 0
-        ? times.find(function (x) { return x > t + 0.5; })
-        : times.slice().reverse().find(function (x) { return x < t - 0.5; });
-      seek(target === undefined ? (dir > 0 ? T : 0) : target);
-    }
-
-    player.addEventListener("click", function (ev) {
-      var act = ev.target.getAttribute("data-act");
-      if (act === "play") { if (playing) stop(); else play(); }
-      else if (act === "back") { stop(); step(-1); }
-      else if (act === "forward") { stop(); step(1); }
-      else if (act === "replay") { seek(0); play(); }
-    });
     predict.querySelector("[data-act=skip]").addEventListener("click", function () {
       lockPrediction(true);
-      play();
+      pl.play();
     });
     // The prediction form shows the whole run at once without the
     // script; with it, sending the form plays the run.
     predictForm.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      play();
+      pl.play();
     });
-    scrub.addEventListener("input", function () { stop(); lockPrediction(false); seek(T * Number(scrub.value) / 1000); });
-
-    function onKey(ev) {
-      var tag = ev.target.tagName;
-      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-      if (ev.key === " " && tag !== "BUTTON" && tag !== "SUMMARY" && tag !== "A") { ev.preventDefault(); if (playing) stop(); else play(); }
-      else if (ev.key === "ArrowRight") { ev.preventDefault(); stop(); step(1); }
-      else if (ev.key === "ArrowLeft") { ev.preventDefault(); stop(); step(-1); }
-      else if (ev.key === "Home") { ev.preventDefault(); stop(); seek(0); }
-      else if (ev.key === "End") { ev.preventDefault(); stop(); lockPrediction(false); seek(T); }
-    }
-    // On the presenter view the keys work wherever the focus is.
-    (present ? document : root).addEventListener("keydown", onKey);
     root.setAttribute("tabindex", "-1");
 
     // The settings: any change runs the scenario again in place. extra,
@@ -452,7 +529,6 @@
     }
 
     // Faults added at the playhead (on /race; the lesson links there).
-    var faultAt = function () {}, targets = function () {}, listFaults = function () {}, addFault = function () {};
     if (faultBox) faultUI();
     function faultUI() {
       var kindSel = faultBox.querySelector("[data-race-fault-kind]");
@@ -560,7 +636,7 @@
         faultError.hidden = true;
         rerun(function () {
           predict.open = true;
-          say("Your fault is the last line of the setup. What will it change? Tick what you expect, then press Play.");
+          pl.say("Your fault is the last line of the setup. What will it change? Tick what you expect, then press Play.");
           var first = predict.querySelector("input[type=checkbox]");
           if (first && !present) first.focus();
         }, function (err) {
@@ -571,19 +647,6 @@
         }, add);
       };
     }
-
-    var resizeTimer = 0, lastWidth = stage.clientWidth;
-    window.addEventListener("resize", function () {
-      clearTimeout(resizeTimer);
-      resizeTimer = setTimeout(function () {
-        if (!run || Math.abs(stage.clientWidth - lastWidth) < 20) return;
-        lastWidth = stage.clientWidth;
-        var at = t;
-        view = draw(stage, run, T, outcomes);
-        idx = -2;
-        seek(at);
-      }, 200);
-    });
 
     load(root.getAttribute("data-api")).then(function (data) {
       show(data);
@@ -899,7 +962,7 @@
         }
       }
       if (e.kind === "failover" || e.kind === "restart") rowLabel(g, lane, ex, e.kind === "failover" ? "promoted" : "back up", "event-label");
-      if (e.kind === "clock-jump") rowLabel(g, lane, ex, "clock " + jumpText(e, run), "jump-label");
+      if (e.kind === "clock-jump" && e.jump) rowLabel(g, lane, ex, "clock " + e.jump, "jump-label");
       if (e.kind === "stuck") { stuck = true; rowLabel(g, lane, ex, "work hangs", "event-label"); }
       var tip = el("title", {}, g);
       tip.textContent = seconds(e.t_ms) + " " + e.actor + ": " + e.text;
@@ -1098,12 +1161,6 @@
         });
       }
     };
-  }
-
-  function jumpText(e, run) {
-    var m = /(\d+(?:\.\d+)?) ?(ms|s) (ahead|back)/.exec(e.text || "");
-    if (m) return (m[3] === "back" ? "\u2212" : "+") + m[1] + " " + m[2];
-    return "+" + seconds((run.params && run.params.clock_jump_ms) || 0);
   }
 
   function niceStep(T, most) {

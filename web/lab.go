@@ -74,7 +74,7 @@ type labCheckRequest struct {
 }
 
 // labReportJSON answers POST /api/lab/check. Passed is there only with a
-// challenge; the fields after it are for the page (lab.js).
+// challenge; the fields after it say the check in the page's words.
 type labReportJSON struct {
 	Schedules int `json:"schedules"`
 	// Systematic schedules are every one with up to MaxFaults faults;
@@ -366,7 +366,7 @@ func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 			}
 			for _, e := range cx.Events {
 				cj.Events = append(cj.Events, raceEventJSON{
-					TMS: e.TMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Subject: e.Subject,
+					TMS: e.TMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Jump: e.Jump, Subject: e.Subject,
 					Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken, Holding: e.Holding,
 				})
 			}
@@ -521,9 +521,11 @@ func navigated(c echo.Context) bool {
 	return h.Get("Sec-Fetch-Mode") == "navigate" && h.Get("Sec-Fetch-Dest") == "document"
 }
 
-// handleLabForm is the page's form posted without JavaScript: the page
+// handleLabForm is the page's form posted: without JavaScript, the page
 // again, with the report under the form (a direct render, as the quiz's
-// form does: a check is not a change to redo on reload).
+// form does: a check is not a change to redo on reload); with it
+// (?fragment=result), only the parts a check changes, which lab.js puts
+// in place (views.LabResult).
 func (s *Server) handleLabForm(c echo.Context) error {
 	req, err := labFormRequest(c.FormValue)
 	if err != nil {
@@ -548,7 +550,6 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error 
 		switch {
 		case err == nil:
 			m.Report = reportView(rep)
-			m.ReportData = rep
 		default:
 			// A recipe that cannot run, or a check refused by the
 			// limits, is said above the form; the rest is the error page.
@@ -575,6 +576,9 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error 
 			m.Solved++
 		}
 		m.Challenges = append(m.Challenges, v)
+	}
+	if c.QueryParam("fragment") == "result" {
+		return render(c, code, views.LabResult(m))
 	}
 	return render(c, code, views.LabFullPage(m))
 }
@@ -651,6 +655,25 @@ func labRecipeView(req labCheckRequest) views.LabRecipe {
 	return v
 }
 
+// labRunJSON is a counterexample as the race's player reads a run: the
+// fields of the race API's answer (raceJSON) that it draws and plays.
+type labRunJSON struct {
+	ID       string            `json:"id"`
+	Title    string            `json:"title"`
+	Nodes    int               `json:"nodes"`
+	Params   lab.RunParams     `json:"params"`
+	Events   []raceEventJSON   `json:"events"`
+	Outcomes []raceOutcomeJSON `json:"outcomes"`
+}
+
+// labRun is the run the page plays for the counterexample to property.
+func labRun(property string, cx *labCounterexampleJSON) labRunJSON {
+	return labRunJSON{
+		ID: "lab", Title: "the counterexample to " + property, Nodes: cx.Nodes,
+		Params: lab.RunParams{TTLMS: cx.TTLMS, Fencing: cx.Fencing}, Events: cx.Events, Outcomes: cx.Outcomes,
+	}
+}
+
 func reportView(rep labReportJSON) *views.LabReport {
 	v := &views.LabReport{
 		Schedules: rep.Schedules, Passed: rep.Passed != nil && *rep.Passed, JustSolved: rep.JustSolved, NotSaved: rep.NotSaved, Link: rep.Link,
@@ -662,7 +685,7 @@ func reportView(rep labReportJSON) *views.LabReport {
 			Focus: p.ID == rep.ChallengeProperty,
 		}
 		if cx := p.Counterexample; cx != nil {
-			cv := &views.LabCounterexample{Seed: cx.Seed, Link: cx.Link, Faults: cx.Faults, Summary: cx.Summary}
+			cv := &views.LabCounterexample{Seed: cx.Seed, Link: cx.Link, Faults: cx.Faults, Summary: cx.Summary, Run: labRun(p.ID, cx)}
 			for _, e := range cx.Events {
 				cv.Events = append(cv.Events, views.RaceEvent{TMS: e.TMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text})
 			}

@@ -16,9 +16,12 @@ import (
 // TestLabInBrowser solves the plain-DEL challenge end to end, with the
 // page's script and without it: load the broken recipe, check it, see
 // no-foreign-release break and its counterexample (played on the race's
-// drawing with the script, as a transcript without), fix the release,
-// check again and see the challenge solved and counted. Screenshots at
-// 390 and 1280 px, light and dark, and axe-core on each.
+// player with the script, as a transcript without), fix the release,
+// check again and see the challenge solved and counted. With the script
+// each check stays on the page: the server's fragment takes the place of
+// the error, the report and the challenges, and the focus moves to what
+// changed. Screenshots at 390 and 1280 px, light and dark, and axe-core
+// on each.
 func TestLabInBrowser(t *testing.T) {
 	ch, err := lab.ChallengeByID("plain-del")
 	if err != nil {
@@ -50,6 +53,21 @@ func TestLabInBrowser(t *testing.T) {
 					t.Fatalf("press Check it: %v", err)
 				}
 			}
+			// A mark on the page's window, which a navigation would lose.
+			if js {
+				if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.labStayed = true`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stayed := func() {
+				t.Helper()
+				if !js {
+					return
+				}
+				if ok, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.labStayed === true && !document.querySelector("[data-lab-check]").disabled`)); !ok {
+					t.Error("the check left the page (or left Check it disabled); want its result in place")
+				}
+			}
 			// A line that cannot run is refused, naming it, and the field
 			// is marked.
 			acquire, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#lab-acquire")))
@@ -58,11 +76,21 @@ func TestLabInBrowser(t *testing.T) {
 			}
 			check()
 			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-error]").textContent.startsWith("Acquire line 1") && document.querySelector("#lab-acquire").getAttribute("aria-invalid") === "true"`)
+			if js {
+				stayed()
+				browsertest.WaitFor(t, ctx, `document.activeElement === document.querySelector("#lab-acquire") && document.querySelector("#lab-acquire").getAttribute("aria-describedby") === "lab-acquire-help lab-error"`)
+			}
 			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), acquire)); err != nil {
 				t.Fatal(err)
 			}
 			check()
-			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-passed]").getAttribute("data-lab-passed") === "false"`)
+			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-passed]") && document.querySelector("[data-lab-passed]").getAttribute("data-lab-passed") === "false"`)
+			if js {
+				stayed()
+				// The error is gone with the field's mark, and the focus is
+				// on the report.
+				browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-error]").hidden && !document.querySelector("#lab-acquire").hasAttribute("aria-invalid") && document.activeElement === document.querySelector("[data-lab-report]")`)
+			}
 			cx := `[data-lab-cx="no-foreign-release"]`
 			steps, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.querySelectorAll('`+cx+` [data-race-transcript] li').length`))
 			if err != nil || steps == 0 {
@@ -73,7 +101,13 @@ func TestLabInBrowser(t *testing.T) {
 				if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.Contains(loc, "check=1") {
 					t.Errorf("location %s; want the check's link in the address", loc)
 				}
-				browsertest.WaitFor(t, ctx, `document.querySelector('`+cx+`').getAttribute("data-lab-playing") === "ready"`)
+				// The race's own player: its controls, speed and replay
+				// included, drawn on the race's timeline.
+				browsertest.WaitFor(t, ctx, `document.querySelector('`+cx+`').getAttribute("data-race-playing") === "ready" && document.querySelector('`+cx+` [data-act=speed]') !== null && document.querySelector('`+cx+` svg.race-timeline') !== null`)
+				narration, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(cx+` [data-race-narration]`)))
+				if !strings.HasPrefix(narration, "Press Play to watch this schedule break no-foreign-release") {
+					t.Errorf("narration before playing = %q; want the server's invitation", narration)
+				}
 				// Play it step by step to the end, from the keyboard.
 				if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(cx+` [data-act=forward]`))); err != nil {
 					t.Fatal(err)
@@ -83,8 +117,8 @@ func TestLabInBrowser(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				browsertest.WaitFor(t, ctx, `document.querySelector('`+cx+`').getAttribute("data-lab-playing") === "done"`)
-				narration, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(cx+` [data-race-narration]`)))
+				browsertest.WaitFor(t, ctx, `document.querySelector('`+cx+`').getAttribute("data-race-playing") === "done"`)
+				narration, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(cx+` [data-race-narration]`)))
 				if !strings.HasPrefix(narration, "The end. What happened:") {
 					t.Errorf("narration at the end = %q", narration)
 				}
@@ -92,6 +126,11 @@ func TestLabInBrowser(t *testing.T) {
 				shown, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll('`+cx+` svg.race-timeline .marker')].filter(m => m.style.display !== "none").length`))
 				if shown != steps {
 					t.Errorf("%d markers shown at the end; want %d, one per event", shown, steps)
+				}
+				// The transcript stays whole, the last line the current one.
+				current, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll('`+cx+` [data-race-transcript] li')].findIndex(li => li.getAttribute("aria-current") === "step")`))
+				if hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.querySelectorAll('`+cx+` [data-race-transcript] li[hidden]').length`)); hidden != 0 || current != steps-1 {
+					t.Errorf("transcript: %d lines hidden, line %d current; want none hidden and the last (%d) current", hidden, current, steps-1)
 				}
 			} else {
 				hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+cx+` [data-race-stage]').hidden`))
@@ -135,6 +174,12 @@ func TestLabInBrowser(t *testing.T) {
 			}
 			check()
 			browsertest.WaitFor(t, ctx, `document.querySelector("[data-lab-passed]").getAttribute("data-lab-passed") === "true"`)
+			stayed()
+			// The challenges came with the report: this one is marked solved.
+			browsertest.WaitFor(t, ctx, `document.querySelector('[data-challenge="plain-del"].lab-solved .lab-solved-badge') !== null`)
+			if verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-lab-passed]"))); !strings.Contains(verdict, "Saved with your progress.") {
+				t.Errorf("verdict = %q; want it saved with the progress", verdict)
+			}
 			solved, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-lab-solved-count]")))
 			if !strings.HasPrefix(solved, "1 of "+strconv.Itoa(len(lab.Challenges()))) {
 				t.Errorf("solved count = %q; want 1 of %d", solved, len(lab.Challenges()))
