@@ -1,233 +1,113 @@
 // Lock Lab workshop, the learner's side: in a browser that joined a
 // workshop, every learner page says whom it joined as (with a way to
 // leave) and shows the workshop's poll as soon as the instructor opens
-// it: the run's setup, "pick all that apply", then each outcome judged
-// after the reveal. It listens to the server-sent events of
-// /api/workshop/events and, where those are missing or keep failing,
-// asks /api/workshop every two seconds. Text goes in with textContent
-// only. Without this script, /workshop shows the same with forms.
+// it. The server renders both: /workshop?fragment=poll is the workshop
+// page's poll, /workshop?fragment=banner the banner of every other page,
+// and this script puts the one its page needs in place whenever the
+// state of the workshop changes. It learns of changes from the
+// server-sent events of /api/workshop/events and, where those are
+// missing or keep failing, asks every two seconds. The poll's form posts
+// in place, and is answered with the same fragment. Without this script,
+// /workshop shows the same with forms.
 (function () {
   "use strict";
   if (document.cookie.indexOf("locklab_ws_joined=1") < 0) return;
   if (document.querySelector("[data-dashboard],[data-ws-present]")) return;
   var main = document.getElementById("main");
-  if (!main || !window.fetch) return;
+  if (!main || !window.fetch || !window.DOMParser) return;
 
-  var page = document.querySelector("[data-ws-learner]");
-  var slot, banner, who;
-  if (page) {
-    slot = page.querySelector("[data-ws-poll-slot]");
-  } else {
-    banner = el("aside", "ws-banner");
-    banner.setAttribute("aria-label", "Workshop");
-    var inner = el("div", "wrap");
-    who = el("p", "ws-who");
-    inner.appendChild(who);
-    slot = el("div", "ws-banner-poll");
-    inner.appendChild(slot);
-    banner.appendChild(inner);
-    banner.hidden = true;
-    main.insertBefore(banner, main.firstChild);
-  }
-  var live = el("p", "visually-hidden");
+  // The workshop page has the poll; every other page gets the banner.
+  var kind = document.querySelector("[data-ws-learner]") ? "poll" : "banner";
+  var sel = kind === "poll" ? "[data-ws-poll-slot]" : "[data-ws-banner]";
+  var live = document.createElement("p");
+  live.className = "visually-hidden";
   live.setAttribute("role", "status");
+  live.setAttribute("data-ws-said", "");
   main.appendChild(live);
 
-  var last = null;
+  // asked counts the requests, so that an older answer is not shown over
+  // a newer; while the form is being sent, the page does not ask.
+  var stopped = false, timer = null, asked = 0, sending = false;
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text != null) e.textContent = text;
-    return e;
-  }
-
-  function csrf() {
-    var m = document.querySelector("meta[name=csrf-token]");
-    return m ? m.getAttribute("content") : "";
-  }
-
-  function leaveForm() {
-    var f = el("form", "ws-leave");
-    f.method = "post";
-    f.action = "/workshop/leave";
-    var t = el("input");
-    t.type = "hidden";
-    t.name = "_csrf";
-    t.value = csrf();
-    f.appendChild(t);
-    f.appendChild(el("button", "button button-secondary", "Leave"));
-    f.lastChild.type = "submit";
-    return f;
-  }
-
-  function drawWho(st) {
-    if (!who) return;
-    while (who.firstChild) who.removeChild(who.firstChild);
-    who.appendChild(document.createTextNode("You joined "));
-    who.appendChild(el("strong", "", st.title));
-    if (st.nickname) {
-      who.appendChild(document.createTextNode(" as "));
-      who.appendChild(el("strong", "", st.nickname));
+  // place puts the fragment html in place of the page's, unless they are
+  // the same (boxes the learner is ticking stay ticked), and says so when
+  // a poll opens or is revealed: its heading.
+  function place(html, focus) {
+    var next = new DOMParser().parseFromString(html, "text/html").querySelector(sel);
+    if (!next) return;
+    next = document.importNode(next, true);
+    var now = document.querySelector(sel);
+    if (now && now.outerHTML === next.outerHTML && !focus) return;
+    var was = now && now.querySelector(".ws-lpoll[data-lpoll]");
+    if (now) now.replaceWith(next); else main.insertBefore(next, main.firstChild);
+    var poll = next.querySelector(".ws-lpoll[data-lpoll]");
+    if (poll && (!was || was.getAttribute("data-lpoll") !== poll.getAttribute("data-lpoll") ||
+        was.getAttribute("data-lpoll-revealed") !== poll.getAttribute("data-lpoll-revealed"))) {
+      live.textContent = poll.querySelector("h2").textContent;
     }
-    who.appendChild(document.createTextNode(". "));
-    var a = el("a", "", "Workshop page");
-    a.href = "/workshop";
-    who.appendChild(a);
-    who.appendChild(leaveForm());
+    if (focus) focus(next);
   }
 
-  function setup(lines) {
-    var ul = el("ul", "ws-setup");
-    (lines || []).forEach(function (l) { ul.appendChild(el("li", "", l)); });
-    return ul;
-  }
-
-  function label(p, id) {
-    for (var i = 0; i < p.choices.length; i++) if (p.choices[i].id === id) return p.choices[i].label;
-    return id;
-  }
-
-  function drawPoll(p) {
-    var sec = el("section", "ws-lpoll");
-    sec.id = "poll";
-    var h = el("h2", "", (p.revealed ? "Revealed: " : "Predict: ") + p.title);
-    h.id = "lpoll-h";
-    sec.setAttribute("aria-labelledby", "lpoll-h");
-    sec.appendChild(h);
-    if (!p.revealed) {
-      sec.appendChild(setup(p.setup));
-      var f = el("form");
-      f.method = "post";
-      f.action = "/workshop/poll/" + encodeURIComponent(p.id) + "/predict";
-      var fs = el("fieldset");
-      fs.appendChild(el("legend", "", "What will happen? Pick all that apply."));
-      p.choices.forEach(function (c) {
-        var l = el("label", "ws-pick");
-        var box = el("input");
-        box.type = "checkbox";
-        box.name = "outcome";
-        box.value = c.id;
-        box.checked = p.prediction.indexOf(c.id) >= 0;
-        l.appendChild(box);
-        l.appendChild(document.createTextNode(" " + c.label));
-        fs.appendChild(l);
-      });
-      f.appendChild(fs);
-      var err = el("p", "field-error");
-      err.setAttribute("role", "alert");
-      f.appendChild(err);
-      var b = el("button", "button", p.prediction.length ? "Change my prediction" : "Send my prediction");
-      b.type = "submit";
-      f.appendChild(b);
-      if (p.prediction.length) {
-        var ok = el("p", "ws-hint", "Your prediction is in. You can change it until the reveal.");
-        ok.setAttribute("role", "status");
-        f.appendChild(ok);
-      }
-      f.addEventListener("submit", function (ev) {
-        ev.preventDefault();
-        var picked = [];
-        f.querySelectorAll("input[name=outcome]:checked").forEach(function (x) { picked.push(x.value); });
-        if (!picked.length) { err.textContent = "Pick at least one outcome."; return; }
-        b.disabled = true;
-        fetch(f.action.replace("/workshop/poll/", "/api/workshop/poll/"), {
-          method: "POST", credentials: "same-origin",
-          headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrf() },
-          body: JSON.stringify({ prediction: picked })
-        }).then(function (r) {
-          if (r.ok) return r.json().then(function (np) { draw(Object.assign({}, last, { poll: np })); });
-          b.disabled = false;
-          return r.json().then(function (e) { err.textContent = e.error || "That did not work."; refresh(); }, function () { refresh(); });
-        }, function () { b.disabled = false; err.textContent = "No connection; try again."; });
-      });
-      sec.appendChild(f);
-      return sec;
-    }
-    var judged = p.judged || [];
-    if (!p.prediction.length) {
-      sec.appendChild(el("p", "", "You did not predict this one. What happened:"));
-    } else if (p.right) {
-      var r = el("p", "ws-verdict ws-right");
-      r.appendChild(el("strong", "", "You were right"));
-      r.appendChild(document.createTextNode(" about every outcome."));
-      sec.appendChild(r);
-    } else {
-      var w = el("p", "ws-verdict ws-wrong");
-      w.appendChild(el("strong", "", "Not quite."));
-      w.appendChild(document.createTextNode(" Outcome by outcome:"));
-      sec.appendChild(w);
-    }
-    var ul = el("ul", "ws-judged");
-    ul.setAttribute("role", "list");
-    p.choices.forEach(function (c) {
-      var happened = p.outcomes.indexOf(c.id) >= 0;
-      var li = el("li", happened ? "ws-happened" : "");
-      li.appendChild(el("span", "", label(p, c.id) + ":"));
-      li.appendChild(document.createTextNode(" "));
-      if (happened) li.appendChild(el("strong", "", "happened"));
-      else li.appendChild(document.createTextNode("did not happen"));
-      var j = judged.filter(function (x) { return x.outcome === c.id; })[0];
-      if (j) {
-        li.appendChild(document.createTextNode(" "));
-        li.appendChild(el("span", j.right ? "ws-right" : "ws-wrong",
-          "· " + (j.right ? "you were right" : (j.expected ? "you expected it" : "you did not expect it"))));
-      }
-      ul.appendChild(li);
-    });
-    sec.appendChild(ul);
-    var a = el("a", "", "Watch the run");
-    a.href = p.run;
-    var pa = el("p");
-    pa.appendChild(a);
-    sec.appendChild(pa);
-    return sec;
-  }
-
-  function draw(st) {
-    var key = JSON.stringify(st);
-    if (key === JSON.stringify(last)) return;
-    var was = last && last.poll;
-    last = st;
-    drawWho(st);
-    while (slot.firstChild) slot.removeChild(slot.firstChild);
-    if (st.poll) {
-      slot.appendChild(drawPoll(st.poll));
-      if (!was || was.id !== st.poll.id) live.textContent = "A poll is open: " + st.poll.title;
-      else if (!was.revealed && st.poll.revealed) live.textContent = "The poll is revealed.";
-    } else if (page) {
-      var sec = el("section", "ws-lpoll");
-      sec.appendChild(el("h2", "", "Poll"));
-      sec.appendChild(el("p", "ws-hint", "No poll is open. When your instructor opens one, it shows up here."));
-      slot.appendChild(sec);
-    }
-    if (banner) banner.hidden = false;
+  // refresh asks for the fragment; a browser no longer in a workshop
+  // (404) loses its banner and stops asking.
+  function refresh() {
+    if (sending) return;
+    var mine = ++asked;
+    return fetch("/workshop?fragment=" + kind, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (r) {
+      if (r.status === 404) { gone(); return; }
+      if (r.ok) return r.text().then(function (html) { if (mine === asked) place(html); });
+    }, function () {});
   }
 
   function gone() {
-    if (banner) banner.remove();
     stopped = true;
+    var banner = document.querySelector("[data-ws-banner]");
+    if (banner) banner.remove();
   }
 
-  var stopped = false, timer = null;
-  function refresh() {
-    return fetch("/api/workshop", { credentials: "same-origin", headers: { "Accept": "application/json" } }).then(function (r) {
-      if (r.status === 404) { gone(); return; }
-      if (r.ok) return r.json().then(draw);
-    }, function () {});
-  }
+  // The poll's form: sent in place, answered with the fragment; the focus
+  // goes to the form's button, or to what the server says is missing.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.closest || !form.closest(sel) || !/\/predict$/.test(form.getAttribute("action") || "")) return;
+    ev.preventDefault();
+    var btn = form.querySelector("button[type=submit]");
+    btn.disabled = true;
+    sending = true;
+    asked++;
+    fetch(form.getAttribute("action") + "?fragment=" + kind, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Accept": "text/html" },
+      body: new URLSearchParams(new FormData(form))
+    }).then(function (r) {
+      return r.text().then(function (html) {
+        sending = false;
+        if (!r.ok && r.status !== 400) { btn.disabled = false; refresh(); return; }
+        place(html, function (box) {
+          // A refusal is said aloud (role=alert); the learner picks again.
+          var target = box.querySelector(".ws-lpoll [role=alert]") ? box.querySelector(".ws-lpoll input[type=checkbox]")
+            : box.querySelector(".ws-lpoll button[type=submit]") || box.querySelector(".ws-lpoll");
+          if (target) target.focus();
+        });
+      });
+    }, function () { sending = false; btn.disabled = false; });
+  });
+
   function poll() {
     if (timer || stopped) return;
     refresh();
     timer = setInterval(function () { if (stopped) clearInterval(timer); else refresh(); }, 2000);
   }
 
+  refresh();
   if (!window.EventSource) { poll(); return; }
   var src = new EventSource("/api/workshop/events");
-  var fails = 0;
+  var fails = 0, seen = null;
   src.addEventListener("state", function (ev) {
     fails = 0;
-    try { draw(JSON.parse(ev.data)); } catch (e) { /* a broken event: wait for the next */ }
+    // The event says what changed; the page shows it as the server renders it.
+    if (ev.data !== seen) { seen = ev.data; refresh(); }
   });
   src.onerror = function () {
     // A closed stream (404: not joined, or the server refused it), or

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/race"
@@ -331,22 +332,50 @@ func (s *Server) handlePredict(c echo.Context) error {
 	return c.JSON(http.StatusOK, out.Poll)
 }
 
-// handlePredictForm is the learner page's form: checkboxes named outcome.
+// handlePredictForm is the poll's form: checkboxes named outcome. Sent
+// without JavaScript it goes back to /workshop; sent by
+// workshop-learner.js (?fragment=poll or banner) it is answered with the
+// poll as that fragment renders it.
 func (s *Server) handlePredictForm(c echo.Context) error {
 	form, err := c.FormParams()
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "reading the form: "+err.Error())
 	}
 	_, err = s.predict(c, c.Param("id"), form["outcome"])
-	if errors.Is(err, workshop.ErrBadInput) && len(form["outcome"]) == 0 {
-		return c.Redirect(http.StatusSeeOther, "/workshop?pick=1#poll")
-	}
-	if err != nil && !errors.Is(err, workshop.ErrRevealed) {
-		return err
-	}
+	pickOne := errors.Is(err, workshop.ErrBadInput) && len(form["outcome"]) == 0
 	// After the reveal the page shows the outcomes, which says why the
 	// prediction did not count better than an error page.
+	if err != nil && !pickOne && !errors.Is(err, workshop.ErrRevealed) {
+		return err
+	}
+	if frag := learnerFragment(c); frag != nil {
+		st, err := s.learnerState(c)
+		if err != nil {
+			return err
+		}
+		code := http.StatusOK
+		if pickOne {
+			code = http.StatusBadRequest
+		}
+		return render(c, code, frag(s.learnerPage(st, pickOne)))
+	}
+	if pickOne {
+		return c.Redirect(http.StatusSeeOther, "/workshop?pick=1#poll")
+	}
 	return c.Redirect(http.StatusSeeOther, "/workshop#poll")
+}
+
+// learnerFragment is the part of a learner's page that the request's
+// ?fragment= asks for (workshop-learner.js asks, to update a page in
+// place), or nil for the whole page.
+func learnerFragment(c echo.Context) func(views.LearnerPage) templ.Component {
+	switch c.QueryParam("fragment") {
+	case "poll":
+		return views.LearnerPollSlot
+	case "banner":
+		return views.WorkshopBanner
+	}
+	return nil
 }
 
 // handleLeaveWorkshop forgets which workshop this browser joined; the
@@ -542,18 +571,29 @@ func learnerPoll(st workshop.LearnerState) *views.LearnerPoll {
 
 // handleLearnerPage is /workshop: whom the learner joined as, a way to
 // leave, and the poll with a form. A browser that joined no workshop is
-// sent to the join form.
+// sent to the join form. ?fragment=poll is the page's poll alone, and
+// ?fragment=banner the banner other pages show; a browser that joined
+// none gets a 404 for either.
 func (s *Server) handleLearnerPage(c echo.Context) error {
+	frag := learnerFragment(c)
 	st, err := s.learnerState(c)
-	if errors.Is(err, workshop.ErrNotJoined) || errors.Is(err, workshop.ErrNotFound) {
+	if frag == nil && (errors.Is(err, workshop.ErrNotJoined) || errors.Is(err, workshop.ErrNotFound)) {
 		return c.Redirect(http.StatusSeeOther, "/join")
 	}
 	if err != nil {
 		return err
 	}
-	m := views.LearnerPage{
-		Page: s.page(st.Workshop.Title, "", ""), Code: st.Workshop.Code, Title: st.Workshop.Title,
-		Nickname: st.Nickname, Running: st.Workshop.Running(), Poll: learnerPoll(st), PickOne: c.QueryParam("pick") != "",
+	m := s.learnerPage(st, c.QueryParam("pick") != "")
+	if frag != nil {
+		return render(c, http.StatusOK, frag(m))
 	}
 	return render(c, http.StatusOK, views.LearnerPageView(m))
+}
+
+// learnerPage is the model of a learner's workshop page and its parts.
+func (s *Server) learnerPage(st workshop.LearnerState, pickOne bool) views.LearnerPage {
+	return views.LearnerPage{
+		Page: s.page(st.Workshop.Title, "", ""), Code: st.Workshop.Code, Title: st.Workshop.Title,
+		Nickname: st.Nickname, Running: st.Workshop.Running(), Poll: learnerPoll(st), PickOne: pickOne,
+	}
 }

@@ -18,7 +18,9 @@ import (
 // learner with JavaScript on a phone (390 px) sees it appear on the lesson
 // page without a reload, predicts, and sees the reveal judged outcome by
 // outcome; a learner without JavaScript does the same with the workshop
-// page's forms. The dashboard and presenter view count both live. Every
+// page's forms. The learner's poll is the server's, put in place: the
+// page stays, and the focus goes to what changed. The dashboard and
+// presenter view count both live. Every
 // page is checked with axe-core and photographed at 390, 1280 and 1920 px,
 // light and dark.
 func TestPollInBrowsers(t *testing.T) {
@@ -91,7 +93,23 @@ func TestPollInBrowsers(t *testing.T) {
 	// The presenter view and Ada's lesson page show it by themselves.
 	browsertest.WaitFor(t, present, `document.querySelector("[data-poll]") !== null`)
 	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll form") !== null`)
+	browsertest.WaitFor(t, ada, `document.querySelector("[data-ws-said]").textContent.startsWith("Predict: ")`)
 	shots(t, ada, "poll-learner-lesson", ".ws-banner", true, 390, 1280, 1920)
+	// A mark on the page's window, which a navigation would lose.
+	evalJS[bool](t, ada, `window.pollStayed = true`)
+	stayed := func() {
+		t.Helper()
+		if !evalJS[bool](t, ada, `window.pollStayed === true && location.pathname === "/topics/distributed-locks"`) {
+			t.Error("the poll's form left the lesson; want the answer in place")
+		}
+	}
+	// Sent with nothing ticked: the server's refusal, in place, and the
+	// focus on the first choice.
+	if err := chromedp.Do(ada, chromedp.Click(chromedp.CSS(`.ws-banner .ws-lpoll button[type=submit]`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll [role=alert]") !== null && document.activeElement === document.querySelector(".ws-banner .ws-lpoll input[type=checkbox]")`)
+	stayed()
 	err = chromedp.Do(ada,
 		chromedp.Click(chromedp.CSS(`.ws-banner input[value="two-holders"]`)),
 		chromedp.Click(chromedp.CSS(`.ws-banner input[value="stale-write-accepted"]`)),
@@ -101,6 +119,10 @@ func TestPollInBrowsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll").textContent.includes("Your prediction is in")`)
+	// The poll as the server has it: the two picks ticked, the refusal
+	// gone, the focus on the button that changes the prediction.
+	stayed()
+	browsertest.WaitFor(t, ada, `[...document.querySelectorAll(".ws-banner input:checked")].map(x => x.value).join(" ") === "two-holders stale-write-accepted" && document.querySelector(".ws-banner .ws-lpoll [role=alert]") === null && document.activeElement.textContent.trim() === "Change my prediction"`)
 	browsertest.WaitFor(t, teacher, `document.querySelector("[data-poll-answered]").textContent === "1"`)
 
 	// Bo predicts with the workshop page's form.
@@ -134,7 +156,8 @@ func TestPollInBrowsers(t *testing.T) {
 	}
 	browsertest.WaitFor(t, present, `document.querySelector("[data-poll][data-revealed]") !== null`)
 	shots(t, present, "poll-present-revealed", "", true, 1920, 1280)
-	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll h2").textContent.startsWith("Revealed")`)
+	browsertest.WaitFor(t, ada, `document.querySelector(".ws-banner .ws-lpoll h2").textContent.startsWith("Revealed") && document.querySelector("[data-ws-said]").textContent.startsWith("Revealed: ")`)
+	stayed()
 	browsertest.WaitFor(t, ada, fmt.Sprintf(`document.querySelectorAll(".ws-banner .ws-judged li").length === %d`, len(race.Outcomes())))
 	shots(t, ada, "poll-learner-revealed", ".ws-banner", true, 390, 1280)
 	browsertest.WaitFor(t, teacher, `document.querySelector("[data-poll][data-revealed]") !== null`)
