@@ -224,6 +224,10 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 		size := -1
 		moved, err := m.use(ctx, s, false, func(box Box) (err error) {
 			res, size, err = box.ExecWithin(ctx, client, line, allow)
+			// In the same turn, so that with SandboxCopies it costs no
+			// second look at the shared copy; an extra, without which
+			// the reply stands.
+			res.Keys, _ = box.Keys()
 			return err
 		})
 		m.settle(s, reserved, size)

@@ -123,7 +123,9 @@
       if (res.clear) transcript.replaceChildren();
       else addEntry(who, line, res.output);
       setClock(res.clock_ms);
-      setKeys(markup(res.keys_html, keysBody));
+      // Without rows (the sandbox could not list its keys) the inspector
+      // keeps those it has.
+      if (res.keys_html !== undefined) setKeys(markup(res.keys_html, keysBody));
       if (from !== "example") tell({ kind: "typed" });
       return res;
     }, function (err) {

@@ -21,11 +21,13 @@ import (
 // typed line costs the page one request.
 type execAnswer struct {
 	playground.Result
-	KeysHTML string `json:"keys_html"`
+	// KeysHTML is nil when the sandbox could not list its keys: the page
+	// keeps the rows it has.
+	KeysHTML *string `json:"keys_html,omitempty"`
 }
 
-// writeExecAnswer writes res, with the inspector's rows keysHTML, as the
-// exec API's answer.
+// writeExecAnswer writes res, with the inspector's rows keysHTML (none
+// when nil), as the exec API's answer.
 func writeExecAnswer(c echo.Context, res playground.Result, keysHTML []byte) error {
 	buf := pageBuffers.Get().(*bytes.Buffer)
 	defer putPageBuffer(buf)
@@ -53,8 +55,10 @@ func appendExecAnswer(dst []byte, res playground.Result, keysHTML []byte) []byte
 	if res.Clear {
 		dst = append(dst, `,"clear":true`...)
 	}
-	dst = append(dst, `,"keys_html":`...)
-	dst, _ = jsontext.AppendQuote(dst, keysHTML)
+	if keysHTML != nil {
+		dst = append(dst, `,"keys_html":`...)
+		dst, _ = jsontext.AppendQuote(dst, keysHTML)
+	}
 	return append(dst, "}\n"...)
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,6 +22,8 @@ import (
 
 // Playground runs learners' sandboxes.
 type Playground interface {
+	// Exec runs a line; its Result lists the keys after it (Result.Keys)
+	// for the key inspector.
 	Exec(ctx context.Context, learner string, client playground.Client, line string) (playground.Result, error)
 	Reset(learner string) error
 	// Advance moves the sandbox clock and names the keys that expired,
@@ -72,25 +73,28 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if res.Keys == nil {
+		// The keys are an extra around the reply: without them the page
+		// keeps the rows it has.
+		s.log.Warn("playground keys", "error", "the sandbox could not list its keys after a line")
+		return writeExecAnswer(c, res, nil)
+	}
 	buf := pageBuffers.Get().(*bytes.Buffer)
 	defer putPageBuffer(buf)
 	buf.Reset()
-	if err := s.renderKeyRows(c, buf); err != nil {
+	if err := views.PGKeyRows(pgKeys(res.Keys)).Render(c.Request().Context(), buf); err != nil {
 		return err
 	}
-	return writeExecAnswer(c, res, buf.Bytes())
-}
-
-// renderKeyRows writes the key inspector's rows of the learner's sandbox
-// to w, as the page shows them. The keys are an extra around the reply:
-// if the sandbox cannot list them, no rows are written and the log says
-// why.
-func (s *Server) renderKeyRows(c echo.Context, w io.Writer) error {
-	return views.PGKeyRows(s.keyRows(s.learnerID(c))).Render(c.Request().Context(), w)
+	rows := buf.Bytes()
+	if rows == nil {
+		rows = []byte{} // no keys: the page empties its rows
+	}
+	return writeExecAnswer(c, res, rows)
 }
 
 // keyRows are the key inspector's rows for the learner; none for a
-// learner without a sandbox, or whose sandbox cannot say.
+// learner without a sandbox, or whose sandbox cannot say (the log says
+// why).
 func (s *Server) keyRows(id string) []views.PGKey {
 	if id == "" {
 		return nil
@@ -100,6 +104,11 @@ func (s *Server) keyRows(id string) []views.PGKey {
 		s.log.Warn("playground keys", "error", err)
 		return nil
 	}
+	return pgKeys(keys)
+}
+
+// pgKeys makes the key inspector's rows of a key listing.
+func pgKeys(keys []playground.KeyInfo) []views.PGKey {
 	rows := make([]views.PGKey, 0, len(keys))
 	for _, k := range keys {
 		rows = append(rows, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS), PTTLMS: k.PTTLMS})

@@ -295,7 +295,7 @@ const (
 
 func (p *response) appendTo(b []byte) []byte {
 	var parts byte
-	if p.Result != (playground.Result{}) {
+	if r := &p.Result; r.Client != "" || r.Output != "" || r.ClockMS != 0 || r.Notice != "" || r.Clear || r.ScriptTime != 0 || r.RunTime != 0 {
 		parts |= hasResult
 	}
 	if p.Changes != nil {

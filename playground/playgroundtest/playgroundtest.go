@@ -207,6 +207,14 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 		if v := keys[len(keys)-1].Value; len(v) > 70 || !strings.HasPrefix(v, `"xxx`) {
 			t.Errorf("preview of a 100-byte value = %q; want it cut to about 60 characters", v)
 		}
+		// A line comes with the listing after it.
+		res := p.exec("ada", playground.ClientA, "DEL h l long")
+		if res.Output != "(integer) 3" || fmt.Sprint(res.Keys) != fmt.Sprint(keys[2:3]) {
+			t.Errorf("DEL h l long = %q with keys %v; want 3 and only %v left", res.Output, res.Keys, keys[2:3])
+		}
+		if res := p.exec("bob", playground.ClientA, "PING"); res.Keys == nil || len(res.Keys) != 0 {
+			t.Errorf("PING in a new sandbox came with keys %v; want an empty listing, not none", res.Keys)
+		}
 	})
 
 	t.Run("IdleNotice", func(t *testing.T) {
