@@ -62,6 +62,56 @@ func appendExecAnswer(dst []byte, res playground.Result, keysHTML []byte) []byte
 	return append(dst, "}\n"...)
 }
 
+// appendKeyRows appends the key inspector's rows of keys exactly as
+// views.PGKeyRows renders them (TestKeyRowsAreWhatTheTemplateRenders and
+// FuzzKeyRows compare the two byte for byte): the template is what the
+// rows are, and this is how the exec API writes them after every line,
+// where templ's rendering, a formatted string per cell, cost as much as
+// the rest of the answer.
+func appendKeyRows(dst []byte, keys []playground.KeyInfo) []byte {
+	for _, k := range keys {
+		dst = append(dst, `<tr data-pttl-ms="`...)
+		dst = strconv.AppendInt(dst, k.PTTLMS, 10)
+		dst = append(dst, `"><td>`...)
+		dst = appendEscapedHTML(dst, k.Key)
+		dst = append(dst, `</td><td>`...)
+		dst = appendEscapedHTML(dst, k.Type)
+		dst = append(dst, `</td><td>`...)
+		dst = appendEscapedHTML(dst, k.Value)
+		dst = append(dst, `</td><td>`...)
+		dst = appendEscapedHTML(dst, ttlText(k.PTTLMS))
+		dst = append(dst, `</td></tr>`...)
+	}
+	return dst
+}
+
+// appendEscapedHTML appends s escaped as html.EscapeString, which templ
+// uses, escapes it.
+func appendEscapedHTML(dst []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '"':
+			esc = "&#34;"
+		default:
+			continue
+		}
+		dst = append(dst, s[last:i]...)
+		dst = append(dst, esc...)
+		last = i + 1
+	}
+	return append(dst, s[last:]...)
+}
+
 // appendJSONString appends s as a JSON string. The error AppendQuote
 // returns says only that invalid UTF-8 was replaced, which is meant.
 func appendJSONString(dst []byte, s string) []byte {

@@ -2,12 +2,14 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/playground"
+	"github.com/locklab/locklab/web/views"
 )
 
 // assertSameAnswer fails unless appendExecAnswer writes res as the JSON
@@ -111,5 +113,40 @@ func BenchmarkExecAnswer(b *testing.B) {
 			buf.Reset()
 			_ = json.NewEncoder(&buf).Encode(execAnswer{res, &rows})
 		}
+	})
+}
+
+// assertSameRows fails unless appendKeyRows writes what the template
+// views.PGKeyRows renders for keys.
+func assertSameRows(t *testing.T, keys []playground.KeyInfo) {
+	t.Helper()
+	var want bytes.Buffer
+	if err := views.PGKeyRows(pgKeys(keys)).Render(context.Background(), &want); err != nil {
+		t.Fatal(err)
+	}
+	if got := appendKeyRows(nil, keys); string(got) != want.String() {
+		t.Fatalf("appendKeyRows(%+v) =\n%q\nthe template renders\n%q", keys, got, want.String())
+	}
+}
+
+func TestKeyRowsAreWhatTheTemplateRenders(t *testing.T) {
+	for _, keys := range [][]playground.KeyInfo{
+		nil,
+		{{Key: "lock:invoice:7", Type: "string", Value: `"3f9a1c"`, PTTLMS: 29999}},
+		{
+			{Key: `<b>&'"</b>`, Type: "hash", Value: `{"f": "<v>"}`, PTTLMS: -1},
+			{Key: "bad \xff utf-8 é😀", Type: "zset", Value: `{"a": 1.5}`, PTTLMS: 0},
+			{Key: "long", Type: "list", Value: strings.Repeat("x", 60), PTTLMS: 86_400_000},
+		},
+	} {
+		assertSameRows(t, keys)
+	}
+}
+
+func FuzzKeyRows(f *testing.F) {
+	f.Add("lock:invoice:7", "string", `"3f9a1c"`, int64(30000))
+	f.Add(`<&'">`, "hash", "\xff\x00", int64(-1))
+	f.Fuzz(func(t *testing.T, key, typ, value string, pttl int64) {
+		assertSameRows(t, []playground.KeyInfo{{Key: key, Type: typ, Value: value, PTTLMS: pttl}, {Key: value, Type: typ, Value: key, PTTLMS: -1}})
 	})
 }

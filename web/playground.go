@@ -82,10 +82,7 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	buf := pageBuffers.Get().(*bytes.Buffer)
 	defer putPageBuffer(buf)
 	buf.Reset()
-	if err := views.PGKeyRows(pgKeys(res.Keys)).Render(c.Request().Context(), buf); err != nil {
-		return err
-	}
-	rows := buf.Bytes()
+	rows := appendKeyRows(buf.AvailableBuffer(), res.Keys)
 	if rows == nil {
 		rows = []byte{} // no keys: the page empties its rows
 	}
