@@ -13,11 +13,18 @@ import (
 
 // numArgs says which arguments of a library function are numbers: the
 // positions that must be there, those that may be left out, and whether
-// every argument from the first is one (math.max, string.char).
+// every argument from the first is one (math.max, string.char). strings
+// lists the string arguments that come before them: Lua 5.1 checks
+// arguments in order, so string.rep() is refused for its missing string
+// (#1), not for its missing count (#2). table.concat reads its separator
+// (optStrings) before its table.
 type numArgs struct {
-	required []int
-	optional []int
-	all      bool
+	optStrings []int
+	strings    []int
+	tables     []int
+	required   []int
+	optional   []int
+	all        bool
 }
 
 // numericArgs lists the functions of each library whose arguments Lua 5.1
@@ -27,16 +34,16 @@ type numArgs struct {
 // on their own.
 var numericArgs = map[string]map[string]numArgs{
 	"string": {
-		"byte": {optional: []int{2, 3}},
+		"byte": {strings: []int{1}, optional: []int{2, 3}},
 		"char": {all: true},
-		"find": {optional: []int{3}},
-		"gsub": {optional: []int{4}},
-		"rep":  {required: []int{2}},
-		"sub":  {required: []int{2}, optional: []int{3}},
+		"find": {strings: []int{1, 2}, optional: []int{3}},
+		"gsub": {strings: []int{1, 2}, optional: []int{4}},
+		"rep":  {strings: []int{1}, required: []int{2}},
+		"sub":  {strings: []int{1}, required: []int{2}, optional: []int{3}},
 	},
 	"table": {
-		"concat": {optional: []int{3, 4}},
-		"remove": {optional: []int{2}},
+		"concat": {optStrings: []int{2}, tables: []int{1}, optional: []int{3, 4}},
+		"remove": {tables: []int{1}, optional: []int{2}},
 	},
 	"math": {
 		"abs": {required: []int{1}}, "acos": {required: []int{1}}, "asin": {required: []int{1}},
@@ -60,6 +67,17 @@ func installNumericArgs(L *lua.LState, g *lua.LTable) {
 		for name, spec := range fns {
 			orig := t.RawGetString(name).(*lua.LFunction)
 			t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+				for _, i := range spec.optStrings {
+					if L.Get(i) != lua.LNil {
+						checkStringArg(L, i, name)
+					}
+				}
+				for _, i := range spec.strings {
+					checkStringArg(L, i, name)
+				}
+				for _, i := range spec.tables {
+					checkTableArg(L, i, name)
+				}
 				if spec.all {
 					if L.GetTop() == 0 && (name == "max" || name == "min") {
 						argTypeError(L, 1, name, "number")
@@ -88,6 +106,7 @@ func installNumericArgs(L *lua.LState, g *lua.LTable) {
 	tbl := g.RawGetString("table").(*lua.LTable)
 	insert := tbl.RawGetString("insert").(*lua.LFunction)
 	tbl.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
+		checkTableArg(L, 1, "insert")
 		if L.GetTop() == 3 {
 			toNumberArg(L, 2, "insert")
 		}
@@ -112,6 +131,24 @@ func installNumericArgs(L *lua.LState, g *lua.LTable) {
 		}
 		return n - i
 	}))
+}
+
+// checkStringArg raises Lua 5.1's error for argument i of name unless it
+// is a string or a number (which Lua reads as one).
+func checkStringArg(L *lua.LState, i int, name string) {
+	switch L.Get(i).(type) {
+	case lua.LString, lua.LNumber:
+	default:
+		argTypeError(L, i, name, "string")
+	}
+}
+
+// checkTableArg raises Lua 5.1's error for argument i of name unless it is
+// a table.
+func checkTableArg(L *lua.LState, i int, name string) {
+	if _, ok := L.Get(i).(*lua.LTable); !ok {
+		argTypeError(L, i, name, "table")
+	}
 }
 
 // callOrig calls orig with the arguments on the stack and returns all it

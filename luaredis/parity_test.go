@@ -119,6 +119,20 @@ func numericCases() []parityCase {
 		"local t = {1, 2, 3} table.remove(t, '1') return t",
 		"error('boom', '0')",
 		"return tostring(math.sqrt('16'))",
+		"return string.rep()",
+		"return string.rep({}, 'x')",
+		"return string.sub()",
+		"return string.sub(nil, 1)",
+		"return string.sub('abc', 'x')",
+		"return string.find()",
+		"return string.find('a')",
+		"return string.gsub('a')",
+		"return string.byte()",
+		"return string.byte({}, 'x')",
+		"return table.concat()",
+		"return table.concat({}, {})",
+		"return table.remove()",
+		"return table.insert()",
 	} {
 		cs = append(cs, evalCase("numbers: "+src, src, "2"))
 	}
