@@ -198,20 +198,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	cfg.adminToken = getenv("LOCKLAB_ADMIN_TOKEN")
 	cfg.metricsToken = getenv("LOCKLAB_METRICS_TOKEN")
 	fset.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this address only, not on -addr (for a private network) (env LOCKLAB_METRICS_ADDR)")
-	fset.DurationVar(&cfg.idle, "sandbox-idle", 30*time.Minute, "drop a learner's playground sandbox after this long without commands (env LOCKLAB_SANDBOX_IDLE)")
-	fset.IntVar(&cfg.sandboxes, "max-sandboxes", 10000, "most playground sandboxes alive at once; the longest idle go first (env LOCKLAB_MAX_SANDBOXES)")
-	fset.IntVar(&cfg.maxParticipants, "max-participants", workshop.DefaultMaxParticipants, "most participants one workshop may have; newcomers beyond it are told the workshop is full (env LOCKLAB_MAX_PARTICIPANTS)")
-	fset.IntVar(&cfg.joinRate, "join-rate-limit", limit.DefaultJoinRate, "workshop joins per second per client address, with bursts of twice that: a room of 300 behind one address joins within half a minute, and one address cannot fill a workshop in seconds; 0 turns it off (env LOCKLAB_JOIN_RATE_LIMIT)")
-	fset.IntVar(&cfg.joinCodes, "join-code-limit", limit.DefaultWrongJoinCodes, "wrong workshop codes (a join link or form naming no workshop) per minute per client address, with bursts of as many; more get 429 with Retry-After; 0 turns it off (env LOCKLAB_JOIN_CODE_LIMIT)")
-	cfg.progressMax = store.DefaultMaxSize
-	fset.Var((*byteSize)(&cfg.progressMax), "progress-max", "most bytes the learners' progress may take in the data directory's file, such as 1GiB; beyond it the longest idle anonymous learners are dropped to make room (never one who carried progress with a code or joined a workshop); with Redis, Redis's own maxmemory applies instead (env LOCKLAB_PROGRESS_MAX)")
-	fset.IntVar(&cfg.newcomers, "new-learners-per-address", limit.DefaultNewcomersPerDay, "learners new to the progress store whose progress one client address may have saved a day, all at once if they come together; beyond it a newcomer uses the course but is told their progress is not saved, and learners saved already are never refused; 0 turns it off, as -rate-limit 0 does (env LOCKLAB_NEW_LEARNERS_PER_ADDRESS)")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env LOCKLAB_LOG_FORMAT)")
-	addWorkerFlags(fset, &cfg)
+	addLimitFlags(fset, getenv, &cfg)
 	addSecurityFlags(fset, &cfg.security)
 	addKeepFlags(fset, &cfg.keep)
-	addMemoryFlags(fset, getenv, &cfg.memory)
-	addConnFlags(fset, &cfg.conns)
 	if err := setFromEnv(fset, getenv); err != nil {
 		return config{}, err
 	}
@@ -222,35 +212,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := fset.Parse(args[1:]); err != nil {
 		return config{}, err
 	}
-	if err := checkWorkerFlags(cfg); err != nil {
-		return config{}, err
-	}
-	if err := checkSecurityFlags(cfg.security); err != nil {
+	if err := checkLimitFlags(cfg); err != nil {
 		return config{}, err
 	}
 	if err := checkKeepFlags(&cfg.keep); err != nil {
 		return config{}, err
-	}
-	if cfg.maxParticipants < 1 {
-		return config{}, fmt.Errorf("-max-participants must be at least 1")
-	}
-	if cfg.progressMax < 1<<20 {
-		return config{}, fmt.Errorf("-progress-max must be at least 1MiB")
-	}
-	if cfg.newcomers < 0 {
-		return config{}, fmt.Errorf("-new-learners-per-address must be 0 (off) or more")
-	}
-	if cfg.joinRate < 0 || cfg.joinCodes < 0 {
-		return config{}, fmt.Errorf("-join-rate-limit and -join-code-limit must be 0 (off) or more")
-	}
-	if err := checkMemoryFlags(cfg.memory); err != nil {
-		return config{}, err
-	}
-	if err := checkConnFlags(cfg.conns); err != nil {
-		return config{}, err
-	}
-	if cfg.idle < time.Minute || cfg.sandboxes < 1 {
-		return config{}, fmt.Errorf("-sandbox-idle must be at least 1m and -max-sandboxes at least 1")
 	}
 	// 22 characters of base64 are 128 bits; a shorter token could be
 	// guessed, limits or not.

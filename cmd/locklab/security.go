@@ -32,25 +32,11 @@ type securityConfig struct {
 	behindTLS bool
 }
 
-// addSecurityFlags defines the rate limit, proxy and TLS flags.
+// addSecurityFlags defines the proxy and TLS flags; the rate limits are
+// declared with the other limits (limits.go).
 func addSecurityFlags(fset *flag.FlagSet, sc *securityConfig) {
-	fset.IntVar(&sc.writeRate, "rate-limit", 20, "state-changing requests per second allowed per learner, with bursts of twice that; 0 turns every rate limit off (env LOCKLAB_RATE_LIMIT)")
-	fset.IntVar(&sc.addressRate, "ip-rate-limit", 200, "state-changing requests per second allowed per client address, with bursts of twice that; raise it for a large workshop behind one address (env LOCKLAB_IP_RATE_LIMIT)")
-	fset.IntVar(&sc.scriptRate, "script-rate-limit", 2, "playground lines that run Lua (EVAL, EVALSHA, ...) per second per learner, with bursts of twice that; ten times as many per client address (env LOCKLAB_SCRIPT_RATE_LIMIT)")
-	fset.IntVar(&sc.raceRate, "race-rate-limit", 20, "race simulations (GET /api/race/..., /race pages with new settings) per second per client address, with bursts of twice that; a run that takes more than 5 ms counts once per 5 ms, and a run starts only when the address has a second's worth left; repeated runs come from a cache and are free (env LOCKLAB_RACE_RATE_LIMIT)")
-	fset.DurationVar(&sc.scriptTimeout, "script-timeout", time.Second, "how long one playground script (EVAL) may run before it is stopped with an error; scripts' time is also metered per learner and address (env LOCKLAB_SCRIPT_TIMEOUT)")
 	fset.Var(&sc.trustedProxies, "trusted-proxies", "comma-separated addresses or CIDR ranges of load balancers whose X-Forwarded-For header names the client; none by default, so the header is ignored (env LOCKLAB_TRUSTED_PROXIES)")
 	fset.BoolVar(&sc.behindTLS, "behind-tls", false, "the site is served over HTTPS (by a proxy in front): cookies become Secure and the session cookie gets the __Host- prefix (env LOCKLAB_BEHIND_TLS)")
-}
-
-func checkSecurityFlags(sc securityConfig) error {
-	if sc.writeRate < 0 || sc.addressRate < 0 || sc.scriptRate < 0 || sc.raceRate < 0 {
-		return fmt.Errorf("-rate-limit, -ip-rate-limit, -script-rate-limit and -race-rate-limit must be 0 (off) or more")
-	}
-	if sc.scriptTimeout < 10*time.Millisecond || sc.scriptTimeout > 10*time.Second {
-		return fmt.Errorf("-script-timeout must be between 10ms and 10s")
-	}
-	return nil
 }
 
 // rates are the limits the flags set.

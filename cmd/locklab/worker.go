@@ -62,27 +62,6 @@ func labSlots(cfg *config) int {
 	return labChecksPerCore * runtime.GOMAXPROCS(0)
 }
 
-// addWorkerFlags declares the flags of the sandbox workers.
-func addWorkerFlags(fset *flag.FlagSet, cfg *config) {
-	workers := 0
-	if _, err := os.Executable(); err == nil {
-		workers = 2 // the binary can start itself as a worker
-	}
-	cfg.workerMemory = defaultWorkerMemory
-	fset.IntVar(&cfg.workers, "sandbox-workers", workers, "run the playground's sandboxes in this many worker processes, restarted if they crash; 0 runs them in the server process (env LOCKLAB_SANDBOX_WORKERS)")
-	fset.Var((*byteSize)(&cfg.workerMemory), "worker-memory", "memory limit of each sandbox worker process, such as 256MiB (env LOCKLAB_WORKER_MEMORY)")
-}
-
-func checkWorkerFlags(cfg config) error {
-	if cfg.workers < 0 || cfg.workers > 64 {
-		return fmt.Errorf("-sandbox-workers must be between 0 (in process) and 64")
-	}
-	if cfg.workerMemory < 32<<20 {
-		return fmt.Errorf("-worker-memory must be at least 32MiB")
-	}
-	return nil
-}
-
 // newSandboxes starts the playground: the workers and their supervisor,
 // or with -sandbox-workers 0 a Manager in this process. With copies set,
 // learners' sandboxes are shared with the other replicas through it.
