@@ -133,7 +133,8 @@ func allowed(name string) bool {
 		"MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH":
 		return true
 	// Server.
-	case "PING", "ECHO", "TIME", "DBSIZE", "FLUSHDB", "FLUSHALL":
+	case "PING", "ECHO", "TIME", "DBSIZE", "FLUSHDB", "FLUSHALL",
+		"WAIT", "PUBLISH", "SELECT", "CLIENT":
 		return true
 	}
 	return false
@@ -148,20 +149,18 @@ func refusal(name string, c command) string {
 	switch name {
 	case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE":
 		return "it would keep your connection waiting for messages"
-	case "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "PUBLISH", "SPUBLISH", "PUBSUB":
+	case "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "SPUBLISH", "PUBSUB":
 		return "there is no pub/sub in the playground, as nobody could subscribe"
 	case "MONITOR":
 		return "it would turn your connection into a feed of every command"
 	case "HELLO":
 		return "it switches the protocol; the playground speaks RESP2 like a plain redis-cli"
 	case "CLIENT":
-		return "your two clients A and B are fixed; there are no others to list, name or kill"
+		return "your two clients A and B are fixed; there are no others to list or kill, and only their names (SETNAME, GETNAME) can be set"
 	case "AUTH", "ACL":
 		return "a sandbox has no users or passwords"
 	case "SELECT", "SWAPDB", "MOVE":
 		return "a sandbox has only database 0"
-	case "WAIT", "WAITAOF":
-		return "a sandbox has no replicas or disk to wait for"
 	case "DEBUG", "CONFIG", "SHUTDOWN", "SAVE", "BGSAVE", "BGREWRITEAOF", "LASTSAVE",
 		"REPLICAOF", "SLAVEOF", "SYNC", "PSYNC", "FAILOVER", "MODULE", "LATENCY",
 		"SLOWLOG", "MEMORY", "INFO", "ROLE", "LOLWUT", "COMMAND", "RESET", "QUIT":

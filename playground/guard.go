@@ -54,6 +54,7 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 		return ref
 	}
 	for _, p := range patternArgs(name, argv) {
+		p = forwardRange(p)
 		if !patternOK(p) {
 			return notAllowed("ERR the playground cannot match with the pattern %s: use UTF-8 text and character classes such as [a-z]", Quote(p))
 		}

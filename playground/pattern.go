@@ -2,6 +2,7 @@ package playground
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -66,4 +67,67 @@ func patternOK(p string) bool {
 	re.WriteString(`\E$`)
 	_, err := regexp.Compile(re.String())
 	return err == nil
+}
+
+// forwardRanges returns argv with each glob pattern's reversed character
+// ranges put the right way round ([z-b] as [b-z]), as Redis's
+// stringmatchlen reads them; miniredis would refuse them. argv itself is
+// returned when nothing changes.
+func forwardRanges(name string, argv []string) []string {
+	var out []string
+	at := func(i int) {
+		if p := forwardRange(argv[i]); p != argv[i] {
+			if out == nil {
+				out = slices.Clone(argv)
+			}
+			out[i] = p
+		}
+	}
+	switch name {
+	case "KEYS":
+		at(1)
+	case "SCAN", "HSCAN", "SSCAN", "ZSCAN":
+		for i := 1; i+1 < len(argv); i++ {
+			if strings.EqualFold(argv[i], "MATCH") {
+				at(i + 1)
+			}
+		}
+	}
+	if out == nil {
+		return argv
+	}
+	return out
+}
+
+// forwardRange is one pattern with its reversed ranges turned round. In a
+// class, a backslash escapes the next byte, and x-y is a range when both
+// ends are there, as in stringmatchlen.
+func forwardRange(p string) string {
+	if !strings.Contains(p, "-") {
+		return p
+	}
+	b := []byte(p)
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '[':
+			i++
+			if i < len(b) && b[i] == '^' {
+				i++
+			}
+			for ; i < len(b) && b[i] != ']'; i++ {
+				switch {
+				case b[i] == '\\' && i+1 < len(b):
+					i++
+				case i+2 < len(b) && b[i+1] == '-':
+					if b[i] > b[i+2] {
+						b[i], b[i+2] = b[i+2], b[i]
+					}
+					i += 2
+				}
+			}
+		}
+	}
+	return string(b)
 }

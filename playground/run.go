@@ -74,6 +74,8 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 		return resp.Err(ref.Msg), ref
 	}
 	name := strings.ToUpper(argv[0])
+	argv = forwardRanges(name, argv)
+	existed := name == "APPEND" && s.m.Exists(argv[1])
 	v, ok := s.override(c, name, argv)
 	if !ok {
 		var carry func(resp.Value)
@@ -82,9 +84,13 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 		}
 		v = fixScores(name, argv, fixReply(name, s.dispatch(c, argv...)))
 		s.afterDispatch(name, argv, v)
+		setOrder(name, v)
 		if carry != nil {
 			carry(v)
 		}
+	}
+	if cmd.flags&flagWrite != 0 {
+		s.noteEncoding(name, cmd, argv, existed)
 	}
 	s.account(cmd, argv)
 	s.noteChange(name, cmd, argv)
@@ -122,10 +128,13 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 	if !allowed(name) {
 		return command{}, nil, notAllowed("ERR the playground does not support %s: %s", name, refusal(name, cmd))
 	}
-	if name == "SCRIPT" || name == "OBJECT" {
+	if name == "SELECT" && selectRefused(argv[1]) {
+		return command{}, nil, notAllowed("ERR the playground does not support SELECT %s: %s", argv[1], refusal(name, cmd))
+	}
+	if name == "SCRIPT" || name == "OBJECT" || name == "CLIENT" {
 		sub, ok := lookupCommand(name + "|" + strings.ToUpper(argv[1]))
 		if !ok {
-			v := resp.Err(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", argv[1], name))
+			v := resp.Err(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", resp.OneLine(argv[1]), name))
 			return command{}, &v, nil
 		}
 		if !sub.arityOK(len(argv)) {
@@ -133,7 +142,8 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 			return command{}, &v, nil
 		}
 		switch full := strings.ToUpper(sub.name); full {
-		case "SCRIPT|LOAD", "SCRIPT|EXISTS", "SCRIPT|FLUSH", "SCRIPT|KILL", "OBJECT|IDLETIME":
+		case "SCRIPT|LOAD", "SCRIPT|EXISTS", "SCRIPT|FLUSH", "SCRIPT|KILL", "OBJECT|IDLETIME",
+			"OBJECT|ENCODING", "OBJECT|REFCOUNT", "OBJECT|FREQ", "OBJECT|HELP", "CLIENT|SETNAME", "CLIENT|GETNAME":
 		default:
 			return command{}, nil, notAllowed("ERR the playground does not support %s %s: %s",
 				name, strings.ToUpper(argv[1]), subRefusal(full))
@@ -143,9 +153,10 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 }
 
 func subRefusal(full string) string {
+	if strings.HasPrefix(full, "CLIENT|") {
+		return refusal("CLIENT", command{})
+	}
 	switch full {
-	case "OBJECT|ENCODING", "OBJECT|FREQ", "OBJECT|REFCOUNT":
-		return "a sandbox does not keep Redis's internal encodings and counters"
 	case "SCRIPT|DEBUG":
 		return "the Lua debugger needs its own connection mode"
 	}
@@ -166,7 +177,7 @@ func unknownCommand(argv []string) string {
 	if len(name) > 128 {
 		name = name[:128]
 	}
-	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", name, args.String())
+	return resp.OneLine(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", name, args.String()))
 }
 
 // exec runs a queued transaction: atomically, since the sandbox runs one
@@ -234,20 +245,28 @@ func (sc scriptCaller) Call(argv []string, readOnly bool) (v resp.Value) {
 		}
 	}()
 	cmd, ok := lookupCommand(name)
+	flags := cmd.flags
+	if len(argv) > 1 {
+		// A subcommand's flags are its own (CLIENT GETNAME may not run
+		// in a script, though CLIENT has no such flag).
+		if sub, ok := lookupCommand(name + "|" + strings.ToUpper(argv[1])); ok {
+			flags = sub.flags
+		}
+	}
 	switch {
 	case !ok:
 		return resp.Err("ERR Unknown Redis command called from script")
 	case !cmd.arityOK(len(argv)):
 		return resp.Err("ERR Wrong number of args calling Redis command from script")
-	case cmd.flags&flagNoScript != 0:
+	case flags&flagNoScript != 0:
 		return resp.Err("ERR This Redis command is not allowed from script")
-	case readOnly && cmd.flags&flagWrite != 0:
+	case readOnly && flags&flagWrite != 0:
 		return resp.Err("ERR Write commands are not allowed from read-only scripts.")
 	}
-	if name == "PUBLISH" || name == "SPUBLISH" {
+	if name == "SPUBLISH" {
 		// Redis 7 lets scripts publish (a lock's release script may wake
 		// its waiters). Nobody can subscribe to a sandbox, so no client
-		// receives the message: Redis then answers 0.
+		// receives the message: Redis then answers 0, as PUBLISH does.
 		return resp.Int(0)
 	}
 	if _, errv, ref := s.check(argv); ref != nil {

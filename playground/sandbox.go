@@ -120,8 +120,11 @@ type Sandbox struct {
 	frozen bool
 	// far holds the expiries too far ahead for miniredis, and farBase is
 	// when their stand-ins were last renewed; see expire.go.
-	far     map[string]farExpiry
-	farBase time.Time
+	far map[string]farExpiry
+	// rawStrings are the string keys changed in place (APPEND, SETRANGE,
+	// SETBIT), which Redis keeps raw: OBJECT ENCODING says so.
+	rawStrings map[string]struct{}
+	farBase    time.Time
 	// writes counts what may have changed the state; see Writes.
 	writes uint64
 	// previews are the key inspector's values of the keys not written
@@ -139,7 +142,8 @@ type conn struct {
 	multi  bool
 	dirty  bool
 	queue  [][]string
-	queued int // bytes of queue, as argvBytes counts them
+	queued int    // bytes of queue, as argvBytes counts them
+	name   string // CLIENT SETNAME's
 }
 
 func newConn() *conn {

@@ -14,10 +14,10 @@ func (v Value) AppendRESP(dst []byte) []byte {
 	switch v.Kind {
 	case Status:
 		dst = append(dst, '+')
-		dst = append(dst, oneLine(v.Str)...)
+		dst = append(dst, OneLine(v.Str)...)
 	case Error:
 		dst = append(dst, '-')
-		dst = append(dst, oneLine(v.Str)...)
+		dst = append(dst, OneLine(v.Str)...)
 	case Integer:
 		dst = append(dst, ':')
 		dst = strconv.AppendInt(dst, v.Int, 10)
@@ -46,7 +46,10 @@ func (v Value) AppendRESP(dst []byte) []byte {
 	return append(dst, "\r\n"...)
 }
 
-func oneLine(s string) string {
+// OneLine is an error message as Redis sends it: a carriage return or
+// newline in it (from a client's argument) becomes a space, so that the
+// error stays one line of the protocol.
+func OneLine(s string) string {
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}
