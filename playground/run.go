@@ -76,6 +76,7 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 	name := strings.ToUpper(argv[0])
 	argv = forwardRanges(name, argv)
 	existed := name == "APPEND" && s.m.Exists(argv[1])
+	wasHash := s.hashBefore(name, argv)
 	v, ok := s.override(c, name, argv)
 	if !ok {
 		var carry func(resp.Value)
@@ -85,12 +86,16 @@ func (s *Sandbox) guarded(c *conn, cmd command, argv []string) (resp.Value, *Ref
 		v = fixScores(name, argv, fixReply(name, s.dispatch(c, argv...)))
 		s.afterDispatch(name, argv, v)
 		setOrder(name, v)
+		if len(s.hashOrders) > 0 {
+			v = s.hashReplyOrder(name, argv, v)
+		}
 		if carry != nil {
 			carry(v)
 		}
 	}
 	if cmd.flags&flagWrite != 0 {
 		s.noteEncoding(name, cmd, argv, existed)
+		s.noteHashOrder(name, cmd, argv, v, wasHash)
 	}
 	s.account(cmd, argv)
 	s.noteChange(name, cmd, argv)
@@ -288,7 +293,7 @@ func argvBytes(argv []string) int {
 	return n
 }
 
-// queuedBytes is what both clients' transactions hold. It counts towards
-// the sandbox's data for a Manager's budget, as it takes memory as data
-// does.
-func (s *Sandbox) queuedBytes() int { return s.conns[0].queued + s.conns[1].queued }
+// queuedBytes is what both clients' transactions hold, and the hash field
+// orders the sandbox notes (hashorder.go). It counts towards the sandbox's
+// data for a Manager's budget, as it takes memory as data does.
+func (s *Sandbox) queuedBytes() int { return s.conns[0].queued + s.conns[1].queued + s.orderBytes }

@@ -124,6 +124,10 @@ type Sandbox struct {
 	// rawStrings are the string keys changed in place (APPEND, SETRANGE,
 	// SETBIT), which Redis keeps raw: OBJECT ENCODING says so.
 	rawStrings map[string]struct{}
+	// hashOrders are the field orders of small hashes, and orderBytes
+	// what they hold (hashorder.go).
+	hashOrders map[string]*hashOrder
+	orderBytes int
 	farBase    time.Time
 	// writes counts what may have changed the state; see Writes.
 	writes uint64

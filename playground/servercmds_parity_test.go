@@ -1,6 +1,9 @@
 package playground
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestParityServerCommands compares with redis-cli + Redis 7.0 the server
 // commands a lock learner meets (WAIT, PUBLISH, SELECT, CLIENT SETNAME and
@@ -152,6 +155,66 @@ func TestParityServerCommands(t *testing.T) {
 		a(`"foo\nbar" "a\nb"`),
 		a(`"x\r\ny"`),
 		a(`OBJECT "a\nb" k`),
+		a("FLUSHALL"),
+	})
+}
+
+// TestParityHashOrder compares the order of small hashes' fields, which
+// Redis keeps as they were first set.
+func TestParityHashOrder(t *testing.T) {
+	a := func(line string) parityCase { return parityCase{client: ClientA, line: line} }
+	long := "v" + strings.Repeat("x", 64)
+	runParityCases(t, []parityCase{
+		a("HSET h z 1 a 2 m 3"),
+		a("HGETALL h"),
+		a("HKEYS h"),
+		a("HVALS h"),
+		a("HSCAN h 0"),
+		a("HSCAN h 0 MATCH [am]"),
+		a("HSET h a 9 b 4"),
+		a("HGETALL h"),
+		a("HDEL h z"),
+		a("HKEYS h"),
+		a("HSET h z 0"),
+		a("HKEYS h"),
+		a("HSETNX h c 1"),
+		a("HSETNX h a 1"),
+		a("HINCRBY h y 5"),
+		a("HINCRBYFLOAT h x 1.5"),
+		a("HMSET h q 1 a 2"),
+		a("HGETALL h"),
+		a("HSET h z 1 z 2"),
+		a("HKEYS h"),
+		a(`EVAL "return redis.call('HGETALL', KEYS[1])" 1 h`),
+		a(`EVAL "redis.call('HSET', KEYS[1], 'k2', 1, 'k1', 2) return redis.call('HKEYS', KEYS[1])" 1 hs`),
+		a("RENAME h h2"),
+		a("HKEYS h2"),
+		a("COPY h2 h3"),
+		a("HKEYS h3"),
+		a("HSET h3 new 1"),
+		a("HKEYS h3"),
+		a("HKEYS h2"),
+		a("EXPIRE h2 100"),
+		a("HKEYS h2"),
+		a("DEL h2"),
+		a("HSET h2 b 1 a 2"),
+		a("HKEYS h2"),
+		a("MULTI"),
+		a("HSET t y 1 x 2"),
+		a("HKEYS t"),
+		a("EXEC"),
+		a("HSET lock:r 8c1f:1 1"),
+		a("HINCRBY lock:r 8c1f:1 1"),
+		a("HSET lock:r 02aa:1 1"),
+		a("HGETALL lock:r"),
+		a("HSET big f " + long),
+		a("OBJECT ENCODING big"),
+		a("HSET one b 1"),
+		a("HSET one a 1"),
+		a("HKEYS one"),
+		a("FLUSHALL"),
+		a("HSET h b 1 a 2"),
+		a("HKEYS h"),
 		a("FLUSHALL"),
 	})
 }
