@@ -46,7 +46,7 @@ func (s *Sandbox) hashBefore(name string, argv []string) bool {
 // noteHashOrder keeps the field orders up to date after write command
 // name ran and answered v; existed is hashBefore's answer.
 func (s *Sandbox) noteHashOrder(name string, cmd command, argv []string, v resp.Value, existed bool) {
-	if v.Kind == resp.Error {
+	if v.Kind == resp.Error || len(s.hashOrders) == 0 && !hashWriters[name] {
 		return
 	}
 	switch {
