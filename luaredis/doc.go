@@ -1,7 +1,8 @@
 // Package luaredis is Redis 7 scripting for miniredis: EVAL, EVALSHA,
-// EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL on gopher-lua, with
-// Redis's conversions between Lua values and replies and Redis 7's error
-// texts. Stock miniredis Lua never runs: the playground's sandboxes and the
+// EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL, and Redis 7
+// functions (FUNCTION LOAD/LIST/DELETE/FLUSH/STATS/KILL, FCALL,
+// FCALL_RO), on gopher-lua, with Redis's conversions between Lua values
+// and replies and Redis 7's error texts. Stock miniredis Lua never runs: the playground's sandboxes and the
 // race engine's nodes hand these commands to an Engine, and redis.call goes
 // back to the caller's Redis through a Caller.
 //

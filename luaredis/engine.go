@@ -49,16 +49,23 @@ type CommandLookup interface {
 }
 
 // Engine runs the scripting commands of one sandbox. It keeps the
-// sandbox's script cache (for EVALSHA) and, while scripts run, a Lua state.
+// sandbox's script cache (for EVALSHA), its function libraries (for
+// FCALL) and, while scripts run, a Lua state.
 // An Engine is not safe for concurrent use; the sandbox serializes commands.
 type Engine struct {
-	opts   Options
-	cache  map[string]*compiled // by SHA1
-	order  []string             // SHA1s, oldest first, for eviction
-	bytes  int                  // script bytes in cache, as compiled.size counts them
-	vm     *vm                  // nil until the first script runs, and after Release
-	shared *Cache
-	now    func() time.Time
+	opts  Options
+	cache map[string]*compiled // by SHA1
+	order []string             // SHA1s, oldest first, for eviction
+	bytes int                  // script bytes in cache, as compiled.size counts them
+	// libs are the function libraries, in the order loaded, libBytes
+	// what they take, and funcIndex their functions by lower-case name
+	// (see library.go).
+	libs      []*library
+	libBytes  int
+	funcIndex map[string]funcRef
+	vm        *vm // nil until the first script runs, and after Release
+	shared    *Cache
+	now       func() time.Time
 	// allocs counts the bytes the process has allocated: when it has
 	// grown enough, the watchdog judges what the script holds.
 	allocs func() uint64
@@ -125,19 +132,22 @@ func (e *Engine) Release() {
 	}
 }
 
-// Forget empties the script cache, as SCRIPT FLUSH does, but keeps the
-// Lua state: for a caller that reuses the engine for a new, empty
-// server. Scripts cannot keep globals (they are refused), so the state
-// carries nothing from one script to the next.
+// Forget empties the script cache, as SCRIPT FLUSH does, and removes
+// the function libraries, as FUNCTION FLUSH does, but keeps the Lua
+// state: for a caller that reuses the engine for a new, empty server.
+// Scripts cannot keep globals (they are refused), so the state carries
+// nothing from one script to the next.
 func (e *Engine) Forget() {
 	e.cache = map[string]*compiled{}
 	e.order, e.bytes = nil, 0
+	e.flushLibraries()
 	e.rand = newLrand48()
 }
 
-// ScriptBytes returns what the cached scripts take: their source and an
-// estimate of their compiled form. A sandbox counts it with its data.
-func (e *Engine) ScriptBytes() int { return e.bytes }
+// ScriptBytes returns what the cached scripts and the function libraries
+// take: their source and an estimate of their compiled form. A sandbox
+// counts it with its data.
+func (e *Engine) ScriptBytes() int { return e.bytes + e.libBytes }
 
 // Scripts returns the source of every cached script, oldest first, so that
 // a snapshot of the sandbox can restore them with Load.
@@ -177,9 +187,9 @@ func (e *Engine) Load(src string) (string, error) {
 	return sha, nil
 }
 
-// Do runs one scripting command: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO or
-// SCRIPT with a subcommand. argv[0] is the command name in any case; the
-// caller has checked the arity.
+// Do runs one scripting command: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO,
+// FCALL, FCALL_RO, or SCRIPT or FUNCTION with a subcommand. argv[0] is
+// the command name in any case; the caller has checked the arity.
 func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
 	switch name := strings.ToUpper(argv[0]); name {
 	case "EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO":
@@ -210,8 +220,15 @@ func (e *Engine) Do(ctx context.Context, c Caller, argv []string) resp.Value {
 			return resp.Err("ERR Can not execute a script with write flag using *_ro command.")
 		}
 		return e.run(ctx, c, sha, sc, keys, args, readOnly || sc.flags.noWrites)
+	case "FCALL", "FCALL_RO":
+		if len(argv) < 3 {
+			return resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(name)))
+		}
+		return e.fcall(ctx, c, argv, name == "FCALL_RO")
 	case "SCRIPT":
 		return e.scriptCommand(argv)
+	case "FUNCTION":
+		return e.functionCommand(ctx, argv)
 	default:
 		return resp.Err(fmt.Sprintf("ERR unknown command '%s'", argv[0]))
 	}
@@ -284,7 +301,7 @@ func (e *Engine) lookupOrCompile(sha, src string) (*compiled, error) {
 	if len(src) > e.opts.MaxScriptBytes {
 		return nil, e.overLimit(len(src))
 	}
-	if e.opts.Room != nil && len(src) > e.bytes && len(src) > e.opts.Room() {
+	if e.opts.Room != nil && len(src) > e.ScriptBytes() && len(src) > e.opts.Room() {
 		return nil, errFull
 	}
 	sc, err := e.shared.compile(sha, src, e.opts.Limits)
@@ -294,15 +311,20 @@ func (e *Engine) lookupOrCompile(sha, src string) (*compiled, error) {
 	if sc.size > e.opts.MaxScriptBytes {
 		return nil, e.overLimit(sc.size)
 	}
+	// Function libraries are never forgotten: a script must fit beside
+	// them.
+	if len(e.libs) >= e.opts.MaxScripts || e.libBytes+sc.size > e.opts.MaxScriptBytes {
+		return nil, &tooLargeError{fmt.Sprintf("ERR the playground keeps at most %d KiB and %d function libraries and scripts in a sandbox, and its libraries leave no room for this script; delete a library (FUNCTION DELETE)", e.opts.MaxScriptBytes>>10, e.opts.MaxScripts)}
+	}
 	// What the cache holds once the oldest scripts are forgotten to make
 	// room under MaxScripts and MaxScriptBytes.
 	drop, after := 0, e.bytes
-	for drop < len(e.order) && (len(e.order)-drop >= e.opts.MaxScripts || after+sc.size > e.opts.MaxScriptBytes) {
+	for drop < len(e.order) && (len(e.order)-drop+len(e.libs) >= e.opts.MaxScripts || after+sc.size+e.libBytes > e.opts.MaxScriptBytes) {
 		after -= e.cache[e.order[drop]].size
 		drop++
 	}
 	after += sc.size
-	if e.opts.Room != nil && after > e.bytes && after > e.opts.Room() {
+	if e.opts.Room != nil && after+e.libBytes > e.ScriptBytes() && after+e.libBytes > e.opts.Room() {
 		return nil, errFull
 	}
 	for _, old := range e.order[:drop] {
@@ -341,26 +363,47 @@ func compileError(err error) resp.Value {
 func (e *Engine) run(ctx context.Context, c Caller, sha string, sc *compiled, keys, args []string, readOnly bool) resp.Value {
 	// A line whose time is up (the scripts of a transaction after one
 	// that spun) gets its answer without starting the VM.
-	if d, ok := ctx.Deadline(); ok && !e.now().Before(d) {
+	if e.late(ctx) {
 		return e.stopped(errTimeout, sha)
 	}
+	v, r, end := e.begin(ctx, c, sc.count.setTable, readOnly)
+	defer end()
+	L := v.L
+	v.globals.RawSetString("KEYS", stringTable(L, keys))
+	v.globals.RawSetString("ARGV", stringTable(L, args))
+	fn := L.NewFunctionFromProto(sc.proto)
+	fn.Env = v.env
+	L.Push(fn)
+	return e.reply(L.PCall(0, 1, v.handler), sha, v, r)
+}
+
+// late reports whether the deadline of ctx has passed already.
+func (e *Engine) late(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !e.now().Before(d)
+}
+
+// begin readies the Lua state for a run of code under the watchdog, and
+// returns it with the run and the function that ends the run. setTable
+// says the code writes tables at computed keys, which the watchdog must
+// then look at.
+func (e *Engine) begin(ctx context.Context, c Caller, setTable, readOnly bool) (*vm, *run, func()) {
 	if e.vm == nil {
 		e.vm = newVM(e)
 	}
 	v := e.vm
 	L := v.L
-	v.globals.RawSetString("KEYS", stringTable(L, keys))
-	v.globals.RawSetString("ARGV", stringTable(L, args))
 	// Only a script that writes tables at computed keys needs the
 	// watchdog to look at its instructions; loadstring turns it on for
 	// code it compiles that does.
 	var pad *padGuard
-	if sc.count.setTable {
+	if setTable {
 		pad = v.pad
 	}
 	r := &run{caller: c, readOnly: readOnly, watchdog: newWatchdog(ctx, e.now(), e.opts.Limits, memory{allocs: e.allocs, held: v.held}, pad)}
 	v.run = r
-	defer func() {
+	L.SetContext(r.watchdog.context())
+	return v, r, func() {
 		v.run = nil
 		L.RemoveContext()
 		// Nothing of the script outlives it: not its stack, whose
@@ -371,15 +414,16 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, sc *compiled, ke
 		v.acct.release()
 		v.globals.RawSetString("KEYS", lua.LNil)
 		v.globals.RawSetString("ARGV", lua.LNil)
-	}()
+	}
+}
 
-	fn := L.NewFunctionFromProto(sc.proto)
-	fn.Env = v.env
-	L.SetContext(r.watchdog.context())
-	L.Push(fn)
-	err := L.PCall(0, 1, v.handler)
+// reply is the reply for a run whose protected call returned err: the
+// watchdog's refusal if it stopped the code, Redis's error reply for an
+// error the code raised (named as the script or function name says),
+// else the value the code returned, converted.
+func (e *Engine) reply(err error, name string, v *vm, r *run) resp.Value {
 	if werr := r.watchdog.err; werr != nil {
-		return e.stopped(werr, sha)
+		return e.stopped(werr, name)
 	}
 	if err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
@@ -387,9 +431,9 @@ func (e *Engine) run(ctx context.Context, c Caller, sha string, sc *compiled, ke
 		if errors.As(err, &apiErr) {
 			obj = apiErr.Object
 		}
-		return scriptError(obj, sha, r)
+		return scriptError(obj, name, r)
 	}
-	return fromLua(L.Get(-1), r.resp3, v.order)
+	return fromLua(v.L.Get(-1), r.resp3, v.order)
 }
 
 // stopped is the reply for a script the watchdog stopped.

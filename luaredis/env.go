@@ -29,6 +29,12 @@ type vm struct {
 	held      func(max uint64) uint64 // acct.held, made once
 	pad       *padGuard
 	built     int // bytes of strings built since the watchdog last looked (see build)
+	// libEnv is the environment of function libraries, libMeta its
+	// metatable, whose __index is libAPI while a library loads and the
+	// globals otherwise; loading collects what the library registers
+	// (see libenv.go).
+	libEnv, libMeta, libAPI *lua.LTable
+	loading                 *loadCtx
 }
 
 // newVM builds a Lua state with the base, table, string and math libraries,
@@ -114,6 +120,7 @@ func newVM(e *Engine) *vm {
 	g.RawSetString("_G", v.env)
 	v.protected[g] = true
 	L.Env = v.env // loadstring and friends give new functions this env
+	v.installLibraryEnv()
 
 	v.handler = L.NewFunction(v.onError)
 	acct, err := newAccount(L)
