@@ -24,9 +24,11 @@ type Changes struct {
 	Keys []KeyDump
 	// Deleted are the keys written that no longer exist, sorted.
 	Deleted []string
-	// Scripts, when ScriptsChanged, is the whole script cache now.
+	// Scripts and Libraries, when ScriptsChanged, are the whole script
+	// cache and every function library now.
 	ScriptsChanged bool
 	Scripts        []string
+	Libraries      []string
 	// OffsetChanged says that Advance moved the clock.
 	OffsetChanged bool
 }
@@ -42,7 +44,9 @@ type tracker struct {
 	keys        map[string]struct{} // keys written
 	scripts     bool                // a scripting command ran
 	lastScripts []string            // the script cache last reported
-	lastOffset  time.Duration       // the clock offset last reported
+	// lastLibraries are the function libraries last reported.
+	lastLibraries []string
+	lastOffset    time.Duration // the clock offset last reported
 }
 
 // noteChange records what the command that just ran may have changed. The
@@ -62,7 +66,7 @@ func (s *Sandbox) noteChange(name string, cmd command, argv []string) {
 	switch {
 	case name == "FLUSHDB" || name == "FLUSHALL":
 		t.all, t.keys = true, nil
-	case strings.HasPrefix(name, "EVAL") || name == "SCRIPT":
+	case strings.HasPrefix(name, "EVAL") || name == "SCRIPT" || name == "FUNCTION":
 		t.scripts = true
 	case cmd.flags&flagWrite == 0:
 		return
@@ -117,11 +121,12 @@ func (s *Sandbox) TakeChanges() (Changes, error) {
 		c.Keys = append(c.Keys, d)
 	}
 	if t.scripts {
-		// The cache keeps its strings, so an unchanged cache compares
-		// pointer by pointer.
-		if scripts := s.engine.Scripts(); !slices.Equal(scripts, t.lastScripts) {
-			c.ScriptsChanged, c.Scripts = true, scripts
-			t.lastScripts = scripts
+		// The cache and the libraries keep their strings, so unchanged
+		// ones compare pointer by pointer.
+		scripts, libs := s.engine.Scripts(), s.engine.Libraries()
+		if !slices.Equal(scripts, t.lastScripts) || !slices.Equal(libs, t.lastLibraries) {
+			c.ScriptsChanged, c.Scripts, c.Libraries = true, scripts, libs
+			t.lastScripts, t.lastLibraries = scripts, libs
 		}
 	}
 	t.all, t.keys, t.scripts, t.lastOffset = false, nil, false, s.offset
@@ -135,9 +140,10 @@ func (s *Sandbox) TakeChanges() (Changes, error) {
 // copy when it would have in the sandbox. A Mirror is not safe for
 // concurrent use.
 type Mirror struct {
-	offset  time.Duration
-	keys    map[string]mirrored
-	scripts []string
+	offset    time.Duration
+	keys      map[string]mirrored
+	scripts   []string
+	libraries []string
 }
 
 type mirrored struct {
@@ -167,7 +173,7 @@ func (m *Mirror) Apply(c Changes) {
 		delete(m.keys, k)
 	}
 	if c.ScriptsChanged {
-		m.scripts = c.Scripts
+		m.scripts, m.libraries = c.Scripts, c.Libraries
 	}
 }
 
@@ -212,7 +218,7 @@ func (m *Mirror) Len() int { return len(m.keys) }
 // and the others keep the time they have left.
 func (m *Mirror) Snapshot(now time.Time) Snapshot {
 	clock := now.Add(m.offset).UnixMilli()
-	snap := Snapshot{Offset: m.offset, Scripts: m.scripts, Keys: make([]KeyDump, 0, len(m.keys))}
+	snap := Snapshot{Offset: m.offset, Scripts: m.scripts, Libraries: m.libraries, Keys: make([]KeyDump, 0, len(m.keys))}
 	for _, k := range m.keys {
 		d := k.dump
 		if k.expireMS != 0 {

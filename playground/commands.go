@@ -129,7 +129,7 @@ func allowed(name string) bool {
 		"ZSCAN", "ZSCORE", "ZUNION", "ZUNIONSTORE":
 		return true
 	// Scripting and transactions.
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT",
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT", "FUNCTION", "FCALL", "FCALL_RO",
 		"MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH":
 		return true
 	// Server.
@@ -169,8 +169,6 @@ func refusal(name string, c command) string {
 		return "it moves keys between servers, and a sandbox cannot reach another server"
 	case "CLUSTER", "READONLY", "READWRITE", "ASKING":
 		return "a sandbox is a single node, not a cluster"
-	case "FUNCTION", "FCALL", "FCALL_RO":
-		return "this course uses EVAL scripts, not Redis functions"
 	}
 	if nb := nonBlocking(name); nb != "" {
 		return "it blocks the connection until data arrives, which would hold up your sandbox; use " + nb + ", which does not wait"

@@ -15,11 +15,13 @@ lists: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LRANGE LINDEX LINSERT LLEN LMOVE LMPO
 sets: SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD SPOP SRANDMEMBER SMOVE SINTER SINTERCARD SINTERSTORE SUNION SUNIONSTORE SDIFF SDIFFSTORE SSCAN
 sorted sets: ZADD ZREM ZSCORE ZMSCORE ZINCRBY ZCARD ZCOUNT ZLEXCOUNT ZRANK ZREVRANK ZRANGE ZRANGEBYSCORE ZRANGEBYLEX ZREVRANGE ZREVRANGEBYSCORE ZREVRANGEBYLEX ZPOPMIN ZPOPMAX ZMPOP ZRANDMEMBER ZREMRANGEBYRANK ZREMRANGEBYSCORE ZREMRANGEBYLEX ZUNION ZUNIONSTORE ZINTER ZINTERSTORE ZSCAN
 scripting: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT LOAD|EXISTS|FLUSH
+functions: FUNCTION LOAD|LIST|DELETE|FLUSH|STATS|KILL|HELP FCALL FCALL_RO
 transactions: MULTI EXEC DISCARD WATCH UNWATCH
 server: PING ECHO TIME DBSIZE FLUSHDB FLUSHALL SELECT 0 CLIENT SETNAME|GETNAME WAIT PUBLISH
 
 Each client has its own connection: MULTI and WATCH belong to the client that sent them.
 TTLs run in real time on the sandbox clock; the clock buttons move it forward.
+Functions are your sandbox's own, as in Redis 7: FUNCTION LOAD "#!lua name=mylib\nredis.register_function('f', function(keys, args) return keys[1] end)" then FCALL f 1 k. They count with your scripts, outlive FLUSHALL and go with a reset; a function's upvalues start afresh on every call. FUNCTION DUMP and RESTORE are not available.
 WAIT answers 0 at once: a sandbox has no replicas, so no write is ever acknowledged by one (the fact behind the lesson's failover caveat). PUBLISH answers 0: nobody can subscribe to a sandbox.
 Not available: pub/sub, blocking commands (BLPOP and friends), and commands that manage the server, switch the protocol or reach other servers.
 Limits: lines of 64 KiB, 1,000 arguments, values of 64 KiB, 1,000 keys, scripts of 1 second.`

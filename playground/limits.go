@@ -32,10 +32,12 @@ type Limits struct {
 	MaxQueuedBytes int           // bytes of the commands queued in one MULTI; default 1 MiB
 	MaxAdvance     time.Duration // one clock advance; default 24 hours
 	Script         luaredis.Limits
-	ScriptCacheLen int // scripts kept for EVALSHA per sandbox; default 100
-	// ScriptCacheBytes bounds those scripts by their source and an
-	// estimate of their compiled code; default 256 KiB. They count with
-	// the data against the Manager's budget (Options.MaxDataBytes).
+	// ScriptCacheLen bounds the scripts kept for EVALSHA and the function
+	// libraries of a sandbox, together; default 100.
+	ScriptCacheLen int
+	// ScriptCacheBytes bounds those scripts and libraries by their source
+	// and an estimate of their compiled code; default 256 KiB. They count
+	// with the data against the Manager's budget (Options.MaxDataBytes).
 	ScriptCacheBytes int
 }
 

@@ -136,7 +136,7 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 	if name == "SELECT" && selectRefused(argv[1]) {
 		return command{}, nil, notAllowed("ERR the playground does not support SELECT %s: %s", argv[1], refusal(name, cmd))
 	}
-	if name == "SCRIPT" || name == "OBJECT" || name == "CLIENT" {
+	if name == "SCRIPT" || name == "OBJECT" || name == "CLIENT" || name == "FUNCTION" {
 		sub, ok := lookupCommand(name + "|" + strings.ToUpper(argv[1]))
 		if !ok {
 			v := resp.Err(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", resp.OneLine(argv[1]), name))
@@ -148,7 +148,8 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 		}
 		switch full := strings.ToUpper(sub.name); full {
 		case "SCRIPT|LOAD", "SCRIPT|EXISTS", "SCRIPT|FLUSH", "SCRIPT|KILL", "OBJECT|IDLETIME",
-			"OBJECT|ENCODING", "OBJECT|REFCOUNT", "OBJECT|FREQ", "OBJECT|HELP", "CLIENT|SETNAME", "CLIENT|GETNAME":
+			"OBJECT|ENCODING", "OBJECT|REFCOUNT", "OBJECT|FREQ", "OBJECT|HELP", "CLIENT|SETNAME", "CLIENT|GETNAME",
+			"FUNCTION|LOAD", "FUNCTION|LIST", "FUNCTION|DELETE", "FUNCTION|FLUSH", "FUNCTION|STATS", "FUNCTION|KILL", "FUNCTION|HELP":
 		default:
 			return command{}, nil, notAllowed("ERR the playground does not support %s %s: %s",
 				name, strings.ToUpper(argv[1]), subRefusal(full))
@@ -164,6 +165,8 @@ func subRefusal(full string) string {
 	switch full {
 	case "SCRIPT|DEBUG":
 		return "the Lua debugger needs its own connection mode"
+	case "FUNCTION|DUMP", "FUNCTION|RESTORE":
+		return "its payload is Redis's compressed RDB encoding, which the playground does not write or read; FUNCTION LIST WITHCODE shows each library's code, to load again with FUNCTION LOAD"
 	}
 	return "type help to see what the playground supports"
 }
@@ -217,8 +220,9 @@ func (s *Sandbox) exec(c *conn) resp.Value {
 	return resp.Arr(out...)
 }
 
-// scripting are the commands the playground's engine runs.
-var scripting = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "EVALSHA_RO": true}
+// scripting are the commands that run a script or function, which stops
+// by itself once the line's deadline has passed.
+var scripting = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "EVALSHA_RO": true, "FCALL": true, "FCALL_RO": true}
 
 // endTx drops a transaction and its WATCHes, as DISCARD does.
 func (s *Sandbox) endTx(c *conn) {

@@ -200,12 +200,16 @@ func (s *Sandbox) scriptRoom() int {
 	return room
 }
 
-// hook sends the scripting commands to the playground's engine, so that
-// miniredis's own Lua never runs.
+// engineCommands are the commands the playground's engine runs instead
+// of miniredis, which has no functions and whose own Lua never runs.
+var engineCommands = map[string]bool{
+	"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "EVALSHA_RO": true, "SCRIPT": true,
+	"FCALL": true, "FCALL_RO": true, "FUNCTION": true,
+}
+
+// hook sends the scripting commands to the playground's engine.
 func (s *Sandbox) hook(p *server.Peer, cmd string, args ...string) bool {
-	switch cmd {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT":
-	default:
+	if !engineCommands[cmd] {
 		return false
 	}
 	argv := append([]string{cmd}, args...)

@@ -8,14 +8,17 @@ import (
 )
 
 // Snapshot is the state of a sandbox that survives a move between
-// processes: its keys with values and TTLs, its clock offset and its cached
-// scripts. Connection state (MULTI, WATCH) is not kept; a client in a
+// processes: its keys with values and TTLs, its clock offset, its cached
+// scripts and its function libraries. Connection state (MULTI, WATCH) is not kept; a client in a
 // transaction loses it, as after a reconnect. It encodes as JSON.
 type Snapshot struct {
 	// Offset is how far the learner moved the clock ahead of real time.
 	Offset  time.Duration `json:"offset"`
 	Keys    []KeyDump     `json:"keys"`
 	Scripts []string      `json:"scripts,omitempty"`
+	// Libraries holds the code of each function library, as FUNCTION
+	// LOAD was given it.
+	Libraries []string `json:"libraries,omitempty"`
 }
 
 // KeyDump is one key of a Snapshot. Exactly one of the value fields is set,
@@ -39,7 +42,7 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 		return Snapshot{}, ErrClosed
 	}
 	s.tick()
-	snap := Snapshot{Offset: s.offset, Scripts: s.engine.Scripts()}
+	snap := Snapshot{Offset: s.offset, Scripts: s.engine.Scripts(), Libraries: s.engine.Libraries()}
 	for _, k := range s.m.Keys() {
 		d, err := s.dump(k)
 		if err != nil {
@@ -124,27 +127,36 @@ func (s *Sandbox) restore(snap Snapshot) error {
 			s.setExpireAt(d.Key, s.nowMS()+min(d.PTTLMS, math.MaxInt64-s.nowMS()))
 		}
 	}
-	// Scripts are compiled again, each within the caps on what a script
-	// compiles into and the sandbox within ScriptCacheBytes, so a restore
-	// costs what the scripts cost when they were loaded. A script the
-	// limits refuse now (a copy saved with larger limits) is left out, as
-	// the cache would have forgotten it: EVALSHA answers NOSCRIPT.
+	// Libraries and scripts are compiled again, each within the caps on
+	// what a script compiles into and the sandbox within
+	// ScriptCacheBytes, so a restore costs what they cost when they were
+	// loaded. Libraries come first, as they are never forgotten to make
+	// room. One the limits refuse now (a copy saved with larger limits)
+	// is left out: FCALL answers that the function is not found, EVALSHA
+	// NOSCRIPT, as after the cache forgot the script.
+	for _, code := range snap.Libraries {
+		_, _ = s.engine.LoadLibrary(code)
+	}
 	for _, src := range snap.Scripts {
 		_, _ = s.engine.Load(src)
 	}
 	s.keysBound = len(snap.Keys)
 	s.measure()
 	// The caller has this state already: report only what changes next.
-	s.track = tracker{lastScripts: s.engine.Scripts(), lastOffset: s.offset}
+	s.track = tracker{lastScripts: s.engine.Scripts(), lastLibraries: s.engine.Libraries(), lastOffset: s.offset}
 	return nil
 }
 
-// scriptSize is the source bytes of the snapshot's scripts: a lower
-// bound of what the sandbox counts for them, until it reports its size.
+// scriptSize is the source bytes of the snapshot's scripts and
+// libraries: a lower bound of what the sandbox counts for them, until it
+// reports its size.
 func (snap Snapshot) scriptSize() int {
 	n := 0
 	for _, src := range snap.Scripts {
 		n += len(src)
+	}
+	for _, code := range snap.Libraries {
+		n += len(code)
 	}
 	return n
 }

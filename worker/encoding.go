@@ -228,6 +228,7 @@ func (q *request) appendTo(b []byte) []byte {
 			b = putInt(b, int64(q.Snap.Offset))
 			b = putKeyDumps(b, q.Snap.Keys)
 			b = putStrings(b, q.Snap.Scripts)
+			b = putStrings(b, q.Snap.Libraries)
 		}
 	case opExec:
 		b = putString(b, string(q.Client))
@@ -262,6 +263,7 @@ func decodeRequest(frame []byte) (*request, error) {
 			q.Snap.Offset = durationOf(r.int())
 			q.Snap.Keys = r.keyDumps()
 			q.Snap.Scripts = r.strings()
+			q.Snap.Libraries = r.strings()
 		}
 	case opExec:
 		q.Client = playground.Client(r.string())
@@ -340,6 +342,7 @@ func (p *response) appendTo(b []byte) []byte {
 		b = putStrings(b, c.Deleted)
 		b = putBool(b, c.ScriptsChanged)
 		b = putStrings(b, c.Scripts)
+		b = putStrings(b, c.Libraries)
 		b = putBool(b, c.OffsetChanged)
 	}
 	if parts&hasExpired != 0 {
@@ -384,6 +387,7 @@ func decodeResponse(frame []byte) (*response, error) {
 		c.Deleted = r.strings()
 		c.ScriptsChanged = r.bool()
 		c.Scripts = r.strings()
+		c.Libraries = r.strings()
 		c.OffsetChanged = r.bool()
 		p.Changes = c
 	}

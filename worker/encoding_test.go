@@ -20,7 +20,8 @@ var (
 			{Key: "set", Type: "set", PTTLMS: -1, Set: []string{"x", "y"}},
 			{Key: "z", Type: "zset", PTTLMS: 1, ZSet: map[string]float64{"m": 1.5, "n": -2e300}},
 		},
-		Scripts: []string{"return 1", "return redis.call('GET', KEYS[1])"},
+		Scripts:   []string{"return 1", "return redis.call('GET', KEYS[1])"},
+		Libraries: []string{"#!lua name=lib\nredis.register_function('f', function() return 1 end)"},
 	}
 	testRequests = []request{
 		{Op: opConfig, Limits: &playground.Limits{MaxKeys: 7, Script: luaredis.Limits{Timeout: time.Second, MaxPatternSteps: 1e8}}},
@@ -40,7 +41,7 @@ var (
 		{ID: 1, Result: playground.Result{Client: "A", Output: "OK", ClockMS: 1772366400000}, Timeouts: 3, Size: 60_123},
 		{ID: 2, Result: playground.Result{Client: "B", Output: "(error) ERR no", Notice: "reset", Clear: true, ScriptTime: 1500 * time.Millisecond, RunTime: 1600 * time.Millisecond}, ErrKind: errLimit, ErrMsg: "ERR no"},
 		{ID: 3, Changes: &playground.Changes{ClockMS: 7, Offset: time.Second, Reset: true, Keys: testSnapshot.Keys,
-			Deleted: []string{"gone"}, ScriptsChanged: true, Scripts: testSnapshot.Scripts, OffsetChanged: true}},
+			Deleted: []string{"gone"}, ScriptsChanged: true, Scripts: testSnapshot.Scripts, Libraries: testSnapshot.Libraries, OffsetChanged: true}},
 		{ID: 4, Clock: 7, Expired: []string{"lock:invoice:7", "k"}},
 		{ID: 5, Expired: []string{}},
 		{ID: 6, Clock: 1772366400000000000},

@@ -179,7 +179,7 @@ func (s *Supervisor) newBox(o playground.SandboxOptions) (playground.Box, error)
 			ClockMS: b.now().Add(snap.Offset).UnixMilli(),
 			Offset:  snap.Offset, OffsetChanged: true,
 			Reset: true, Keys: snap.Keys,
-			ScriptsChanged: true, Scripts: snap.Scripts,
+			ScriptsChanged: true, Scripts: snap.Scripts, Libraries: snap.Libraries,
 		})
 	}
 	return b, nil
