@@ -112,9 +112,13 @@ func (e *Engine) listLibraries(args []string) resp.Value {
 	}
 	libs := append([]*library(nil), e.libs...)
 	sort.Slice(libs, func(i, j int) bool { return libs[i].name < libs[j].name })
+	g := globber{nocase: true, steps: maxListMatchSteps}
 	out := []resp.Value{}
 	for _, lib := range libs {
-		if hasPattern && !globMatch(pattern, lib.name, true) {
+		if hasPattern && !g.match(pattern, lib.name) {
+			if g.over {
+				return resp.Err(fmt.Sprintf("ERR the playground matches library names in at most %d steps, and this pattern takes more; use fewer * ? and [ ]", maxListMatchSteps))
+			}
 			continue
 		}
 		funcs := append([]libFunction(nil), lib.funcs...)
@@ -141,6 +145,12 @@ func (e *Engine) listLibraries(args []string) resp.Value {
 	}
 	return resp.Arr(out...)
 }
+
+// maxListMatchSteps bounds the work of matching FUNCTION LIST's pattern
+// against all library names: a pattern of a few wildcards takes a few
+// steps per byte of the names, while a long one of many could take the
+// product of its length and theirs, billions for a full sandbox.
+const maxListMatchSteps = 1_000_000
 
 // functionHelp is what FUNCTION HELP answers in Redis 7.0.15.
 var functionHelp = []string{

@@ -7,14 +7,45 @@ package luaredis
 // pattern matched nowhere, so that its work stays polynomial, and it
 // stops past 1,000 nested stars.
 func globMatch(pattern, str string, nocase bool) bool {
-	skip := false
-	return globMatchAt(pattern, str, nocase, &skip, 0)
+	g := globber{nocase: nocase, steps: -1}
+	return g.match(pattern, str)
 }
 
-func globMatchAt(pattern, str string, nocase bool, skipLonger *bool, nesting int) bool {
-	if nesting > 1000 {
+// globber matches patterns as globMatch does, within a budget of steps
+// (one per character compared) shared by all its matches, so that the
+// work of a command that matches many names with one pattern stays
+// bounded: polynomial is still the product of the pattern's length and
+// the names'. A match past the budget is false, and over is set.
+type globber struct {
+	nocase bool
+	steps  int // left; negative for no budget
+	over   bool
+}
+
+// match reports whether str matches pattern.
+func (g *globber) match(pattern, str string) bool {
+	skip := false
+	return g.matchAt(pattern, str, &skip, 0)
+}
+
+// step takes one step of the budget, and reports whether there was one.
+func (g *globber) step() bool {
+	switch {
+	case g.steps < 0:
+		return true
+	case g.steps == 0:
+		g.over = true
 		return false
 	}
+	g.steps--
+	return true
+}
+
+func (g *globber) matchAt(pattern, str string, skipLonger *bool, nesting int) bool {
+	if nesting > 1000 || g.over {
+		return false
+	}
+	nocase := g.nocase
 	// at reads pattern as C reads it: a NUL past its end.
 	at := func(i int) byte {
 		if i < len(pattern) {
@@ -30,6 +61,9 @@ func globMatchAt(pattern, str string, nocase bool, skipLonger *bool, nesting int
 	}
 	p, s := 0, 0
 	for p < len(pattern) && s < len(str) {
+		if !g.step() {
+			return false
+		}
 		switch pattern[p] {
 		case '*':
 			for p < len(pattern) && at(p+1) == '*' {
@@ -39,10 +73,10 @@ func globMatchAt(pattern, str string, nocase bool, skipLonger *bool, nesting int
 				return true
 			}
 			for s < len(str) {
-				if globMatchAt(pattern[p+1:], str[s:], nocase, skipLonger, nesting+1) {
+				if g.matchAt(pattern[p+1:], str[s:], skipLonger, nesting+1) {
 					return true
 				}
-				if *skipLonger {
+				if *skipLonger || g.over {
 					return false
 				}
 				s++
@@ -59,6 +93,9 @@ func globMatchAt(pattern, str string, nocase bool, skipLonger *bool, nesting int
 			}
 			match := false
 			for {
+				if !g.step() {
+					return false
+				}
 				if at(p) == '\\' && len(pattern)-p >= 2 {
 					p++
 					match = match || pattern[p] == str[s]

@@ -2,7 +2,9 @@ package luaredis
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -149,5 +151,33 @@ func TestGlobMatch(t *testing.T) {
 		if got := globMatch(tt.pattern, tt.s, true); got != tt.want {
 			t.Errorf("globMatch(%q, %q) = %v; want %v", tt.pattern, tt.s, got, tt.want)
 		}
+	}
+}
+
+// TestListPatternCost checks that FUNCTION LIST's pattern matching stops
+// at its budget, however the pattern and the names are made.
+func TestListPatternCost(t *testing.T) {
+	e := NewEngine(Options{})
+	for i := range 40 {
+		name := fmt.Sprintf("%s%d", strings.Repeat("a", 2000), i)
+		if got := do(e, nil, "FUNCTION", "LOAD", "#!lua name="+name+"\nredis.register_function('f"+strconv.Itoa(i)+"', function() return 1 end)"); got.IsError() {
+			t.Fatal(got)
+		}
+	}
+	for _, pattern := range []string{
+		"*" + strings.Repeat("a", 30000) + "b",
+		"[" + strings.Repeat("b", 60000) + "]*",
+	} {
+		if got := do(e, nil, "FUNCTION", "LIST", "LIBRARYNAME", pattern); !strings.Contains(got.Str, "at most 1000000 steps") {
+			t.Errorf("FUNCTION LIST LIBRARYNAME %.20q... = %.80v; want refused for its cost", pattern, got)
+		}
+	}
+	// Many stars cost little: a star gives up on longer matches once the
+	// rest of the pattern matched nowhere, and 1,000 nest at most.
+	if got := do(e, nil, "FUNCTION", "LIST", "LIBRARYNAME", strings.Repeat("*a", 20000)+"b"); got.Kind != resp.Array || len(got.Elems) != 0 {
+		t.Errorf("FUNCTION LIST LIBRARYNAME *a*a...b = %.80v; want no library", got)
+	}
+	if got := do(e, nil, "FUNCTION", "LIST", "LIBRARYNAME", "*9"); len(got.Elems) != 4 {
+		t.Errorf("FUNCTION LIST LIBRARYNAME *9 = %d libraries; want 4", len(got.Elems))
 	}
 }
