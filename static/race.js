@@ -1,22 +1,22 @@
 // Lock Lab race player: draws a scenario's timeline as SVG and plays it.
-// The server renders the settings and fault forms, the transcript and the
-// outcomes, so the page works without this script; with it, the learner
-// predicts what will happen, then plays, pauses, steps and scrubs through
-// the run, changes settings in place and adds faults at the playhead.
-// Nothing of the run is drawn before the playhead reaches it: the drawing
-// starts with the lanes only, and each bar, marker and token appears when
-// its time comes. The lock lab's counterexamples play on the same player
+// The server renders every part of the race widget, so the page works
+// without this script; with it, the learner predicts what will happen,
+// then plays, pauses, steps and scrubs through the run, changes settings
+// in place and adds faults at the playhead. A new run's parts, and the
+// prediction judged at the end, are fragments of the page the server
+// renders with the page's own templates (/race?fragment=run or judged);
+// this script puts them in place and builds none of them. Nothing of the
+// run is drawn before the playhead reaches it: the drawing starts with
+// the lanes only, and each bar, marker and token appears when its time
+// comes. The lock lab's counterexamples play on the same player
 // ([data-race-replay], rendered by the same template, with their run in
-// the page). All text goes in with textContent.
+// the page). Text the script writes goes in with textContent.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
   var PLAY_SECONDS = 16; // a whole run lasts this long at 1x
   var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var present = document.documentElement.classList.contains("present");
-  // The settings a run has, as the form and the API name them.
-  var SETTINGS = ["ttl_ms", "work_ms", "pause_ms", "clock_jump_ms", "restart_delay_ms", "replication_lag_ms", "release", "fencing", "wait", "renew", "seed"];
-  var scenarioCache = null;
   var uid = 0; // tells apart the patterns of several drawings on a page
 
   document.querySelectorAll("[data-race]").forEach(function (root) { setup(root); });
@@ -47,7 +47,7 @@
   function player(box, opts) {
     var $ = function (sel) { return box.querySelector(sel); };
     var stage = $("[data-race-stage]"), controls = $("[data-race-player]");
-    var narration = $("[data-race-narration]"), transcript = $("[data-race-transcript]");
+    var narration = $("[data-race-narration]");
     var clock = $("[data-race-clock]");
     var playBtn = controls.querySelector("[data-act=play]");
     var scrub = controls.querySelector("[data-act=scrub]");
@@ -90,7 +90,8 @@
     function enter(i) {
       var from = idx;
       idx = i;
-      transcript.querySelectorAll("li").forEach(function (li, j) {
+      // The transcript is looked up each time: a new run brings its own.
+      box.querySelectorAll("[data-race-transcript] li").forEach(function (li, j) {
         if (opts.hideAhead) li.hidden = j > i;
         if (j === i) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
       });
@@ -214,137 +215,94 @@
     return { load: load, say: say, play: play };
   }
 
+  // setup drives a race widget. The server renders every part of it; with
+  // the script, what happened is told as the playhead reaches it, and a
+  // change of the settings, or a fault added or removed, asks the server
+  // for the parts of the widget a new run changes (GET the settings
+  // form's address with its fields and fragment=run: views.RaceRun), which
+  // take the place of the page's own. The player reads the run's events
+  // from the race API (data-api) to draw them.
   function setup(root) {
     var $ = function (sel) { return root.querySelector(sel); };
-    var transcript = $("[data-race-transcript]");
-    var result = $("[data-race-result]"), predict = $("[data-race-predict]");
-    var form = $("[data-race-form]"), setupList = $("[data-race-setup]");
-    var titleEl = $("[data-race-title]"), settingsBox = $("[data-race-settings]");
+    var predict = $("[data-race-predict]"), predictForm = $("[data-race-predict-form]");
+    var form = $("[data-race-form]"), settingsBox = $("[data-race-settings]");
     var faultBox = $("[data-race-fault]"), story = $("[data-race-story]");
-    var predictForm = $("[data-race-predict-form]");
     var predictSummary = predict.querySelector("summary");
     var predictAsk = predictSummary.textContent;
     var compact = root.classList.contains("race-compact");
     // The outcomes' labels come from the server: each prediction choice
-    // is labelled with one, and each outcome of a run carries its own.
+    // is labelled with one.
     var labels = {};
     predict.querySelectorAll("input[type=checkbox]").forEach(function (el) {
       labels[el.value] = el.parentNode.textContent.trim();
     });
-    var error = document.createElement("p");
-    error.className = "field-error";
-    error.setAttribute("role", "alert");
-    error.hidden = true;
-    settingsBox.parentNode.insertBefore(error, settingsBox.nextSibling);
-
-    var run = null, outcomes = [], asked = false, prediction = null, faults = [];
-    form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { faults.push(el.value); });
-    var scenarioId = root.getAttribute("data-scenario");
+    var run = null, asked = false, prediction = null;
 
     // With the script, what happened is told as the playhead reaches it:
     // the transcript grows line by line, and the outcomes come at the
     // end, above it. The form that shows it all at once is not needed.
     predict.hidden = false;
-    story.parentNode.insertBefore(result, story);
-    story.querySelector("summary").textContent = "Transcript";
+    story.parentNode.insertBefore($("[data-race-result]"), story);
+    story.querySelector("[data-race-story-nojs]").hidden = true;
+    story.querySelector("[data-race-story-js]").hidden = false;
     story.open = !compact;
     $("[data-race-steps-title]").hidden = true;
     $("[data-race-predict-nojs]").hidden = true;
     $("[data-race-predict-js]").hidden = false;
-    result.hidden = true;
+    $("[data-race-result]").hidden = true;
     if (present) settingsBox.open = false;
     if (present) predict.open = false;
-    var faultAt = function () {}, targets = function () {}, listFaults = function () {}, addFault = function () {};
+    var faultAt = function () {}, kindChanged = function () {}, faultAdded = function () {};
     var pl = player(root, {
       keys: present ? document : root, // on the presenter view, wherever the focus is
       hideAhead: true,
       moved: function () { lockPrediction(false); },
-      entered: function () { result.hidden = true; },
+      entered: function () { $("[data-race-result]").hidden = true; },
       framed: function (t) { faultAt(t); },
       finished: finished
     });
 
-    function load(url) {
+    // getJSON fetches a run from the race API.
+    function getJSON(url) {
       return fetch(url, { headers: { "Accept": "application/json" }, credentials: "same-origin" })
         .then(function (resp) {
           return resp.json().catch(function () { return {}; }).then(function (data) {
-            if (!resp.ok) throw new Error(data.error || "The scenario could not be computed.");
+            if (!resp.ok) throw new Error(data.error || $("[data-race-error]").getAttribute("data-race-failed"));
             return data;
           });
         });
     }
 
-    // show puts a new run on screen, undrawn: its setup, the playhead at
-    // 0 and the prediction asked again. Every run is a new round, whether
-    // the learner changed a setting or added a fault.
-    function show(data) {
+    // fragment asks path for the part of the widget called name, with
+    // the query q, as this widget renders it (the lesson's is compact).
+    // It resolves to the answer's status and the parsed page: a query the
+    // server refuses (400, 404, 429) comes as the fragment with its
+    // error, anything else as the error page.
+    function fragment(path, q, name) {
+      q.set("fragment", name);
+      if (compact) q.set("widget", "lesson");
+      return fetch(path + "?" + q.toString(), { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (resp) {
+          return resp.text().then(function (html) {
+            return { ok: resp.ok, doc: new DOMParser().parseFromString(html, "text/html") };
+          });
+        });
+    }
+
+    // swap puts the server's part sel, from got, in place of the page's.
+    function swap(got, sel) {
+      var now = $(sel), next = got.querySelector(sel);
+      if (now && next) now.replaceWith(document.importNode(next, true));
+    }
+
+    // start puts a new run on the player, undrawn: the playhead at 0 and
+    // the prediction asked again. Every run is a new round, whether the
+    // learner changed a setting or added a fault.
+    function start(data) {
       run = data;
-      outcomes = outcomesOf(data);
-      outcomes.forEach(function (o) { if (o.label) labels[o.id] = o.label; });
-      setupList.replaceChildren();
-      (data.setup || []).forEach(function (line) {
-        var li = document.createElement("li");
-        li.textContent = line;
-        setupList.appendChild(li);
-      });
-      faults = (data.faults || []).map(function (f) { return f.spec; });
-      listFaults(data.faults || []);
-      transcript.replaceChildren();
-      data.events.forEach(function (e, i) {
-        var li = document.createElement("li");
-        li.setAttribute("data-i", i);
-        var time = document.createElement("span");
-        time.className = "race-time";
-        time.textContent = seconds(e.t_ms);
-        var actor = document.createElement("span");
-        actor.className = "race-actor";
-        actor.textContent = e.actor;
-        li.append(time, " ", actor, " " + e.text);
-        transcript.appendChild(li);
-      });
-      root.setAttribute("data-scenario", data.id);
-      root.setAttribute("data-outcomes", outcomes.map(function (o) { return o.id; }).join(" "));
-      scenarioId = data.id;
-      form.elements.from.value = data.id;
-      fillOutcomes();
-      targets();
       resetPrediction();
-      result.hidden = true;
+      $("[data-race-result]").hidden = true;
       pl.load(data);
-    }
-
-    // outcomesOf reads the run's outcomes, each tied to its event, with
-    // the server's words for it.
-    function outcomesOf(data) {
-      return (data.outcomes || []).map(function (o) {
-        return { id: o.outcome, t_ms: o.t_ms, event: o.event, text: o.text || "", label: o.label || "", short: o.short || "" };
-      });
-    }
-
-    function label(id) { return labels[id] || ""; }
-
-    // fillOutcomes writes the outcome list of the result box, shown at the end.
-    function fillOutcomes() {
-      var list = result.querySelector("[data-race-outcomes]");
-      list.replaceChildren();
-      outcomes.forEach(function (o) {
-        var li = document.createElement("li");
-        li.className = "outcome-" + o.id;
-        li.setAttribute("data-outcome", o.id);
-        var time = document.createElement("span");
-        time.className = "race-time";
-        time.textContent = "(at " + seconds(o.t_ms) + ")";
-        var name = document.createElement("strong");
-        name.textContent = label(o.id);
-        li.append(name, " ", time, o.text ? " " + o.text : "");
-        list.appendChild(li);
-      });
-      // The summary is said once: not again when an outcome says it.
-      var said = outcomes.some(function (o) { return o.text === run.summary; });
-      result.querySelector("[data-race-summary]").textContent = said ? "" : run.summary || "";
-      var box = result.querySelector("[data-race-verdict]");
-      box.className = "race-verdict verdict-" + (run.verdict || "safe");
-      box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
     }
 
     function resetPrediction() {
@@ -368,66 +326,47 @@
       });
       prediction = ticked.length ? ticked : null;
       predictSummary.textContent = prediction
-        ? "Your prediction: " + prediction.map(label).join("; ") + "."
+        ? "Your prediction: " + prediction.map(function (id) { return labels[id] || id; }).join("; ") + "."
         : "No prediction this time.";
       predict.classList.add("race-predict-done");
       predict.open = false;
     }
 
-    // finished shows what happened at the end of a round, and then the
-    // prediction judged by the server.
+    // finished shows what happened at the end of a round, reports the
+    // round, and then shows the prediction judged, as the prediction form
+    // asks for it without the script (show=1, fragment=judged).
     function finished() {
-      result.hidden = false;
-      var box = result.querySelector("[data-race-verdict]");
-      box.querySelectorAll(".prediction-feedback").forEach(function (n) { n.remove(); });
+      $("[data-race-result]").hidden = false;
       var mine = run;
-      report(prediction || []).then(function (done) {
-        if (!prediction || !done || mine !== run || result.hidden) return;
-        var judged = (done.judged || []).filter(function (j) { return j.text; });
-        if (!judged.length) return;
-        var head = document.createElement("p");
-        head.className = "prediction-feedback";
-        var strong = document.createElement("strong");
-        strong.textContent = "Your prediction, outcome by outcome:";
-        head.appendChild(strong);
-        box.append(head, feedback(judged));
-      });
-    }
-
-    // feedback lists the prediction judged outcome by outcome, in the
-    // server's words: each outcome the learner expected, and each that
-    // happened.
-    function feedback(judged) {
-      var ul = document.createElement("ul");
-      ul.className = "prediction-feedback";
-      ul.setAttribute("aria-label", "Your prediction, outcome by outcome");
-      judged.forEach(function (j) {
-        var li = document.createElement("li");
-        li.setAttribute("data-judged", j.outcome);
-        li.className = j.right ? "prediction-right" : "prediction-wrong";
-        li.textContent = j.text;
-        ul.appendChild(li);
-      });
-      return ul;
+      report(prediction || []);
+      if (!prediction) return;
+      var q = new URLSearchParams(new FormData(predictForm));
+      q.delete("predict");
+      prediction.forEach(function (id) { q.append("predict", id); });
+      q.set("show", "1");
+      fragment(predictForm.getAttribute("action"), q, "judged").then(function (answer) {
+        if (!answer.ok || mine !== run || $("[data-race-result]").hidden) return;
+        swap(answer.doc, "[data-race-judged]");
+      }).catch(function () {});
     }
 
     // report tells the server a run was played to the end, for workshop
-    // dashboards; the server works out the outcomes itself and judges the
-    // prediction. It resolves to the server's answer, or null.
+    // dashboards: the run as the prediction form carries it, and the
+    // prediction. The server works out the outcomes itself.
     function report(pred) {
-      var params = {};
-      Object.keys(run.params || {}).forEach(function (k) {
-        var v = run.params[k];
-        if (v !== null && typeof v !== "object") params[k] = String(v);
+      var scenario = "", params = {};
+      new URLSearchParams(new FormData(predictForm)).forEach(function (v, k) {
+        if (k === "scenario") scenario = v;
+        else if (k === "fault") (params.fault = params.fault || []).push(v);
+        else if (k !== "predict") params[k] = v;
       });
-      if (faults.length) params.fault = faults.slice();
       var meta = document.querySelector("meta[name=csrf-token]");
-      return fetch("/api/race/done", {
+      fetch("/api/race/done", {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": meta ? meta.getAttribute("content") : "" },
-        body: JSON.stringify({ scenario: run.id, params: params, prediction: pred })
-      }).then(function (resp) { return resp.ok ? resp.json() : null; }).catch(function () { return null; });
+        body: JSON.stringify({ scenario: scenario, params: params, prediction: pred })
+      }).catch(function () {});
     }
 
     predict.querySelector("[data-act=skip]").addEventListener("click", function () {
@@ -442,109 +381,98 @@
     });
     root.setAttribute("tabindex", "-1");
 
-    // The settings: any change runs the scenario again in place. extra,
-    // if given, holds more fields for the server: the fault form's.
-    function apiURL(extra) {
-      var q = new URLSearchParams(extra || "");
-      SETTINGS.forEach(function (k) {
-        var input = form.elements[k];
-        if (!input || input.disabled) return;
-        if (input.type === "checkbox") q.set(k, input.checked ? "true" : "false");
-        else if (input.value !== "") q.set(k, input.value);
+    // rerun sends the settings form as it goes without the script, with
+    // the button pressed (Run, Add this fault, a fault's Remove), and
+    // puts the new run in place. Only the last of several runs asked for
+    // is shown; a run refused leaves the one on screen, with the
+    // server's reason.
+    var latest = 0;
+    function rerun(submitter) {
+      var mine = ++latest;
+      var q = new URLSearchParams(new FormData(form));
+      if (submitter && submitter.name) q.append(submitter.name, submitter.value);
+      var got = null;
+      fragment(form.getAttribute("action"), q, "run").then(function (answer) {
+        got = answer.doc.querySelector("[data-race-fragment=run]");
+        if (!got) throw new Error("no fragment");
+        return answer.ok ? getJSON(got.getAttribute("data-api")) : null;
+      }).then(function (data) {
+        if (mine !== latest) return;
+        if (!data) {
+          ["[data-race-error]", "[data-race-fault-error]"].forEach(function (sel) { swap(got, sel); });
+          return;
+        }
+        // A part replaced may have had the focus (a fault's Remove): it
+        // goes to the fault form, or to the widget.
+        var focused = document.activeElement, inFaults = !!faultBox && faultBox.contains(focused);
+        place(got);
+        start(data);
+        if (submitter && submitter.name === "add_fault") faultAdded();
+        else if (focused && !focused.isConnected) (inFaults ? faultBox.querySelector("[data-race-fault-kind]") : root).focus();
+      }).catch(function () {
+        if (mine !== latest) return;
+        var err = $("[data-race-error]");
+        err.textContent = err.getAttribute("data-race-failed");
+        err.hidden = false;
       });
-      faults.forEach(function (f) { q.append("fault", f); });
-      return "/api/race/" + encodeURIComponent(form.elements.scenario.value) + "?" + q.toString();
     }
 
-    // rerun runs the settings on screen, with the fields of extra; then
-    // is called once the new run is shown, failed instead of the usual
-    // error display if given.
-    var latest = 0; // only the last of several runs asked for is shown
-    function rerun(then, failed, extra) {
-      error.hidden = true;
-      var mine = ++latest;
-      return load(apiURL(extra)).then(function (data) {
-        if (mine !== latest) return;
-        show(data);
-        // The server's address for the run: the scenario, every setting
-        // and the faults.
-        var q = data.query;
-        var page = "/race?" + q, pres = "/race/present?" + q;
-        root.setAttribute("data-page", page);
-        root.setAttribute("data-present", pres);
-        root.setAttribute("data-api", apiURL());
-        var scope = compact ? root : document;
-        scope.querySelectorAll("[data-race-link=page]").forEach(function (a) { a.href = page; });
-        scope.querySelectorAll("[data-race-link=present]").forEach(function (a) { a.href = pres; });
-        if (!compact && window.history && history.replaceState) {
-          history.replaceState(null, "", location.pathname + "?" + q);
-        }
-        titleEl.textContent = data.title || titleEl.textContent;
-        if (then) then();
-      }).catch(function (err) {
-        if (mine !== latest) return;
-        if (failed) { failed(err); return; }
-        error.textContent = err.message;
-        error.hidden = false;
+    // place puts a new run's parts, got, in place of the page's. The
+    // settings form stays, as the learner may be in it: its fields take
+    // the server's values (a new scenario brings its defaults) but for the
+    // one the learner is in, and show if they apply to the run.
+    function place(got) {
+      ["[data-race-head]", "[data-race-setup]", "[data-race-error]", "[data-race-form-run]", "[data-race-run-fields]",
+        "[data-race-result]", "[data-race-transcript]", "[data-race-fault-list]", "[data-race-fault-error]"].forEach(function (sel) { swap(got, sel); });
+      var next = got.querySelector("[data-race-form]");
+      next.querySelectorAll("input[id], select[id]").forEach(function (el) {
+        var now = form.querySelector("#" + CSS.escape(el.id));
+        if (!now || now === document.activeElement) return;
+        if (el.type === "checkbox") now.checked = el.checked; else now.value = el.value;
+        now.disabled = el.disabled;
       });
+      next.querySelectorAll("[data-param]").forEach(function (f) {
+        var now = form.querySelector("[data-param='" + f.getAttribute("data-param") + "']");
+        if (now) now.hidden = f.hidden;
+      });
+      // What a fault can hit is the new run's; the one chosen stays if the
+      // run has it.
+      var targets = faultBox && faultBox.querySelector("[data-race-fault-target]"), options = got.querySelector("[data-race-fault-target]");
+      if (targets && options) {
+        var keep = targets.value;
+        targets.replaceChildren.apply(targets, Array.prototype.map.call(options.children, function (o) { return document.importNode(o, true); }));
+        if (Array.prototype.some.call(targets.options, function (o) { return o.value === keep; })) targets.value = keep;
+        kindChanged();
+      }
+      ["api", "scenario", "outcomes", "page", "present"].forEach(function (k) {
+        root.setAttribute("data-" + k, got.getAttribute("data-" + k));
+      });
+      // The server's address for the run: the scenario, every setting
+      // and the faults.
+      var page = got.getAttribute("data-page"), pres = got.getAttribute("data-present");
+      var scope = compact ? root : document;
+      scope.querySelectorAll("[data-race-link=page]").forEach(function (a) { a.href = page; });
+      scope.querySelectorAll("[data-race-link=present]").forEach(function (a) { a.href = pres; });
+      if (!compact && window.history && history.replaceState) {
+        history.replaceState(null, "", location.pathname + page.slice(page.indexOf("?")));
+      }
     }
 
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      if (ev.submitter && ev.submitter.name === "add_fault") { addFault(); return; }
-      rerun();
+      rerun(ev.submitter);
     });
-    form.addEventListener("change", function (ev) {
-      if (ev.target.name === "scenario") { changeScenario(ev.target.value); return; }
-      if (SETTINGS.indexOf(ev.target.name) >= 0) rerun();
-    });
-
-    // changeScenario moves to another scenario: every setting still at the
-    // old scenario's default takes the new one's, and the faults, which
-    // name the old scenario's nodes and times, are dropped.
-    function changeScenario(id) {
-      scenarios().then(function (list) {
-        var sc = list.find(function (s) { return s.id === id; });
-        var old = list.find(function (s) { return s.id === scenarioId; });
-        if (!sc) return;
-        Object.keys(sc.defaults).forEach(function (k) {
-          var input = form.elements[k];
-          if (!input) return;
-          var was = old ? old.defaults[k] : undefined;
-          if (input.type === "checkbox") {
-            if (was === undefined || input.checked === !!was) input.checked = !!sc.defaults[k];
-          } else if (was === undefined || String(input.value) === String(was)) {
-            input.value = sc.defaults[k];
-          }
-        });
-        form.querySelectorAll("[data-param]").forEach(function (f) {
-          f.hidden = sc.applies.indexOf(f.getAttribute("data-param")) < 0;
-          // The renewal mode means something only where it applies.
-          if (f.getAttribute("data-param") === "renew") f.querySelector("select").disabled = f.hidden;
-        });
-        faults = [];
-        titleEl.textContent = sc.title;
-        rerun();
-      });
-    }
+    form.addEventListener("change", function () { rerun(); });
 
     // Faults added at the playhead (on /race; the lesson links there).
     if (faultBox) faultUI();
     function faultUI() {
       var kindSel = faultBox.querySelector("[data-race-fault-kind]");
-      var targetSel = faultBox.querySelector("[data-race-fault-target]");
       var atInput = faultBox.querySelector("[data-race-fault-at]");
-      var argInput = faultBox.querySelector("[data-race-fault-arg]");
       var argLabel = faultBox.querySelector("[data-race-fault-arg-label]");
       var persist = faultBox.querySelector("[data-race-fault-persist]");
       var atLabel = faultBox.querySelector("[data-race-fault-at-label]");
-      var faultList = faultBox.querySelector("[data-race-fault-list]");
       var atEdited = false;
-      var faultError = document.createElement("p");
-      faultError.className = "field-error";
-      faultError.setAttribute("role", "alert");
-      faultError.hidden = true;
-      faultBox.appendChild(faultError);
       atInput.addEventListener("input", function () { atEdited = true; });
 
       faultAt = function (now) {
@@ -558,8 +486,9 @@
       // kindChanged fits the fault fields to its kind, as the server
       // describes each on its option: the ARG's label, and whether it
       // hits clients, nodes or either.
-      function kindChanged() {
+      kindChanged = function () {
         var kind = kindSel.options[kindSel.selectedIndex];
+        var targetSel = faultBox.querySelector("[data-race-fault-target]");
         argLabel.textContent = kind.getAttribute("data-arg-label");
         persist.parentNode.hidden = kind.value !== "crash";
         var first = null;
@@ -571,97 +500,29 @@
         });
         var sel = targetSel.options[targetSel.selectedIndex];
         if ((!sel || sel.disabled) && first) targetSel.value = first.value;
-      }
+      };
       kindSel.addEventListener("change", kindChanged);
+      kindChanged();
 
-      // targets lists what a fault can hit in the run on screen.
-      targets = function () {
-        var id = run.id;
-        scenarios().then(function (list) {
-          var sc = list.find(function (x) { return x.id === id; });
-          if (!sc || run.id !== id) return;
-          var keep = targetSel.value;
-          targetSel.replaceChildren();
-          sc.fault_targets.forEach(function (tg) {
-            var o = document.createElement("option");
-            o.value = tg.id;
-            o.textContent = tg.title;
-            targetSel.appendChild(o);
-          });
-          if (sc.targets.indexOf(keep) >= 0) targetSel.value = keep;
-          kindChanged();
-        });
-      };
-
-      // listFaults lists the run's faults, each in the server's words,
-      // and keeps them in the settings form.
-      listFaults = function (list) {
-        faultList.replaceChildren();
-        form.querySelectorAll("[data-race-fault-spec]").forEach(function (el) { el.remove(); });
-        list.forEach(function (f, i) {
-          var li = document.createElement("li");
-          var span = document.createElement("span");
-          span.textContent = f.text;
-          var b = document.createElement("button");
-          b.type = "button";
-          b.className = "button-link";
-          b.textContent = "Remove";
-          b.setAttribute("aria-label", "Remove the fault: " + f.text);
-          b.addEventListener("click", function () { faults.splice(i, 1); rerun(); });
-          li.append(span, " ", b);
-          faultList.appendChild(li);
-          var hidden = document.createElement("input");
-          hidden.type = "hidden";
-          hidden.name = "fault";
-          hidden.value = f.spec;
-          hidden.setAttribute("data-race-fault-spec", "");
-          form.appendChild(hidden);
-        });
-        faultList.hidden = list.length === 0;
-      };
-
-      // addFault adds the fault to the run and runs it again: a new round,
-      // with the fault in the setup, to predict before it plays. The
-      // fault form's fields go to the server as the form sends them; the
-      // run that comes back lists the fault with the others.
-      addFault = function () {
-        var add = new URLSearchParams();
-        add.set("add_fault", "1");
-        add.set("fault_kind", kindSel.value);
-        add.set("fault_target", targetSel.value);
-        add.set("fault_at_ms", String(Math.max(0, Math.round(Number(atInput.value) || 0))));
-        add.set("fault_arg_ms", String(Math.max(0, Math.round(Number(argInput.value) || 0))));
-        if (persist.checked) add.set("fault_persist", "true");
+      // faultAdded starts the new round a fault brings: the fault is the
+      // last line of the setup, to predict before it plays.
+      faultAdded = function () {
         atEdited = false;
-        faultError.hidden = true;
-        rerun(function () {
-          predict.open = true;
-          pl.say("Your fault is the last line of the setup. What will it change? Tick what you expect, then press Play.");
-          var first = predict.querySelector("input[type=checkbox]");
-          if (first && !present) first.focus();
-        }, function (err) {
-          // The fault was refused: it is not kept, and the reason is
-          // said next to the fault's fields.
-          faultError.textContent = err.message;
-          faultError.hidden = false;
-        }, add);
+        predict.open = true;
+        pl.say("Your fault is the last line of the setup. What will it change? Tick what you expect, then press Play.");
+        var first = predict.querySelector("input[type=checkbox]");
+        if (first && !present) first.focus();
       };
     }
 
-    load(root.getAttribute("data-api")).then(function (data) {
-      show(data);
+    getJSON(root.getAttribute("data-api")).then(function (data) {
+      start(data);
       if (present) root.focus();
     }).catch(function (err) {
-      error.textContent = err.message;
-      error.hidden = false;
+      var el = $("[data-race-error]");
+      el.textContent = err.message;
+      el.hidden = false;
     });
-  }
-
-  function scenarios() {
-    if (!scenarioCache) {
-      scenarioCache = fetch("/api/race/scenarios", { headers: { "Accept": "application/json" } }).then(function (r) { return r.json(); });
-    }
-    return scenarioCache;
   }
 
   function seconds(ms) { return (Math.round(ms) / 1000) + " s"; }

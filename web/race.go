@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/locklab/locklab/race"
@@ -274,17 +275,38 @@ func shown(v *views.Race, tl race.Timeline, predicted []string) {
 }
 
 // racePage is the model of /race and /race/present: the scenario and
-// settings from the query, over the scenario's defaults.
+// settings from the query, over the scenario's defaults. A query from the
+// settings form (run=1) is read as the form means it (race.FormQuery): a
+// run that cannot be shown at its own address, as a fault refused, is
+// shown here with its error. A fault refused leaves the run as it was,
+// the reason said next to the fault's fields.
 func (s *Server) racePage(c echo.Context, title string, present bool) (views.RacePage, int) {
-	id := c.QueryParam(race.ParamScenario)
+	raw := c.QueryParams()
+	q := raw
+	if raw.Has(race.FormRun) {
+		q = race.FormQuery(raw)
+	}
+	id := q.Get(race.ParamScenario)
 	if id == "" {
 		id = defaultScenario
 	}
 	heading := 1
-	if present {
+	switch {
+	case present:
 		heading = 2
+	case raw.Has(raceFragmentParam) && raw.Get(raceWidgetParam) == raceWidgetLesson:
+		// A part of the lesson's widget, which race.js asks for here.
+		heading = 3
 	}
-	rv, code := s.raceView(c, id, c.QueryParams(), heading)
+	rv, code := s.raceView(c, id, q, heading)
+	if code == http.StatusBadRequest && !rv.Compact && raw.Get(race.FormAddFault) != "" {
+		kept := maps.Clone(raw)
+		kept.Del(race.FormAddFault)
+		if before, ok := s.raceView(c, id, race.FormQuery(kept), heading); ok == http.StatusOK {
+			before.FaultError = rv.Error
+			rv = before
+		}
+	}
 	m := views.RacePage{Page: s.page(title, "Watch two clients race for a Redis lock that expires, with fencing tokens on and off.", "race"), Race: rv}
 	m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
 	m.PresentCSS = s.assets.href("race-present.css")
@@ -292,18 +314,58 @@ func (s *Server) racePage(c echo.Context, title string, present bool) (views.Rac
 }
 
 func (s *Server) handleRacePage(c echo.Context) error {
-	if done, err := s.raceRedirect(c, "/race"); done || err != nil {
-		return err
-	}
-	return s.serveRacePage(c, "The race, animated", views.RaceFullPage)
+	return s.serveRace(c, "/race", "The race, animated", views.RaceFullPage)
 }
 
 // handleRacePresent is the presenter view of the race, for workshops.
 func (s *Server) handleRacePresent(c echo.Context) error {
-	if done, err := s.raceRedirect(c, "/race/present"); done || err != nil {
+	return s.serveRace(c, "/race/present", presentTitle, views.RacePresentPage)
+}
+
+// serveRace answers /race or /race/present (path): a settings form sent
+// without the script goes to the address of its run; with the script
+// (?fragment=), the parts of the widget the query changes are answered
+// instead, rendered as the page renders them, and race.js puts them in
+// place.
+func (s *Server) serveRace(c echo.Context, path, title string, page func(views.RacePage) templ.Component) error {
+	frag, err := raceFragment(c)
+	if err != nil {
 		return err
 	}
-	return s.serveRacePage(c, presentTitle, views.RacePresentPage)
+	if frag != nil {
+		m, code := s.racePage(c, title, title == presentTitle)
+		return render(c, code, frag(m.Race))
+	}
+	if done, err := s.raceRedirect(c, path); done || err != nil {
+		return err
+	}
+	return s.serveRacePage(c, title, page)
+}
+
+// The race page's fragments: ?fragment=run is what a new run changes
+// (views.RaceRun), ?fragment=judged the prediction judged
+// (views.RaceJudged); widget=lesson renders them as the lesson's widget
+// shows them.
+const (
+	raceFragmentParam = "fragment"
+	raceWidgetParam   = "widget"
+	raceWidgetLesson  = "lesson"
+)
+
+// raceFragment is the part of the race widget that the request's
+// ?fragment= asks for (race.js asks, to update the widget in place), or
+// nil for the whole page.
+func raceFragment(c echo.Context) (func(views.Race) templ.Component, error) {
+	switch name := c.QueryParam(raceFragmentParam); name {
+	case "":
+		return nil, nil
+	case "run":
+		return views.RaceRun, nil
+	case "judged":
+		return views.RaceJudged, nil
+	default:
+		return nil, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("the race page has no fragment %q: want run or judged", name))
+	}
 }
 
 // raceDoneRequest is what race.js reports when a run has been played to

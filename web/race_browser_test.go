@@ -154,18 +154,66 @@ func TestRaceWithoutJavaScript(t *testing.T) {
 	})
 }
 
+// partsUnlikePageJS lists the parts of the race widget on screen that
+// differ from the parts of the whole page the server renders for the
+// address in the address bar: the parts the player leaves alone by their
+// markup, the transcript by its lines, the fault targets by their
+// options, and the settings by their values and the fields shown.
+const partsUnlikePageJS = `(async () => {
+	const html = await (await fetch(location.href, { credentials: "same-origin" })).text();
+	const doc = new DOMParser().parseFromString(html, "text/html");
+	const markup = el => el.outerHTML;
+	const lines = el => [...el.children].map(li => li.textContent).join("|");
+	const options = el => [...el.options].map(o => o.value + "=" + o.textContent).join("|");
+	const settings = f => [...f.querySelectorAll("input[id], select[id]")].map(e => e.id + "=" + (e.type === "checkbox" ? e.checked : e.value) + (e.disabled ? " disabled" : "")).join("|") +
+		" shown: " + [...f.querySelectorAll("[data-param]")].filter(p => !p.hidden).map(p => p.dataset.param).join(" ");
+	const out = [];
+	for (const [sel, f] of [["[data-race-head]", markup], ["[data-race-setup]", markup], ["[data-race-error]", markup], ["[data-race-form-run]", markup],
+		["[data-race-run-fields]", markup], ["[data-race-verdict]", markup], ["[data-race-fault-list]", markup], ["[data-race-fault-error]", markup],
+		["[data-race-transcript]", lines], ["[data-race-fault-target]", options], ["[data-race-form]", settings]]) {
+		const a = document.querySelector(sel), b = doc.querySelector(sel);
+		if (!a || !b || f(a) !== f(b)) out.push(sel + ": " + (a && f(a)) + "\nwant " + (b && f(b)));
+	}
+	return out.join("\n");
+})()`
+
+// partsUnlikePage runs partsUnlikePageJS.
+func partsUnlikePage(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](partsUnlikePageJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("compare the widget with the page: %v", err)
+	}
+	return got
+}
+
 // TestRaceSettingsUpdate changes the scenario and then the fencing box
-// with JavaScript on, and checks that the title, the address, the
-// presenter link and the outcomes follow.
+// with JavaScript on, and checks that the widget is updated in place
+// (the page stays, the focus stays on the field changed) with the parts
+// the server renders for the new run, and that the title, the address,
+// the presenter link, the outcomes and the narration follow.
 func TestRaceSettingsUpdate(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := browsertest.New(t)
 	browsertest.Open(t, ctx, ts.URL+"/race?scenario=gc-pause", 1280, 900)
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
-	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("select[name=scenario]"); s.value = "fencing"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	intro := evalJS[string](t, ctx, `document.querySelector("[data-race-narration]").textContent`)
+	evalJS[bool](t, ctx, `(() => { window.stayed = true; const s = document.querySelector("select[name=scenario]"); s.focus(); s.value = "fencing"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race]").dataset.scenario === "fencing"`)
-	check := func(wantURL, wantOutcome string) {
+	check := func(wantURL, wantOutcome, wantFocus string) {
 		t.Helper()
+		if !evalJS[bool](t, ctx, `window.stayed === true`) {
+			t.Error("the page was loaded again; want the widget updated in place")
+		}
+		if got := partsUnlikePage(t, ctx); got != "" {
+			t.Errorf("the widget's parts are not the server's for the run:\n%s", got)
+		}
+		if got := evalJS[string](t, ctx, `document.activeElement.id`); got != wantFocus {
+			t.Errorf("the focus is on %q; want it to stay on %q", got, wantFocus)
+		}
+		if got := evalJS[string](t, ctx, `document.querySelector("[data-race-narration]").textContent`); got != intro {
+			t.Errorf("the narration says %q; want %q, a new round", got, intro)
+		}
 		if got := evalJS[string](t, ctx, `document.querySelector("[data-race-title]").textContent`); got != "The same pause, with fencing tokens" {
 			t.Errorf("title = %q", got)
 		}
@@ -179,17 +227,60 @@ func TestRaceSettingsUpdate(t *testing.T) {
 			t.Errorf("outcomes = %q; want %s", got, wantOutcome)
 		}
 	}
-	check("fencing=true", "stale-write-rejected")
+	check("fencing=true", "stale-write-rejected", "race-scenario")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[name=fencing]`))); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.WaitFor(t, ctx, `location.search.includes("fencing=false")`)
-	check("fencing=false", "stale-write-accepted")
+	check("fencing=false", "stale-write-accepted", "race-fencing")
+	// A setting refused is said above the settings, and the run on
+	// screen stays.
+	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("input[name=ttl_ms]"); s.value = "5"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-error]").hidden`)
+	if got := evalJS[string](t, ctx, `document.querySelector("[data-race-error]").textContent`); !strings.Contains(strings.ToLower(got), "ttl_ms = 5") {
+		t.Errorf("a TTL of 5 ms: the error says %q", got)
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); !strings.Contains(got, "stale-write-accepted") {
+		t.Errorf("after a setting refused the outcomes are %q; want the run on screen's", got)
+	}
+	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("input[name=ttl_ms]"); s.value = "10000"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-error]").hidden`)
 	// The address alone reproduces the run.
 	url := evalJS[string](t, ctx, `location.href`)
 	browsertest.Open(t, ctx, url, 1280, 900)
 	if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); !strings.Contains(got, "stale-write-accepted") {
 		t.Errorf("reloading %s: outcomes %q", url, got)
+	}
+}
+
+// TestRaceLessonSettingsUpdate changes a setting of the lesson's race
+// with JavaScript on, and checks that the lesson's widget is updated in
+// place with its own parts (its ids, its title), that the link to the
+// race page follows the run, and that the lesson's address stays.
+func TestRaceLessonSettingsUpdate(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := browsertest.New(t)
+	browsertest.Open(t, ctx, ts.URL+"/topics/distributed-locks", 1280, 900)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+	evalJS[bool](t, ctx, `(() => { window.stayed = true; const s = document.querySelector("#race-lesson-pause"); s.value = "2000"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race]").dataset.outcomes === "safe"`)
+	if !evalJS[bool](t, ctx, `window.stayed === true && location.pathname === "/topics/distributed-locks" && location.search === ""`) {
+		t.Errorf("the lesson's address is %q; want the lesson, not loaded again", evalJS[string](t, ctx, `location.href`))
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector("[data-race-head]").textContent`); got != "See it happen: A pause longer than the TTL" {
+		t.Errorf("the lesson's race is titled %q", got)
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector("[data-race-setup]").getAttribute("aria-labelledby")`); got != "race-lesson-setup-title" {
+		t.Errorf("the setup is labelled by %q; want the lesson widget's race-lesson-setup-title", got)
+	}
+	if got := evalJS[string](t, ctx, `[...document.querySelectorAll("[data-race-setup] li")].map(li => li.textContent).join(" ")`); !strings.Contains(got, "freezes for 2 s") {
+		t.Errorf("the setup says %q; want the pause of 2 s", got)
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector("[data-race-link=page]").getAttribute("href")`); !strings.HasPrefix(got, "/race?") || !strings.Contains(got, "pause_ms=2000") {
+		t.Errorf("the link to the race page is %q; want the run with pause_ms=2000", got)
+	}
+	if n := evalJS[int](t, ctx, `document.querySelectorAll("#race-title, #race-form, [data-race-fault]").length`); n != 0 {
+		t.Errorf("the lesson's widget got %d parts of the race page's", n)
 	}
 }
 
@@ -278,6 +369,24 @@ func TestRaceFaultAtPlayhead(t *testing.T) {
 		t.Errorf("address %q lacks the fault at %s ms", got, at)
 	}
 	browsertest.Screenshot(t, ctx, "race-fault-1280")
+	if got := partsUnlikePage(t, ctx); got != "" {
+		t.Errorf("with the fault added, the widget's parts are not the server's for the run:\n%s", got)
+	}
+	// Its Remove button runs the scenario again without it; the focus
+	// goes back to the fault form.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-race-drop="0"]`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitFor(t, ctx, `!location.search.includes("fault=") && document.querySelector("[data-race]").dataset.outcomes === "safe"`)
+	if n := evalJS[int](t, ctx, `document.querySelectorAll("[data-race-fault-list] li").length`); n != 0 {
+		t.Errorf("%d faults listed after removing the only one", n)
+	}
+	if got := evalJS[string](t, ctx, `document.activeElement.getAttribute("name")`); got != "fault_kind" {
+		t.Errorf("after removing a fault the focus is on %q; want the fault's kind", got)
+	}
+	if got := partsUnlikePage(t, ctx); got != "" {
+		t.Errorf("with the fault removed, the widget's parts are not the server's for the run:\n%s", got)
+	}
 }
 
 // TestRacePresenterView opens the projector view at 1920x1080 and checks

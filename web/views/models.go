@@ -232,6 +232,8 @@ type Race struct {
 	// and PresentURL show the same run on /race and /race/present.
 	API, PageURL, PresentURL string
 	Error                    string
+	// FaultError says why the fault the learner asked for was refused.
+	FaultError string
 }
 
 // RaceField is one name and value of a form.
