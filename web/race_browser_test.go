@@ -430,11 +430,14 @@ func TestRacePresenterView(t *testing.T) {
 }
 
 // TestRaceScreenshots looks at the race at 390, 1280 and 1920 px, light and
-// dark, with and without JavaScript, halfway through and at the end, with
-// axe-core on each, and checks that nothing is wider than the screen.
+// dark, with and without JavaScript, halfway through, with axe-core on
+// each, and checks that nothing is wider than the screen. Each screen
+// width, with or without the script, has a browser of its own (two run at
+// once), and each page is opened once and looked at in both colour
+// schemes: the scheme is a media feature the page follows as it changes,
+// with nothing to load or draw again.
 func TestRaceScreenshots(t *testing.T) {
 	ts := newTestServer(t)
-	ctx := browsertest.New(t)
 	pages := []struct{ name, path string }{
 		{"gc-pause", "/race?scenario=gc-pause"},
 		{"release-del", "/race?scenario=release-del"},
@@ -444,38 +447,44 @@ func TestRaceScreenshots(t *testing.T) {
 		{"lesson", "/topics/distributed-locks"},
 	}
 	for _, js := range []bool{true, false} {
-		browsertest.Scripts(t, ctx, js)
 		for _, width := range []int64{390, 1280, 1920} {
-			for _, scheme := range []string{"light", "dark"} {
+			t.Run(fmt.Sprintf("%d-js=%v", width, js), func(t *testing.T) {
+				t.Parallel()
+				ctx := browsertest.New(t)
+				browsertest.Scripts(t, ctx, js)
 				for _, pg := range pages {
 					if pg.name == "lesson" && width == 1920 {
 						continue
 					}
-					name := fmt.Sprintf("race-%s-%d-%s", pg.name, width, scheme)
-					if !js {
-						name += "-nojs"
+					browsertest.Open(t, ctx, ts.URL+pg.path, width, 900)
+					if js {
+						browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
+						evalJS[bool](t, ctx, `(() => { const s = document.querySelector("[data-act=scrub]"); s.value = 600; s.dispatchEvent(new Event("input")); return true; })()`)
 					}
-					t.Run(name, func(t *testing.T) {
-						browsertest.ColorScheme(t, ctx, scheme)
-						browsertest.Open(t, ctx, ts.URL+pg.path, width, 900)
-						if js {
-							browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-stage] .race-timeline") !== null`)
-							evalJS[bool](t, ctx, `(() => { const s = document.querySelector("[data-act=scrub]"); s.value = 600; s.dispatchEvent(new Event("input")); return true; })()`)
-						}
-						if overflow := evalJS[int64](t, ctx, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
-							t.Errorf("%d px too wide", overflow)
-						}
-						browsertest.ElementScreenshot(t, ctx, "[data-race]", name)
+					for _, scheme := range []string{"light", "dark"} {
+						name := fmt.Sprintf("race-%s-%d-%s", pg.name, width, scheme)
 						if !js {
-							browsertest.Scripts(t, ctx, true)
+							name += "-nojs"
 						}
-						browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), name)
-						if !js {
-							browsertest.Scripts(t, ctx, false)
-						}
-					})
+						t.Run(name, func(t *testing.T) {
+							browsertest.ColorScheme(t, ctx, scheme)
+							if overflow := evalJS[int64](t, ctx, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
+								t.Errorf("%d px too wide", overflow)
+							}
+							browsertest.ElementScreenshot(t, ctx, "[data-race]", name)
+							// axe-core is a script: it runs with scripts
+							// on, on the page as it was without them.
+							if !js {
+								browsertest.Scripts(t, ctx, true)
+							}
+							browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), name)
+							if !js {
+								browsertest.Scripts(t, ctx, false)
+							}
+						})
+					}
 				}
-			}
+			})
 		}
 	}
 }
