@@ -94,7 +94,8 @@ type learnerState struct {
 }
 
 // fill gives a learner keys of every type, one with a TTL, a cached
-// script, a moved clock and an open transaction on client B.
+// script, a function library, a moved clock and an open transaction on
+// client B.
 func fill(t *testing.T, s *Supervisor, clock *fakeclock.Clock, learner string, advance time.Duration) learnerState {
 	t.Helper()
 	a := playground.ClientA
@@ -106,6 +107,7 @@ func fill(t *testing.T, s *Supervisor, clock *fakeclock.Clock, learner string, a
 		{learner, a, "SADD s x y", "(integer) 2"},
 		{learner, a, "ZADD z 1.5 m", "(integer) 1"},
 		{learner, a, `EVAL "return redis.call('INCR', KEYS[1])" 1 n`, "(integer) 1"},
+		{learner, a, `FUNCTION LOAD "#!lua name=lib\nredis.register_function('whose', function(keys, args) return 'function of ' .. args[1] end)"`, `"lib"`},
 		{learner, playground.ClientB, "MULTI", "OK"},
 	})
 	res, err := s.Exec(context.Background(), learner, a, fmt.Sprintf("SCRIPT LOAD %q", script))
@@ -149,6 +151,7 @@ func (st learnerState) check(t *testing.T, s *Supervisor, elapsed time.Duration)
 	}
 	runSteps(t, s, []step{
 		{st.name, a, "EVALSHA " + st.sha + " 0 yes", `"kept by ` + st.name + ` yes"`},
+		{st.name, a, "FCALL whose 0 " + st.name, `"function of ` + st.name + `"`},
 		{st.name, a, `EVAL "return redis.call('INCR', KEYS[1])" 1 n`, "(integer) 2"},
 	})
 	if now, _ := s.Clock(st.name); !now.Equal(st.clock.Add(elapsed)) {
