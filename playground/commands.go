@@ -2,7 +2,7 @@ package playground
 
 // The command table, lookupCommand, is generated from a real redis-server
 // so that arities, flags and key positions are Redis's own.
-//go:generate go run ./internal/gencommands -o commands_table.go
+//go:generate go run ./internal/gencommands -o commands_table.go -help-o commands_help.go
 
 import "strings"
 

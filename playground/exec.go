@@ -188,6 +188,8 @@ func splitRepeat(argv []string) (int, []string, bool) {
 func (s *Sandbox) cliLocal(argv []string) (out string, clear, local bool) {
 	name := strings.ToLower(argv[0])
 	switch {
+	case (name == "help" || name == "?") && len(argv) > 1:
+		return commandHelp(argv[1:]), false, true
 	case name == "help" || name == "?":
 		return helpText, false, true
 	case name == "quit" || name == "exit":

@@ -1,8 +1,14 @@
 package playground
 
 import (
+	"context"
+	"net"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 // TestParityServerCommands compares with redis-cli + Redis 7.0 the server
@@ -217,4 +223,45 @@ func TestParityHashOrder(t *testing.T) {
 		a("HKEYS h"),
 		a("FLUSHALL"),
 	})
+}
+
+// TestParityCommandHelp compares "help NAME" with redis-cli's, which
+// prints colour codes and carriage returns the playground's terminal does
+// not show: those are taken out of redis-cli's output before comparing.
+func TestParityCommandHelp(t *testing.T) {
+	addr := startRedis(t)
+	bin := testenv.LookPath(t, "Debian: apt-get install redis-server redis-tools", "redis-cli")
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One redis-cli per line, reading it from its input: redis-cli writes
+	// help through a buffer, after anything written around it at once.
+	help := func(line string) string {
+		cmd := exec.Command(bin, "-h", host, "-p", port, "--no-raw")
+		cmd.Stdin = strings.NewReader(line + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("redis-cli %q: %v", line, err)
+		}
+		return strings.TrimSuffix(string(out), "\n")
+	}
+	s, err := NewSandbox(SandboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	colours := regexp.MustCompile("\x1b\\[[0-9;]*m|\r")
+	for _, line := range []string{
+		"help SET", "help set", "HELP get", "help OBJECT", "help OBJECT ENCODING", "help object freq",
+		"help CLIENT SETNAME", "help EVAL", "help SCRIPT", "help WAIT", "help PUBLISH", "help @hash",
+		"help @scripting", "help @transactions", "help @nosuch", "help NOSUCH", "help SET NX", "? SET",
+		"help FCALL", "help FUNCTION", "help @generic", "help HSET extra words here",
+	} {
+		want := colours.ReplaceAllString(help(line), "")
+		res, _ := s.Exec(context.Background(), ClientA, line)
+		if res.Output != want {
+			t.Errorf("%s:\n got %q\nwant %q", line, res.Output, want)
+		}
+	}
 }

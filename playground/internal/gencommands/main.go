@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"go/format"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,8 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("gencommands", flag.ContinueOnError)
 	out := fs.String("o", "commands_table.go", "the file to write")
+	helpOut := fs.String("help-o", "commands_help.go", "the file to write redis-cli's help to")
+	cli := fs.String("redis-cli", "redis-cli", "the redis-cli whose help to read")
 	addr := fs.String("addr", "", "a running redis-server's host:port (default: start one)")
 	bin := fs.String("redis-server", "redis-server", "the redis-server to start when -addr is empty")
 	if err := fs.Parse(args); err != nil {
@@ -48,6 +51,10 @@ func run(args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	opts := &redis.Options{Addr: *addr, Protocol: 2}
+	var conn []string
+	if host, port, err := net.SplitHostPort(*addr); err == nil {
+		conn = []string{"-h", host, "-p", port}
+	}
 	if *addr == "" {
 		sock, stop, err := startServer(ctx, *bin)
 		if err != nil {
@@ -55,14 +62,22 @@ func run(args []string) error {
 		}
 		defer stop()
 		opts = &redis.Options{Network: "unix", Addr: sock, Protocol: 2}
+		conn = []string{"-s", sock}
 	}
 	rdb := redis.NewClient(opts)
 	defer rdb.Close()
-	src, err := generate(ctx, rdb)
+	src, names, version, err := generate(ctx, rdb)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(*out, src, 0o644)
+	help, err := generateHelp(ctx, *cli, conn, names, version)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(*helpOut, help, 0o644)
 }
 
 // startServer runs a redis-server on a Unix socket and returns once the
@@ -150,26 +165,27 @@ type entry struct {
 	first, last, step int64
 }
 
-// generate asks the server for COMMAND and formats the table.
-func generate(ctx context.Context, rdb *redis.Client) ([]byte, error) {
+// generate asks the server for COMMAND and formats the table; it returns
+// the names of the commands too, and the server's version.
+func generate(ctx context.Context, rdb *redis.Client) (src []byte, names []string, version string, err error) {
 	info, err := rdb.InfoMap(ctx, "server").Result()
 	if err != nil {
-		return nil, fmt.Errorf("INFO server: %w", err)
+		return nil, nil, "", fmt.Errorf("INFO server: %w", err)
 	}
-	version := info["Server"]["redis_version"]
+	version = info["Server"]["redis_version"]
 	if version == "" {
-		return nil, errors.New("INFO server names no redis_version")
+		return nil, nil, "", errors.New("INFO server names no redis_version")
 	}
 	reply, err := rdb.Do(ctx, "COMMAND").Slice()
 	if err != nil {
-		return nil, fmt.Errorf("COMMAND: %w", err)
+		return nil, nil, "", fmt.Errorf("COMMAND: %w", err)
 	}
 	var top []entry
 	subs := map[string][]entry{}
 	for _, c := range reply {
 		e, err := parseEntry(c)
 		if err != nil {
-			return nil, err
+			return nil, nil, "", err
 		}
 		top = append(top, e)
 		// Redis 7 lists subcommands as the tenth element of a command's reply.
@@ -178,7 +194,7 @@ func generate(ctx context.Context, rdb *redis.Client) ([]byte, error) {
 			for _, s := range sl {
 				se, err := parseEntry(s)
 				if err != nil {
-					return nil, err
+					return nil, nil, "", err
 				}
 				subs[e.name] = append(subs[e.name], se)
 			}
@@ -209,7 +225,11 @@ func lookupCommand(name string) (command, bool) {
 		}
 	}
 	b.WriteString("\t}\n\treturn command{}, false\n}\n")
-	return format.Source(b.Bytes())
+	for _, e := range top {
+		names = append(names, strings.ToUpper(e.name))
+	}
+	src, err = format.Source(b.Bytes())
+	return src, names, version, err
 }
 
 func writeCase(b *bytes.Buffer, e entry) {

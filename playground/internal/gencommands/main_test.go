@@ -18,9 +18,22 @@ func TestGeneratedTableIsCurrent(t *testing.T) {
 		t.Skip("starts a redis-server")
 	}
 	bin := testenv.LookPath(t, "Debian: apt-get install redis-server", "redis-server")
+	cli := testenv.LookPath(t, "Debian: apt-get install redis-tools", "redis-cli")
 	out := filepath.Join(t.TempDir(), "commands_table.go")
-	if err := run([]string{"-o", out, "-redis-server", bin}); err != nil {
+	helpOut := filepath.Join(t.TempDir(), "commands_help.go")
+	if err := run([]string{"-o", out, "-help-o", helpOut, "-redis-server", bin, "-redis-cli", cli}); err != nil {
 		t.Fatalf("gencommands: %v", err)
+	}
+	gotHelp, err := os.ReadFile(helpOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHelp, err := os.ReadFile(filepath.Join("..", "..", "commands_help.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gotHelp, wantHelp) {
+		t.Errorf("playground/commands_help.go differs from what gencommands writes from this redis-cli; run go generate ./playground/ and review the diff")
 	}
 	got, err := os.ReadFile(out)
 	if err != nil {
