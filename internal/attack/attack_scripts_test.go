@@ -24,9 +24,10 @@ type dodge struct {
 
 // dodges are the ways a learner might run scripts past the budget: a
 // redis-cli repeat count in front, other spellings, scripts queued in a
-// transaction, EVALSHA after SCRIPT LOAD, FCALL, and (in attackScriptBudget)
+// transaction, EVALSHA after SCRIPT LOAD, FCALL after FUNCTION LOAD, and (in attackScriptBudget)
 // two lines at once.
 var dodges = []dodge{
+	{"FCALL", []string{`FUNCTION LOAD REPLACE "#!lua name=spinlib\nredis.register_function('spin', function() while true do end end)"`, "FCALL spin 0"}, 1},
 	{"plain", []string{"EVAL " + spin + " 0"}, 1},
 	{"repeat 1", []string{"1 EVAL " + spin + " 0"}, 1},
 	{"repeat 3", []string{"3 eval " + spin + " 0"}, 3},
@@ -35,7 +36,6 @@ var dodges = []dodge{
 	{"EVAL_RO", []string{"EVAL_RO " + spin + " 0"}, 1},
 	{"MULTI", []string{"MULTI", "EVAL " + spin + " 0", "EVAL " + spin + " 0", "EVAL " + spin + " 0", "EXEC"}, 3},
 	{"EVALSHA", []string{"SCRIPT LOAD " + spin, "EVALSHA 694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7 0"}, 1},
-	{"FCALL", []string{"FCALL spin 0"}, 1},
 }
 
 // attackScriptBudget has one learner on the limited server spend eight
@@ -71,7 +71,7 @@ func attackScriptBudget(t *testing.T, tg *target) {
 					// sandbox runs one command at a time, wait for one
 					// the other tab started.
 					scripts := d.scripts
-					if strings.HasPrefix(line, "MULTI") || strings.HasPrefix(line, "SCRIPT") {
+					if strings.HasPrefix(line, "MULTI") || strings.HasPrefix(line, "SCRIPT") || strings.HasPrefix(line, "FUNCTION") {
 						scripts = 0
 					}
 					deadline := scriptTimeout * time.Duration(scripts+1)
