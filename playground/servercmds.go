@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,15 +132,7 @@ func (s *Sandbox) objectEncoding(k string) resp.Value {
 		return resp.Str("quicklist")
 	case "hash":
 		fields, _ := s.m.HKeys(k)
-		if len(fields) > listpackEntries {
-			return resp.Str("hashtable")
-		}
-		for _, f := range fields {
-			if len(f) > listpackValue || len(s.m.HGet(k, f)) > listpackValue {
-				return resp.Str("hashtable")
-			}
-		}
-		return resp.Str("listpack")
+		return resp.Str(compactOr(fields, func(f string) string { return s.m.HGet(k, f) }, "hashtable"))
 	case "set":
 		members, _ := s.m.Members(k)
 		if isIntset(members) {
@@ -148,22 +141,29 @@ func (s *Sandbox) objectEncoding(k string) resp.Value {
 		return resp.Str("hashtable")
 	case "zset":
 		members, _ := s.m.ZMembers(k)
-		if len(members) > listpackEntries {
-			return resp.Str("skiplist")
-		}
-		for _, m := range members {
-			if len(m) > listpackValue {
-				return resp.Str("skiplist")
-			}
-		}
-		return resp.Str("listpack")
+		return resp.Str(compactOr(members, nil, "skiplist"))
 	}
 	return resp.Null()
 }
 
+// compactOr is "listpack" for a hash (with its values) or sorted set of
+// these items while Redis 7.0 keeps it as one: at most 128 items, none of
+// them, nor their values, longer than 64 bytes; else larger.
+func compactOr(items []string, value func(string) string, larger string) string {
+	if len(items) > listpackEntries {
+		return larger
+	}
+	for _, it := range items {
+		if len(it) > listpackValue || value != nil && len(value(it)) > listpackValue {
+			return larger
+		}
+	}
+	return "listpack"
+}
+
 // stringEncoding is how Redis's tryObjectEncoding keeps a string value.
 func stringEncoding(v string) string {
-	if _, ok := parseInt(v); ok && len(v) <= 20 {
+	if _, ok := parseInt(v); ok {
 		return "int"
 	}
 	if len(v) <= embstrLimit {
@@ -222,18 +222,8 @@ func numericOrder(members []resp.Value) {
 	slices.SortFunc(members, func(a, b resp.Value) int {
 		x, _ := strconv.ParseInt(a.Str, 10, 64)
 		y, _ := strconv.ParseInt(b.Str, 10, 64)
-		return cmpInt(x, y)
+		return cmp.Compare(x, y)
 	})
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // setOrder gives the set replies of SMEMBERS, SUNION, SINTER, SDIFF and
