@@ -24,7 +24,25 @@ func NewRedlock(nodes []redis.Scripter, opts Options) *Redlock {
 }
 
 // Quorum returns the number of nodes that must grant the lock: a majority.
-func (r *Redlock) Quorum() int { return len(r.nodes)/2 + 1 }
+func (r *Redlock) Quorum() int { return Quorum(len(r.nodes)) }
+
+// Quorum returns the majority of n nodes, the votes a Redlock client needs.
+func Quorum(n int) int { return n/2 + 1 }
+
+// DriftRule names the drift allowance Drift computes, for learners.
+const DriftRule = "1% of the TTL plus 2 ms, the drift factor of the reference Redlock clients"
+
+// Drift is the allowance for clock drift between the nodes and the
+// client: ttl/100 + 2ms, as the reference Redlock implementations
+// compute it (drift factor 0.01).
+func Drift(ttl time.Duration) time.Duration { return driftFor(ttl) }
+
+// Validity is what is left of a Redlock lock taken with ttl after the
+// attempt took elapsed: ttl - elapsed - Drift(ttl). The lock is held only
+// if a majority granted it and this is positive.
+func Validity(ttl, elapsed time.Duration) time.Duration {
+	return ttl - elapsed - driftFor(ttl)
+}
 
 // Acquire sets the same random token with SET NX PX on every node, each call
 // bounded by Options.NodeTimeout. It holds the lock if a majority granted it
@@ -61,7 +79,7 @@ func (r *Redlock) Acquire(ctx context.Context, key string, ttl time.Duration) (*
 			return 1, nil
 		})
 		got, errs := tally(rs)
-		validity := ttl - r.opts.Clock.Now().Sub(start) - drift
+		validity := Validity(ttl, r.opts.Clock.Now().Sub(start))
 		if got >= l.quorum && validity > 0 {
 			l.until = start.Add(ttl - drift)
 			return l, nil
