@@ -211,6 +211,10 @@ func LineKeys(line string) []string {
 	if len(line) > defaultMaxLineBytes {
 		return nil
 	}
+	t, line, err := SplitTarget(line)
+	if err != nil || t.Storage {
+		return nil
+	}
 	argv, err := Tokenize(line)
 	if err != nil || len(argv) == 0 {
 		return nil

@@ -20,6 +20,11 @@ var (
 	// ErrBadAdvance: Advance was asked to move the clock by a duration that
 	// is not positive or is larger than the maximum.
 	ErrBadAdvance = errors.New("playground: bad clock advance")
+	// ErrUnknownNode: a node number outside 1 to MaxNodes.
+	ErrUnknownNode = errors.New("playground: unknown node")
+	// ErrBadNodeAction: a node action other than stop, start, restart
+	// and clock.
+	ErrBadNodeAction = errors.New("playground: bad node action")
 	// ErrClosed: the Manager or the sandbox has been closed.
 	ErrClosed = errors.New("playground: closed")
 	// ErrRestarting: the process that would run the request is being

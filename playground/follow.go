@@ -93,6 +93,17 @@ func (snap Snapshot) aged(d time.Duration) Snapshot {
 		keys = append(keys, k)
 	}
 	snap.Keys = keys
+	if snap.Nodes != nil {
+		nodes := *snap.Nodes
+		nodes.Others = make([]*Snapshot, len(snap.Nodes.Others))
+		for i, o := range snap.Nodes.Others {
+			if o != nil {
+				aged := o.aged(d)
+				nodes.Others[i] = &aged
+			}
+		}
+		snap.Nodes = &nodes
+	}
 	return snap
 }
 
@@ -100,7 +111,7 @@ func (snap Snapshot) aged(d time.Duration) Snapshot {
 // may hold, with room for the encoding. A sandbox whose copy would be
 // larger does not follow its learner.
 func maxSavedBytes(l Limits) int {
-	return l.MaxDataBytes + l.ScriptCacheBytes + 64*l.MaxKeys + 1<<20
+	return l.MaxDataBytes + l.ScriptCacheBytes + MaxNodes*(64*l.MaxKeys+1<<20)
 }
 
 // use runs f on the session's sandbox. With Options.SandboxCopies set, it

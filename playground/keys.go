@@ -18,6 +18,9 @@ type KeyInfo struct {
 	Value string `json:"value"`
 	// PTTLMS is the time to live left in milliseconds, -1 for none.
 	PTTLMS int64 `json:"pttl_ms"`
+	// Node is the learner's node the key is on, 1 to MaxNodes; a
+	// Manager sets it, a Sandbox leaves it 0.
+	Node int `json:"node,omitempty"`
 }
 
 // keyWidth is how many characters of a key's name the inspector shows: a

@@ -161,6 +161,9 @@ func NewManager(opts Options) *Manager {
 	if opts.NewBox == nil {
 		opts.NewBox = func(o SandboxOptions) (Box, error) { return NewSandbox(o) }
 	}
+	// A learner's sandbox is a set of nodes, each a box of NewBox's.
+	newBox := opts.NewBox
+	opts.NewBox = func(o SandboxOptions) (Box, error) { return newNodeSet(newBox, o) }
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -155,13 +155,13 @@ func TestKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []KeyInfo{
-		{"bin", "string", `"a\x00\n"`, -1},
-		{"h", "hash", `{"a": "1", "b": "2"}`, -1},
-		{"l", "list", `["x", "y"]`, -1},
-		{"lock:invoice:7", "string", `"3f9a1c"`, 20000},
-		{"long", "string", `"` + strings.Repeat("x", 58) + "…", -1},
-		{"s", "set", `{"a", "b"}`, -1},
-		{"z", "zset", `{"a": 1.5, "b": 2}`, -1},
+		{"bin", "string", `"a\x00\n"`, -1, 0},
+		{"h", "hash", `{"a": "1", "b": "2"}`, -1, 0},
+		{"l", "list", `["x", "y"]`, -1, 0},
+		{"lock:invoice:7", "string", `"3f9a1c"`, 20000, 0},
+		{"long", "string", `"` + strings.Repeat("x", 58) + "…", -1, 0},
+		{"s", "set", `{"a", "b"}`, -1, 0},
+		{"z", "zset", `{"a": 1.5, "b": 2}`, -1, 0},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("Keys() = %v; want %v", got, want)

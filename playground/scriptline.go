@@ -48,6 +48,22 @@ func ReadLine(line string) Line {
 	if len(line) > defaultMaxLineBytes {
 		return Line{}
 	}
+	t, rest, err := SplitTarget(line)
+	switch {
+	case err != nil || t.Storage:
+		return Line{} // answered without a command
+	case t.All:
+		// Every node runs it in turn: never quick, and up to five times
+		// one line's deadline.
+		l := readCommand(rest)
+		l.Long, l.Quick = true, false
+		return l
+	}
+	return readCommand(rest)
+}
+
+// readCommand is ReadLine for a line without a target.
+func readCommand(line string) Line {
 	limit := 2 // a repeat count and the command's name
 	if len(line) <= maxQuickLine {
 		limit = 1 + maxQuickArgs + 1 // and enough to tell there are too many
@@ -95,6 +111,9 @@ func MayRunScript(line string) bool {
 func commandName(line string) (string, bool) {
 	if len(line) > defaultMaxLineBytes {
 		return "", false
+	}
+	if _, rest, err := SplitTarget(line); err == nil {
+		line = rest
 	}
 	args, err := tokenize(line, 2)
 	if err != nil || len(args) == 0 {

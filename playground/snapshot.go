@@ -19,6 +19,10 @@ type Snapshot struct {
 	// Libraries holds the code of each function library, as FUNCTION
 	// LOAD was given it.
 	Libraries []string `json:"libraries,omitempty"`
+	// Nodes, in a Manager's snapshot of a learner who used more than
+	// node 1, holds the other nodes and the storage service; the rest of
+	// the Snapshot is node 1.
+	Nodes *NodesSnapshot `json:"nodes,omitempty"`
 }
 
 // KeyDump is one key of a Snapshot. Exactly one of the value fields is set,
@@ -152,6 +156,13 @@ func (s *Sandbox) restore(snap Snapshot) error {
 // reports its size.
 func (snap Snapshot) scriptSize() int {
 	n := 0
+	if snap.Nodes != nil {
+		for _, o := range snap.Nodes.Others {
+			if o != nil {
+				n += o.scriptSize()
+			}
+		}
+	}
 	for _, src := range snap.Scripts {
 		n += len(src)
 	}
@@ -165,6 +176,14 @@ func (snap Snapshot) scriptSize() int {
 // a key's.
 func (snap Snapshot) dataSize() int {
 	n := 0
+	if snap.Nodes != nil {
+		n += len(snap.Nodes.Storage.Data)
+		for _, o := range snap.Nodes.Others {
+			if o != nil {
+				n += o.dataSize()
+			}
+		}
+	}
 	for _, d := range snap.Keys {
 		n += len(d.Key) + len(d.String)
 		for f, v := range d.Hash {

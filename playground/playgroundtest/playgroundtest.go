@@ -27,6 +27,8 @@ type Playground interface {
 	Advance(learner string, d time.Duration) (playground.Advanced, error)
 	Keys(learner string) ([]playground.KeyInfo, error)
 	Clock(learner string) (time.Time, error)
+	Node(ctx context.Context, learner string, n int, op playground.NodeOp) (playground.NodeChange, error)
+	Nodes(learner string) ([]playground.NodeInfo, error)
 	Len() int
 	Sweep(now time.Time) int
 	Close()
@@ -196,10 +198,10 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 		}
 		got := fmt.Sprint(keys)
 		want := fmt.Sprint([]playground.KeyInfo{
-			{Key: "h", Type: "hash", Value: `{"f": "v"}`, PTTLMS: -1},
-			{Key: "l", Type: "list", Value: `["a", "b"]`, PTTLMS: -1},
-			{Key: "lock:invoice:7", Type: "string", Value: `"3f9a1c"`, PTTLMS: 29000},
-			{Key: "long", Type: "string", Value: keys[len(keys)-1].Value, PTTLMS: -1},
+			{Key: "h", Type: "hash", Value: `{"f": "v"}`, PTTLMS: -1, Node: 1},
+			{Key: "l", Type: "list", Value: `["a", "b"]`, PTTLMS: -1, Node: 1},
+			{Key: "lock:invoice:7", Type: "string", Value: `"3f9a1c"`, PTTLMS: 29000, Node: 1},
+			{Key: "long", Type: "string", Value: keys[len(keys)-1].Value, PTTLMS: -1, Node: 1},
 		})
 		if got != want {
 			t.Errorf("Keys(ada) =\n%s\nwant\n%s", got, want)
@@ -404,6 +406,8 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 			t.Errorf("Len() = %d; want 6", n)
 		}
 	})
+
+	t.Run("Nodes", func(t *testing.T) { runNodes(t, start) })
 
 	t.Run("Closed", func(t *testing.T) {
 		p, _ := start(t, playground.Options{})
