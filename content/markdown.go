@@ -213,3 +213,55 @@ func HighlightCSS() (string, error) {
 	b.WriteString("}\n")
 	return b.String(), nil
 }
+
+// BodyPart is a stretch of a lesson's rendered body and, when the stretch
+// ends with a redis-cli block, that block's commands in order: the page
+// puts a form after the block that runs each of them without JavaScript.
+type BodyPart struct {
+	HTML     template.HTML
+	Commands []CLICommand
+}
+
+// CLICommand is one command of a redis-cli block: the client that sends
+// it ("A" or "B") and the line, as the learner would type it.
+type CLICommand struct {
+	Client string
+	Line   string
+}
+
+// cliEnd closes a block renderCLI writes, and cliCommand matches one of
+// its commands; inside both, renderCLI escapes every '<', so neither can
+// be matched by the text of a command, a reply or a note.
+const cliEnd = "</code></pre></div>\n"
+
+var cliCommand = regexp.MustCompile(`<span class="cli-cmd" data-client="([AB])" data-keys="[^"]*"><span class="cli-prompt">[AB]&gt;</span> <span class="cli-input">([^<]*)</span></span>`)
+
+// SplitCLI splits a lesson body rendered by this package after each of
+// its redis-cli blocks, reading each block's commands back from the
+// markup renderCLI wrote. The parts, joined, are the body unchanged.
+func SplitCLI(body template.HTML) []BodyPart {
+	const start = `<div class="cli" data-redis-cli>`
+	var parts []BodyPart
+	rest := string(body)
+	for {
+		i := strings.Index(rest, start)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], cliEnd)
+		if j < 0 {
+			break
+		}
+		end := i + j + len(cliEnd)
+		p := BodyPart{HTML: template.HTML(rest[:end])}
+		for _, m := range cliCommand.FindAllStringSubmatch(rest[i:end], -1) {
+			p.Commands = append(p.Commands, CLICommand{Client: m[1], Line: html.UnescapeString(m[2])})
+		}
+		parts = append(parts, p)
+		rest = rest[end:]
+	}
+	if rest != "" {
+		parts = append(parts, BodyPart{HTML: template.HTML(rest)})
+	}
+	return parts
+}

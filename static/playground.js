@@ -300,6 +300,16 @@
 
   function short(line) { return line.length > 40 ? line.slice(0, 38) + "\u2026" : line; }
 
+  // show asks the room to bring the terminal into view (it opens the
+  // drawer on a narrow screen) before a line runs or is put in the input.
+  function showTerminal() {
+    document.dispatchEvent(new CustomEvent("room:show"));
+  }
+
+  // The forms that run the examples without this script give way to the
+  // Run and Edit buttons on the commands.
+  document.querySelectorAll("[data-cli-forms]").forEach(function (f) { f.remove(); });
+
   var examples = [], current = null;
   document.querySelectorAll(".prose h3, [data-redis-cli]").forEach(function (el) {
     if (el.tagName === "H3") { current = null; return; }
@@ -340,6 +350,7 @@
       ex.lines.push(l);
       l.runButton = button("Run", "Run as client " + l.who + ": " + l.line, function () { runLine(ex, l); });
       var edit = button("Edit", "Edit in the terminal, as client " + l.who + ": " + l.line, function () {
+        showTerminal();
         setClient(l.who);
         input.value = l.line;
         input.focus();
@@ -391,6 +402,7 @@
 
   function runLine(ex, l) {
     if (ex.busy) return;
+    showTerminal();
     setBusy(ex, true);
     var why = reasonBefore(ex, l);
     run(l.who, l.line, "example").then(function (res) {
@@ -508,6 +520,7 @@
   // lines run in one go, so no TTL of the example runs out between them.
   function restart(ex, upTo, from) {
     if (ex.busy) return;
+    showTerminal();
     setBusy(ex, true);
     from.setAttribute("aria-disabled", "true");
     var names = [];

@@ -177,11 +177,13 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 			m.Page.Scripts = append(m.Page.Scripts, s.assets.href("race.js"))
 		}
 		var pg templ.Component
+		var room views.LessonRoom
 		if l.Playground && s.playground != nil {
 			pg = playgroundHole
-			m.Page.Scripts = append(m.Page.Scripts, s.assets.href("playground.js"))
+			room = lessonRoom(l)
+			m.Page.Scripts = append(m.Page.Scripts, s.assets.href("playground.js"), s.assets.href("room.js"))
 		}
-		if p, err = keepPage(c.Request().Context(), code, views.LessonPage(m, raceWidget, pg, quizPart), version); err != nil {
+		if p, err = keepPage(c.Request().Context(), code, views.LessonPage(m, room, raceWidget, pg, quizPart), version); err != nil {
 			return err
 		}
 		if keep {
@@ -195,6 +197,21 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 }
 
 func lessonHref(l *content.Lesson) string { return "/topics/" + l.Slug }
+
+// lessonRoom is the lesson's body split after each redis-cli example,
+// with the example's commands, for the forms that run them without
+// JavaScript.
+func lessonRoom(l *content.Lesson) views.LessonRoom {
+	room := views.LessonRoom{Topic: l.Slug}
+	for _, part := range content.SplitCLI(l.Body) {
+		lp := views.LessonPart{HTML: part.HTML}
+		for _, c := range part.Commands {
+			lp.Commands = append(lp.Commands, views.LessonCommand{Client: c.Client, Line: c.Line})
+		}
+		room.Parts = append(room.Parts, lp)
+	}
+	return room
+}
 
 // render writes a templ component as an HTML response. Its forms get the
 // request's CSRF token.
