@@ -1,5 +1,7 @@
 package lab
 
+import "fmt"
+
 // LibraryEntry is one real library's lock, written as a recipe: the
 // commands its acquire, release and extend send, the checks its scripts
 // make and the replies they give, in Lua and lines of our own. A learner
@@ -327,4 +329,14 @@ func StatusWords(status string) string {
 		return "broken"
 	}
 	return "not judged"
+}
+
+// LoadedText says, once the entry is in the editor, what the learner has
+// and what to do next.
+func (e LibraryEntry) LoadedText() string {
+	what := "Its recipe is in the editor"
+	if e.Model != nil {
+		what = "Its recipe, and the fault model it is checked under, are in the editor"
+	}
+	return fmt.Sprintf("Loaded %s (%s at %s). %s, written as the lab's own lines; press Check it and compare what breaks with the verdicts the gallery expects.", e.Name, e.Library, e.ShortCommit(), what)
 }

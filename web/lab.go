@@ -24,11 +24,12 @@ type LabChecker interface {
 	CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error)
 }
 
-// The lock lab: GET /api/lab/challenges, POST /api/lab/check, and the
-// page /lab, whose form posts to itself when JavaScript is off. The rules
-// (recipes, schedules, properties, challenges) are package lab's; this
-// file maps HTTP to them, keeps solved challenges with the learner's
-// progress and puts checks under the script limits.
+// The lock lab: GET /api/lab/challenges, GET /api/lab/library, POST
+// /api/lab/check, and the page /lab, whose form posts to itself when
+// JavaScript is off. The rules (recipes, schedules, properties,
+// challenges, the library gallery) are package lab's; this file maps HTTP
+// to them, keeps solved challenges with the learner's progress and puts
+// checks under the script limits.
 
 // labRecipeJSON is a recipe as the API takes and gives it.
 type labRecipeJSON struct {
@@ -507,10 +508,21 @@ func (s *Server) handleLabPage(c echo.Context) error {
 		}
 		req.Recipe = recipeToJSON(ch.Recipe)
 	}
+	loaded := ""
+	if id := q.Get("library"); id != "" && !linked && req.Challenge == "" {
+		// A gallery entry in the editor, with the fault model it is
+		// checked under.
+		e, err := labLibraryEntry(id)
+		if err != nil {
+			return err
+		}
+		m := e.CheckModel()
+		req.Recipe, req.Model, loaded = recipeToJSON(e.Recipe), &m, e.ID
+	}
 	if !linked && req.Challenge == "" && len(req.Recipe.Acquire) == 0 {
 		req.Recipe = recipeToJSON(lab.Textbook())
 	}
-	return s.renderLab(c, req, run)
+	return s.renderLab(c, req, run, loaded, loaded != "")
 }
 
 // navigated reports whether the request is a top-level navigation, as a
@@ -531,17 +543,29 @@ func (s *Server) handleLabForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderLab(c, req, true)
+	// The gallery entry the recipe was loaded from stays marked; an id
+	// the gallery does not have marks none.
+	loaded := ""
+	if e, ok := lab.LibraryByID(c.FormValue("library")); ok && req.Challenge == "" {
+		loaded = e.ID
+	}
+	return s.renderLab(c, req, true, loaded, false)
 }
 
 // renderLab renders /lab with the recipe in the editor and, if run, the
 // report of its check. A recipe that cannot run is a 400 with the message
-// above the form.
-func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool) error {
+// above the form. loaded names the gallery entry the recipe came from
+// ("" for none); justLoaded says it was loaded by this request.
+func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool, loaded string, justLoaded bool) error {
 	m := views.LabPage{
-		Page:   s.page("The lock lab", "Write your own Redis lock and let Lock Lab try to break it over hundreds of schedules.", "lab"),
-		LabCSS: s.assets.href("lab.css"),
-		Recipe: labRecipeView(req),
+		Page:    s.page("The lock lab", "Write your own Redis lock and let Lock Lab try to break it over hundreds of schedules.", "lab"),
+		LabCSS:  s.assets.href("lab.css"),
+		Recipe:  labRecipeView(req),
+		Library: labLibraryViews(loaded),
+		Loaded:  loaded,
+	}
+	if e, ok := lab.LibraryByID(loaded); ok && justLoaded {
+		m.LoadedText = e.LoadedText()
 	}
 	m.Page.Scripts = []string{s.assets.href("race.js"), s.assets.href("lab.js")}
 	code := http.StatusOK
@@ -697,4 +721,90 @@ func reportView(rep labReportJSON) *views.LabReport {
 		v.Properties = append(v.Properties, pv)
 	}
 	return v
+}
+
+// labLibraryJSON is one entry of GET /api/lab/library: a real library's
+// lock as a recipe, where it comes from, how it differs, and the verdicts
+// a check of it finds (package lab's LibraryEntry).
+type labLibraryJSON struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Library  string        `json:"library"`
+	Language string        `json:"language"`
+	Source   string        `json:"source"`
+	Commit   string        `json:"commit"`
+	Recipe   labRecipeJSON `json:"recipe"`
+	// Model is the fault model the entry is checked under, ModelWhy why
+	// it is not the default (empty when it is).
+	Model       lab.Model        `json:"model"`
+	ModelWhy    string           `json:"model_why,omitempty"`
+	Differences []string         `json:"differences"`
+	Verdicts    []labVerdictJSON `json:"verdicts"`
+	// Load is the lab page with the entry in the editor; LoadedText what
+	// the page says once it is there.
+	Load       string `json:"load"`
+	LoadedText string `json:"loaded_text"`
+}
+
+// labVerdictJSON is what a check of an entry finds for one property, and
+// the published text its reasoning comes from.
+type labVerdictJSON struct {
+	Property string        `json:"property"`
+	Title    string        `json:"title"`
+	Status   string        `json:"status"`
+	Why      string        `json:"why"`
+	Source   lab.Reference `json:"source"`
+}
+
+func (s *Server) handleLabLibrary(c echo.Context) error {
+	out := []labLibraryJSON{}
+	for _, e := range lab.Library() {
+		lj := labLibraryJSON{
+			ID: e.ID, Name: e.Name, Library: e.Library, Language: e.Language, Source: e.Source, Commit: e.Commit,
+			Recipe: recipeToJSON(e.Recipe), Model: e.CheckModel(), ModelWhy: e.ModelWhy, Differences: nonNil(e.Differences),
+			Verdicts: []labVerdictJSON{}, Load: labLibraryHref(e.ID), LoadedText: e.LoadedText(),
+		}
+		for _, v := range e.Verdicts {
+			ref, _ := lab.ReferenceByID(v.Source)
+			lj.Verdicts = append(lj.Verdicts, labVerdictJSON{Property: string(v.Property), Title: propertyInfo(v.Property).Title, Status: v.Status, Why: v.Why, Source: ref})
+		}
+		out = append(out, lj)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// labLibraryHref is the lab page with a gallery entry in the editor.
+func labLibraryHref(id string) string { return "/lab?library=" + url.QueryEscape(id) }
+
+// labLibraryEntry reads ?library=ID: the entry, or a 404 naming the id.
+func labLibraryEntry(id string) (lab.LibraryEntry, error) {
+	e, ok := lab.LibraryByID(id)
+	if !ok {
+		return e, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("library = %q: the gallery has no such entry (GET /api/lab/library lists them)", id))
+	}
+	return e, nil
+}
+
+// labLibraryViews are the gallery's entries as the page shows them;
+// loaded is the one in the editor ("" for none).
+func labLibraryViews(loaded string) []views.LabLibraryEntry {
+	var out []views.LabLibraryEntry
+	for _, e := range lab.Library() {
+		v := views.LabLibraryEntry{
+			ID: e.ID, Name: e.Name, Library: e.Library, Language: e.Language, Source: e.Source, ShortCommit: e.ShortCommit(),
+			Href: labLibraryHref(e.ID), Differences: e.Differences, Current: e.ID == loaded,
+		}
+		if e.Model != nil {
+			v.ModelText = "Checked under its own fault model. " + e.Model.Text() + " " + e.ModelWhy
+		}
+		for _, vd := range e.Verdicts {
+			ref, _ := lab.ReferenceByID(vd.Source)
+			v.Verdicts = append(v.Verdicts, views.LabVerdict{
+				Property: string(vd.Property), Status: vd.Status, Words: lab.StatusWords(vd.Status), Why: vd.Why,
+				RefTitle: ref.Title, RefAuthor: ref.Author, RefURL: ref.URL,
+			})
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -394,5 +395,130 @@ func TestLabLinkRunsOnlyWhenOpened(t *testing.T) {
 	}
 	if code, page := l.open(link); code != http.StatusOK || !strings.Contains(page, `id="lab-report-title"`) {
 		t.Errorf("opening the link = %d; want the check's report", code)
+	}
+}
+
+// TestLabLibraryAPI: GET /api/lab/library lists every gallery entry with
+// its recipe, its source at a commit, its fault model, its differences,
+// and a verdict per property with the text its reasoning comes from.
+func TestLabLibraryAPI(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	code, body := l.do("GET", "/api/lab/library", "", "")
+	if code != http.StatusOK {
+		t.Fatalf("GET /api/lab/library = %d %s", code, body)
+	}
+	var got []labLibraryJSON
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := lab.Library()
+	if len(got) != len(want) {
+		t.Fatalf("%d entries; want %d", len(got), len(want))
+	}
+	for i, e := range got {
+		w := want[i]
+		if e.ID != w.ID || e.Name != w.Name || e.Source != w.Source || !strings.Contains(e.Source, "/blob/"+e.Commit+"/") || len(e.Commit) != 40 {
+			t.Errorf("entry %d = %s %q at %s; want %s, its source at its commit", i, e.ID, e.Source, e.Commit, w.ID)
+		}
+		if strings.Join(e.Recipe.Acquire, "\n") != strings.Join(w.Recipe.Acquire, "\n") || e.Recipe.Fencing != w.Recipe.Fencing || len(e.Recipe.Release) == 0 {
+			t.Errorf("entry %s: recipe %+v; want the entry's", e.ID, e.Recipe)
+		}
+		if e.Model != w.CheckModel() || e.Load != "/lab?library="+e.ID || !strings.HasPrefix(e.LoadedText, "Loaded "+e.Name) || len(e.Differences) == 0 {
+			t.Errorf("entry %s: model %+v, load %q, loaded text %q, %d differences", e.ID, e.Model, e.Load, e.LoadedText, len(e.Differences))
+		}
+		if len(e.Verdicts) != len(lab.Properties()) {
+			t.Fatalf("entry %s: %d verdicts; want one per property", e.ID, len(e.Verdicts))
+		}
+		for j, v := range e.Verdicts {
+			if v.Property != string(lab.Properties()[j].ID) || v.Status != w.Verdicts[j].Status || v.Why == "" || v.Title == "" || !strings.HasPrefix(v.Source.URL, "http") || v.Source.Title == "" {
+				t.Errorf("entry %s verdict %d = %+v; want %s %s with its reasoning and source", e.ID, j, v, lab.Properties()[j].ID, w.Verdicts[j].Status)
+			}
+		}
+	}
+}
+
+// TestLabPageLoadsLibrary: /lab?library=ID renders the page with the
+// entry's recipe, its rules and its fault model in the form, says what
+// was loaded and marks the entry in the gallery; without JavaScript that
+// is what Load does. An unknown id is a 404.
+func TestLabPageLoadsLibrary(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	code, page := l.do("GET", "/lab", "", "")
+	if code != http.StatusOK || !strings.Contains(page, `id="lab-library-title"`) {
+		t.Fatalf("GET /lab = %d; want the gallery", code)
+	}
+	for _, e := range lab.Library() {
+		if !strings.Contains(page, `href="/lab?library=`+e.ID+`" data-lab-load="`+e.ID+`"`) || !strings.Contains(page, `href="`+e.Source+`"`) {
+			t.Errorf("GET /lab: want %s's Load link and its source link", e.ID)
+		}
+	}
+	if strings.Contains(page, "lab-lib lab-current") || !strings.Contains(page, `data-lab-loaded hidden`) {
+		t.Error("GET /lab marks an entry loaded before any is")
+	}
+
+	for _, e := range lab.Library() {
+		t.Run(e.ID, func(t *testing.T) {
+			code, page := l.do("GET", "/lab?library="+e.ID, "", "")
+			if code != http.StatusOK {
+				t.Fatalf("GET /lab?library=%s = %d", e.ID, code)
+			}
+			for _, want := range []string{
+				`id="lab-acquire" name="acquire"`,
+				">" + html.EscapeString(strings.Join(e.Recipe.Acquire, "\n")) + "</textarea>",
+				">" + html.EscapeString(strings.Join(e.Recipe.Release, "\n")) + "</textarea>",
+				html.EscapeString(e.LoadedText()),
+				`name="library" value="` + e.ID + `"`,
+				`class="lab-lib lab-current" data-library="` + e.ID + `"`,
+				`<option value="` + e.CheckModel().Restarts + `" selected`,
+			} {
+				if !strings.Contains(page, want) {
+					t.Errorf("GET /lab?library=%s: want %q in the page", e.ID, want)
+				}
+			}
+			if d := e.Recipe.TakenWhen; d != nil && !strings.Contains(page, `value="`+html.EscapeString(d.Reply)+`"`) {
+				t.Errorf("GET /lab?library=%s: want the taken rule %q in the form", e.ID, d.Reply)
+			}
+			if e.Recipe.Fencing != strings.Contains(page, `name="fencing" type="checkbox" value="true" checked`) {
+				t.Errorf("GET /lab?library=%s: fencing box checked = %v; want %v", e.ID, !e.Recipe.Fencing, e.Recipe.Fencing)
+			}
+		})
+	}
+
+	if code, _ = l.do("GET", "/lab?library=no-such", "", ""); code != http.StatusNotFound {
+		t.Errorf("GET /lab?library=no-such = %d; want 404", code)
+	}
+	// A challenge keeps its own recipe.
+	code, page = l.do("GET", "/lab?challenge=plain-del&library=redsync", "", "")
+	if code != http.StatusOK || !strings.Contains(page, ">DEL {key}</textarea>") || strings.Contains(page, "lab-lib lab-current") {
+		t.Errorf("GET /lab?challenge=plain-del&library=redsync = %d; want the challenge's recipe, no entry loaded", code)
+	}
+}
+
+// TestLabLibraryEntryChecked: a loaded entry checked with the page's form
+// (no JavaScript) gives the verdicts its entry expects, with a
+// counterexample to play for the one it breaks, and stays marked in the
+// gallery.
+func TestLabLibraryEntryChecked(t *testing.T) {
+	l := newLearner(t, newTestServer(t).URL)
+	e, _ := lab.LibraryByID("redsync")
+	m := e.CheckModel()
+	v := url.Values{
+		"acquire": {strings.Join(e.Recipe.Acquire, "\n")}, "release": {strings.Join(e.Recipe.Release, "\n")}, "extend": {strings.Join(e.Recipe.Extend, "\n")},
+		"library": {e.ID}, "clock_jumps": {m.ClockJumps}, "restarts": {m.Restarts}, "long_stalls": {"true"}, "combine": {"true"},
+	}
+	code, page := l.do("POST", "/lab", "application/x-www-form-urlencoded", v.Encode())
+	if code != http.StatusOK {
+		t.Fatalf("POST /lab = %d", code)
+	}
+	for _, vd := range e.Verdicts {
+		if want := `data-property="` + string(vd.Property) + `" data-holds="` + fmt.Sprint(vd.Status == lab.StatusHolds) + `" data-status="` + vd.Status + `"`; !strings.Contains(page, want) {
+			t.Errorf("the report: want %s %s as the entry expects", vd.Property, vd.Status)
+		}
+	}
+	if !strings.Contains(page, `data-lab-cx="no-stale-write"`) || !strings.Contains(page, "data-race-transcript") {
+		t.Error("the report: want the counterexample to no-stale-write, with its transcript")
+	}
+	if !strings.Contains(page, `class="lab-lib lab-current" data-library="redsync"`) || strings.Contains(page, "Loaded redsync") {
+		t.Error("after a check: want redsync still marked in the gallery, without the loaded note")
 	}
 }

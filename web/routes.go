@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	e.Match(readMethods, "/lab", s.handleLabPage)
 	e.POST("/lab", s.handleLabForm)
 	e.Match(readMethods, "/api/lab/challenges", s.handleLabChallenges)
+	e.Match(readMethods, "/api/lab/library", s.handleLabLibrary)
 	e.POST("/api/lab/check", s.handleLabCheck)
 	e.Match(readMethods, "/progress", s.handleCarryPage)
 	e.POST("/progress/code", s.handleCodeForm)
