@@ -91,6 +91,8 @@ var errorTable = []errorRule{
 	// The learner's own lines.
 	{target: playground.ErrUnknownClient, code: http.StatusBadRequest},
 	{target: playground.ErrBadAdvance, code: http.StatusBadRequest},
+	{target: playground.ErrUnknownNode, code: http.StatusNotFound},
+	{target: playground.ErrBadNodeAction, code: http.StatusBadRequest},
 	{target: playground.ErrNotAllowed, code: http.StatusBadRequest},
 	{target: playground.ErrLimit, code: http.StatusBadRequest},
 	// Quizzes.

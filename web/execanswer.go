@@ -73,6 +73,11 @@ func appendKeyRows(dst []byte, keys []playground.KeyInfo) []byte {
 		dst = append(dst, `<tr data-pttl-ms="`...)
 		dst = strconv.AppendInt(dst, k.PTTLMS, 10)
 		dst = append(dst, `"><td>`...)
+		if k.Node > 1 {
+			dst = append(dst, `<span class="pg-node">@`...)
+			dst = strconv.AppendInt(dst, int64(k.Node), 10)
+			dst = append(dst, `</span> `...)
+		}
 		dst = appendEscapedHTML(dst, k.Key)
 		dst = append(dst, `</td><td>`...)
 		dst = appendEscapedHTML(dst, k.Type)

@@ -138,6 +138,11 @@ func TestKeyRowsAreWhatTheTemplateRenders(t *testing.T) {
 			{Key: "bad \xff utf-8 é😀", Type: "zset", Value: `{"a": 1.5}`, PTTLMS: 0},
 			{Key: "long", Type: "list", Value: strings.Repeat("x", 60), PTTLMS: 86_400_000},
 		},
+		{
+			{Key: "lock", Type: "string", Value: `"a"`, PTTLMS: 100, Node: 1},
+			{Key: "lock", Type: "string", Value: `"b"`, PTTLMS: 200, Node: 3},
+			{Key: "<k>", Type: "set", Value: `{"x"}`, PTTLMS: -1, Node: 5},
+		},
 	} {
 		assertSameRows(t, keys)
 	}
@@ -147,6 +152,7 @@ func FuzzKeyRows(f *testing.F) {
 	f.Add("lock:invoice:7", "string", `"3f9a1c"`, int64(30000))
 	f.Add(`<&'">`, "hash", "\xff\x00", int64(-1))
 	f.Fuzz(func(t *testing.T, key, typ, value string, pttl int64) {
-		assertSameRows(t, []playground.KeyInfo{{Key: key, Type: typ, Value: value, PTTLMS: pttl}, {Key: value, Type: typ, Value: key, PTTLMS: -1}})
+		node := int(uint64(pttl) % 6)
+		assertSameRows(t, []playground.KeyInfo{{Key: key, Type: typ, Value: value, PTTLMS: pttl, Node: node}, {Key: value, Type: typ, Value: key, PTTLMS: -1}})
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,11 +34,18 @@ type Playground interface {
 	// them from the copy the server keeps, without a round trip.
 	Keys(learner string) ([]playground.KeyInfo, error)
 	Clock(learner string) (time.Time, error)
+	// Node stops, starts or restarts one of the learner's nodes, or
+	// makes its clock jump; Nodes describes them all.
+	Node(ctx context.Context, learner string, n int, op playground.NodeOp) (playground.NodeChange, error)
+	Nodes(learner string) ([]playground.NodeInfo, error)
 }
 
 type execRequest struct {
 	Line   string `json:"line"`
 	Client string `json:"client"`
+	// Node is where the line goes: 1 to 5, "all" or "storage"; without
+	// it, node 1 or the target the line starts with ("@3 GET k").
+	Node any `json:"node"`
 }
 
 type advanceRequest struct {
@@ -69,7 +77,11 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.exec(c, client, req.Line)
+	line, err := withTarget(req.Node, req.Line)
+	if err != nil {
+		return err
+	}
+	res, err := s.exec(c, client, line)
 	if err != nil {
 		return err
 	}
@@ -108,7 +120,7 @@ func (s *Server) keyRows(id string) []views.PGKey {
 func pgKeys(keys []playground.KeyInfo) []views.PGKey {
 	rows := make([]views.PGKey, 0, len(keys))
 	for _, k := range keys {
-		rows = append(rows, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS), PTTLMS: k.PTTLMS})
+		rows = append(rows, views.PGKey{Key: k.Key, Type: k.Type, Value: k.Value, TTL: ttlText(k.PTTLMS), PTTLMS: k.PTTLMS, Node: k.Node})
 	}
 	return rows
 }
@@ -248,14 +260,25 @@ func (s *Server) handleKeysAPI(c echo.Context) error {
 	if id == "" {
 		return c.JSON(http.StatusOK, []playground.KeyInfo{})
 	}
+	node := 0
+	if q := c.QueryParam("node"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 || n > playground.MaxNodes {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("node must be 1 to %d", playground.MaxNodes))
+		}
+		node = n
+	}
 	keys, err := s.playground.Keys(id)
 	if err != nil {
 		return err
 	}
-	if keys == nil {
-		keys = []playground.KeyInfo{}
+	out := make([]playground.KeyInfo, 0, len(keys))
+	for _, k := range keys {
+		if node == 0 || k.Node == node {
+			out = append(out, k)
+		}
 	}
-	return c.JSON(http.StatusOK, keys)
+	return c.JSON(http.StatusOK, out)
 }
 
 // markStarted records, once per learner and process, that the learner has
@@ -387,7 +410,10 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 	}
 	switch action := c.Param("action"); action {
 	case "exec":
-		line := c.FormValue("line")
+		line, err := withTarget(c.FormValue("node"), c.FormValue("line"))
+		if err != nil {
+			return err
+		}
 		res, err := s.exec(c, client, line)
 		if err != nil {
 			return err
@@ -413,6 +439,12 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 			return err
 		}
 		entries = noticeEntries([]string{resetNotice})
+	case "node":
+		more, err := s.nodeForm(c, id)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, more...)
 	default:
 		return echo.ErrNotFound
 	}

@@ -37,6 +37,8 @@ func (s *Server) routes() {
 		e.POST("/api/playground/reset", s.handleResetAPI)
 		e.POST("/api/playground/advance", s.handleAdvanceAPI)
 		e.Match(readMethods, "/api/playground/keys", s.handleKeysAPI)
+		e.Match(readMethods, "/api/playground/nodes", s.handleNodesAPI)
+		e.POST("/api/playground/nodes/:n", s.handleNodeAPI)
 	}
 	e.Match(readMethods, "/lab", s.handleLabPage)
 	e.POST("/lab", s.handleLabForm)

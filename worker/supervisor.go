@@ -209,6 +209,15 @@ func (s *Supervisor) Keys(learner string) ([]playground.KeyInfo, error) { return
 // Clock returns the learner's sandbox clock.
 func (s *Supervisor) Clock(learner string) (time.Time, error) { return s.m.Clock(learner) }
 
+// Node acts on one of the learner's nodes, as playground.Manager.Node;
+// each node is a sandbox in a worker.
+func (s *Supervisor) Node(ctx context.Context, learner string, n int, op playground.NodeOp) (playground.NodeChange, error) {
+	return s.m.Node(ctx, learner, n, op)
+}
+
+// Nodes describes the learner's nodes, as playground.Manager.Nodes.
+func (s *Supervisor) Nodes(learner string) ([]playground.NodeInfo, error) { return s.m.Nodes(learner) }
+
 // Sweep drops and compacts idle sandboxes, as playground.Manager.Sweep.
 func (s *Supervisor) Sweep(now time.Time) int { return s.m.Sweep(now) }
 

@@ -5,6 +5,7 @@ package views
 
 import (
 	"html/template"
+	"strconv"
 	"strings"
 	"time"
 
@@ -367,7 +368,13 @@ type PGEntry struct {
 type PGKey struct {
 	Key, Type, Value, TTL string
 	PTTLMS                int64
+	// Node is the learner's node the key is on; the inspector names
+	// nodes 2 to 5.
+	Node int
 }
+
+// NodeWord is the terminal's word for node n: "@3".
+func NodeWord(n int) string { return "@" + strconv.Itoa(n) }
 
 // PlaygroundPage is the full-page playground at /playground.
 type PlaygroundPage struct {
