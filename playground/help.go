@@ -19,6 +19,7 @@ functions: FUNCTION LOAD|LIST|DELETE|FLUSH|STATS|KILL|HELP FCALL FCALL_RO
 transactions: MULTI EXEC DISCARD WATCH UNWATCH
 server: PING ECHO TIME DBSIZE FLUSHDB FLUSHALL SELECT 0 CLIENT SETNAME|GETNAME WAIT PUBLISH
 
+Five nodes, for Redlock: a line goes to node 1 unless it starts with @2 to @5; @all sends it to every node in turn and prints each reply with the time it took (and, for SET ... NX PX, the Redlock verdict: OK count, majority, validity left). @storage is the fenced storage service of the race, Lock Lab's own and not Redis: WRITE <token> <data>, READ. node N stop, node N start [persist], node N restart [persist] and node N clock +MS or -MS act on a node as an operator would; nodes lists them. Nodes 2 to 5 start when first used and share your sandbox's room.
 Each client has its own connection: MULTI and WATCH belong to the client that sent them.
 TTLs run in real time on the sandbox clock; the clock buttons move it forward.
 Functions are your sandbox's own, as in Redis 7: FUNCTION LOAD "#!lua name=mylib\nredis.register_function('f', function(keys, args) return keys[1] end)" then FCALL f 1 k. They count with your scripts, outlive FLUSHALL and go with a reset; a function's upvalues start afresh on every call. FUNCTION DUMP and RESTORE are not available.

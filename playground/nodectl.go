@@ -59,6 +59,11 @@ type NodeChange struct {
 func (ns *nodeSet) control(n int, op NodeOp) (NodeChange, error) {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
+	return ns.controlLocked(n, op)
+}
+
+// controlLocked is control with ns.mu held.
+func (ns *nodeSet) controlLocked(n int, op NodeOp) (NodeChange, error) {
 	if ns.closed {
 		return NodeChange{}, ErrClosed
 	}

@@ -126,6 +126,9 @@ func (ns *nodeSet) ExecWithin(ctx context.Context, client Client, line string, a
 	if ns.closed {
 		return Result{}, 0, ErrClosed
 	}
+	if res, ok, err := ns.nodeLine(client, line); ok {
+		return res, ns.total(), err
+	}
 	t, rest, err := SplitTarget(line)
 	var te *TargetError
 	switch {

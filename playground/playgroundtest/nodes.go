@@ -179,3 +179,20 @@ func runNodes(t *testing.T, start func(*testing.T, playground.Options) (*tester,
 		})
 	})
 }
+
+// runNodeLines checks the terminal's own node lines.
+func runNodeLines(t *testing.T, start func(*testing.T, playground.Options) (*tester, *fakeclock.Clock)) {
+	p, _ := start(t, playground.Options{})
+	p.steps([]step{
+		{"ada", playground.ClientA, "@2 SET lock a NX PX 30000", "OK"},
+		{"ada", playground.ClientA, "node 2 stop", "Node 2 stopped: it refuses connections until you start it."},
+		{"ada", playground.ClientA, "@2 GET lock", "Could not connect to Redis at node 2: Connection refused"},
+		{"ada", playground.ClientA, "NODE 2 start persist", "Node 2 started again from its append-only file: its keys are back, TTLs still running; cached scripts and client connections are gone."},
+		{"ada", playground.ClientA, "node 2 clock +31000", "Node 2's clock jumped 31000 ms ahead; no other node's moved.\nlock expired"},
+		{"ada", playground.ClientA, "nodes", "node 1: running\nnode 2: running, clock +31000 ms from node 1's\nnode 3: not started yet (it starts when a line uses it)\nnode 4: not started yet (it starts when a line uses it)\nnode 5: not started yet (it starts when a line uses it)"},
+		{"ada", playground.ClientA, "node 6 stop", "(the playground's node lines: node N stop, node N start [persist], node N restart [persist], node N clock +MS or -MS, and nodes; N is 1 to 5)"},
+		{"ada", playground.ClientA, "node 2 clock 5", "(the playground's node lines: node N stop, node N start [persist], node N restart [persist], node N clock +MS or -MS, and nodes; N is 1 to 5)"},
+		{"ada", playground.ClientA, "node 2 clock +99999999999", "(a node's clock jumps by 1 to 86400000 ms, forward (+) or back (-))"},
+		{"ada", playground.ClientA, "nodex", "(error) ERR unknown command 'nodex', with args beginning with: "},
+	})
+}
