@@ -145,7 +145,7 @@ const (
 	// Why a TTL set in the same command frees the lock.
 	whyTTLFrees = "The value and its TTL are set in one command, so a holder that crashes leaves a key that expires: the lock frees itself when the TTL runs out (the documentation's deadlock-free property)."
 	// Why a lock without a fencing token lets a stale write through.
-	whyNoToken = "There is no fencing token: a client paused past its TTL wakes, still believes it holds the lock and writes after the next holder did, and the storage cannot tell the writes apart. This is Kleppmann's counterexample; antirez's reply agrees that the storage must check something, the random value with a compare-and-set, which a storage that takes every write does not."
+	whyNoToken = "There is no fencing token: a client paused past its TTL wakes, still believes it holds the lock and writes after the next holder did, and the storage cannot tell the writes apart. This is Kleppmann's counterexample; antirez's reply is that a storage able to check a token could check the lock's random value instead, with a compare-and-set, but a storage that takes every write checks nothing."
 )
 
 // setNX is the acquire of a lock that holds a random value with a TTL.
@@ -177,8 +177,15 @@ func ttlLockVerdicts(oneHolder, foreign, frees, stale string) []Verdict {
 // recipe, whose one-holder reasoning adds what Redlock's own safety
 // rests on.
 func redlockVerdicts() []Verdict {
-	return ttlLockVerdicts(whyOneHolderTTL+" On N nodes Redlock's majority adds safety against a node's failure, under an assumption antirez states and Kleppmann disputes: that clocks move at nearly the same rate, so that a TTL measured by the client means the same on every node. A clock that jumps on one node can hand the lock to two clients.", "", "", "")
+	v := ttlLockVerdicts(whyOneHolderTTL+" On N nodes Redlock's majority adds safety against a node's failure, under an assumption antirez states and Kleppmann disputes: that clocks move at nearly the same rate, so that a TTL measured by the client means the same on every node. A clock that jumps on one node can hand the lock to two clients.", "", "", "")
+	v[0].Source = RefAntirez
+	return v
 }
+
+// lateAcquire says how a Redlock library that measures the validity of
+// an acquisition differs from the lab's client, which takes a lock
+// whatever the time its reply took.
+const lateAcquire = "An acquisition whose replies came after the validity time does not count: the library releases it on every node and tries again, where the lab's client takes the lock. A counterexample that starts with a late reply to acquire is one the library avoids; a pause after the lock is taken, before the write, breaks no-stale-write the same way, and no validity check can see it."
 
 // persistentModel is the fault model of a lock whose fencing counter is
 // kept in Redis: Redis keeps its data across a restart (see persistent).
@@ -210,7 +217,7 @@ func Library() []LibraryEntry {
 			Recipe: Recipe{Acquire: []string{setNX("ms")}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}},
 			Differences: []string{
 				NodesNote,
-				"Lock() tries up to 32 times with a random delay, each time on every pool at once, and counts the lock taken only if a quorum answered before until (expiry less the time taken less expiry times the drift factor 0.01); on a failed round it releases every node. The lab's clients retry after a random delay and do not measure validity.",
+				"Lock() tries up to 32 times with a random delay, each time on every pool at once, and counts the lock taken only if a quorum answered before until (expiry less the time taken less expiry times the drift factor 0.01); the lab's clients retry after a random delay. " + lateAcquire,
 				"The value is 16 random bytes in base64; here {token}. Extend() renews with PEXPIRE and counts a node when the script answers 1; Unlock() when it answers anything but 0.",
 			},
 			Verdicts: redlockVerdicts(),
@@ -312,7 +319,8 @@ func Library() []LibraryEntry {
 			Differences: []string{
 				NodesNote,
 				"Its extend script (Lua/Extend.lua at the same commit) takes the key again when it has expired and nobody else took it, and answers -1 when another holds it. The lab's holder renews once, halfway through its work; RedLock.net's timer renews every half TTL.",
-				"StackExchange.Redis writes StringSet with a whole number of seconds as SET ... EX 2 NX. Acquire tries 3 times, a random delay of up to 400 ms apart, and counts the lock only if a quorum answered within the validity time; a failed renewal only sets IsAcquired to false, and the caller's code must check it. The lab's client stops its work when a renewal fails.",
+				"Acquire tries 3 times, a random delay of up to 400 ms apart, and counts the lock only if a quorum answered within the validity time. " + lateAcquire,
+				"StackExchange.Redis writes StringSet with a whole number of seconds as SET ... EX 2 NX. A failed renewal only sets IsAcquired to false, and the caller's code must check it; the lab's client stops its work when a renewal fails.",
 			},
 			Verdicts: redlockVerdicts(),
 		},
