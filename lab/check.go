@@ -17,8 +17,9 @@ const (
 	// PropOneHolder: never two clients that believe they hold the lock at
 	// the same moment, within the timing assumptions a TTL lock rests on:
 	// every client's work, pauses and late replies together under
-	// MarginMS, and honest clocks. Only schedules that keep them are
-	// judged.
+	// MarginMS, and honest clocks (on several nodes, the clocks of a
+	// majority of them: a majority is meant to outvote the rest). Only
+	// schedules that keep them are judged.
 	PropOneHolder Property = "one-holder"
 	// PropNoForeignRelease: a client never deletes or extends a lock that
 	// is no longer its own.
@@ -127,6 +128,10 @@ type Report struct {
 	Seed     uint64 `json:"seed"`      // the seed that chose the random schedules
 	TTLMS    int64  `json:"ttl_ms"`    // the TTL every client used
 	MarginMS int64  `json:"margin_ms"` // one-holder's timing margin (see PropOneHolder)
+	// Nodes is how many Redis nodes the recipe ran on; Quorum how many
+	// had to say yes (on one node, 1).
+	Nodes  int `json:"nodes"`
+	Quorum int `json:"quorum"`
 	// Model is the fault model the check used, ModelText the same in one
 	// sentence.
 	Model     Model  `json:"model"`
@@ -210,8 +215,9 @@ type Counterexample struct {
 	Verdict  sim.Outcome `json:"verdict"` // Outcomes[0]'s
 	// Summary says what broke, in one sentence.
 	Summary string `json:"summary"`
-	// Lanes are the actors, in drawing order: "client 1" ... "redis",
-	// "storage". Nodes is the number of Redis nodes (always 1).
+	// Lanes are the actors, in drawing order: "client 1" ... "redis" (or
+	// "redis node 1" ... on several nodes), "storage". Nodes is the
+	// number of Redis nodes.
 	Lanes []string `json:"lanes"`
 	Nodes int      `json:"nodes"`
 	// Violation is the index in Events where the property broke.

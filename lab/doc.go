@@ -13,6 +13,12 @@
 // and just before it Redis restarting (with its data or without) or its
 // clock jumping a TTL ahead or back. The learner chooses which (Model).
 //
+// A recipe with Nodes 3 or 5 is a Redlock client (redlock.go): its lines
+// run on every node in turn, the lock is taken when a quorum of them
+// (lock.Quorum) granted it within its validity (lock.Validity), and the
+// node faults name their node. One-holder is then judged also when the
+// clocks of a minority of the nodes jump, which is Kleppmann's case.
+//
 // The systematic part comes first and does not depend on the seed: the
 // schedule without faults, every schedule with one fault (two and three
 // clients) and every pair of faults (two clients), each fault over every

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/luaredis"
 	"github.com/locklab/locklab/sim"
 )
@@ -27,10 +28,10 @@ type spend struct {
 	// turn says the check holds the turn.
 	ran  time.Duration
 	turn bool
-	// spare is the node of an earlier schedule, emptied for the next
+	// spare are the nodes of an earlier schedule, emptied for the next
 	// one: starting a node (miniredis and a Lua VM) costs more than a
 	// schedule's lines.
-	spare *sim.Node
+	spare []*sim.Node
 }
 
 // nodeNow is the clock of the schedule being run.
@@ -42,36 +43,48 @@ func (sp *spend) close() {
 		sp.b.Turns.give()
 		sp.turn = false
 	}
-	if sp.spare != nil {
-		sp.spare.Close()
-		sp.spare = nil
-	}
-}
-
-// firstNode returns an empty node for a new schedule: the spare one,
-// emptied, or a new one.
-func (s *schedule) firstNode() (*sim.Node, error) {
-	if n := s.sp.spare; n != nil {
-		s.sp.spare = nil
-		if err := n.Reset(); err == nil {
-			return n, nil
-		}
+	for _, n := range sp.spare {
 		n.Close()
 	}
-	return sim.NewNode(1, s.nodeOptions())
+	sp.spare = nil
 }
 
-// keepNode keeps the schedule's node as the spare.
-func (s *schedule) keepNode() {
-	n := s.node
-	s.node = nil
-	if n == nil || s.sp.spare != nil {
-		if n != nil {
-			n.Close()
+// startNodes gives the schedule n empty nodes: spare ones, emptied, or
+// new ones.
+func (s *schedule) startNodes(n int) error {
+	for k := range n {
+		var node *sim.Node
+		if len(s.sp.spare) > 0 {
+			node = s.sp.spare[len(s.sp.spare)-1]
+			s.sp.spare = s.sp.spare[:len(s.sp.spare)-1]
+			if err := node.Reset(); err != nil || node.ID != k+1 {
+				node.Close()
+				node = nil
+			}
 		}
-		return
+		if node == nil {
+			var err error
+			if node, err = sim.NewNode(k+1, s.nodeOptions()); err != nil {
+				return err
+			}
+		}
+		s.nodes = append(s.nodes, node)
 	}
-	s.sp.spare = n
+	s.keys = make([]keyState, n)
+	s.owners = make([]*client, n)
+	return nil
+}
+
+// keepNodes keeps the schedule's nodes as the spares, the last first.
+func (s *schedule) keepNodes() {
+	for _, n := range s.sp.spare {
+		n.Close()
+	}
+	s.sp.spare = nil
+	for k := len(s.nodes) - 1; k >= 0; k-- {
+		s.sp.spare = append(s.sp.spare, s.nodes[k])
+	}
+	s.nodes = nil
 }
 
 // newSpend starts counting a check's budget. The caller runs the check
@@ -133,6 +146,7 @@ type result struct {
 	faultText  []string
 	works      string // "" if every client took the lock and released it
 	fencing    bool
+	nodes      int
 }
 
 // score orders counterexamples: fewest faults, then fewest clients, then
@@ -150,7 +164,8 @@ func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, s
 	sp := newSpend(b)
 	defer sp.close()
 	space := newSpace(r, m)
-	rep := Report{Seed: seed, TTLMS: ttl.Milliseconds(), MarginMS: margin.Milliseconds(), Works: true, Model: m, ModelText: m.Text()}
+	rep := Report{Seed: seed, TTLMS: ttl.Milliseconds(), MarginMS: margin.Milliseconds(), Works: true, Model: m, ModelText: m.Text(),
+		Nodes: r.nodeCount(), Quorum: r.quorum()}
 	best := map[Property]*result{}
 	exercised := map[Property]int{}
 	take := func(res *result) {
@@ -262,9 +277,15 @@ func explore(ctx context.Context, r Recipe, ru *rules, m Model, ch *Challenge, s
 			pr.Status = StatusNotJudged
 		}
 		pr.Note = note(p.ID, pr, rep, r.Fencing)
+		if rep.Nodes > 1 {
+			pr.Note = noteOnNodes(p.ID, pr, rep, pr.Note)
+		}
 		rep.Properties = append(rep.Properties, pr)
 	}
 	rep.Summary = fmt.Sprintf("All %d schedules with up to %d %s explored, and %d random.", rep.Systematic, rep.MaxFaults, plural(rep.MaxFaults, "fault", "faults"), rep.Random)
+	if rep.Nodes > 1 {
+		rep.Summary += " " + nodesSummary(rep)
+	}
 	if ch != nil {
 		rep.Challenge = ch.ID
 		judgeChallenge(&rep, ch)
@@ -346,7 +367,7 @@ func scheduleSeed(base uint64, n int) uint64 { return base*spacing + uint64(n) }
 // counterexample returns the schedule as a Counterexample that broke at
 // event i (-1: none broke).
 func (res *result) counterexample(i int) *Counterexample {
-	ce := &Counterexample{Seed: res.seed, Faults: res.faultText, Events: res.events, Lanes: res.lanes, Nodes: 1, Violation: i,
+	ce := &Counterexample{Seed: res.seed, Faults: res.faultText, Events: res.events, Lanes: res.lanes, Nodes: res.nodes, Violation: i,
 		Params: RunParams{TTLMS: ttl.Milliseconds(), Fencing: res.fencing}}
 	if ce.Faults == nil {
 		ce.Faults = []string{}
@@ -384,6 +405,11 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 		rng = rand.New(rand.NewPCG(p.timing, 0x10c1ab))
 	}
 	some, back := p.jumps()
+	if r.nodeCount() > 1 {
+		// On several nodes, clocks that jump on a minority of them are
+		// within what a majority is meant to outvote (see honest).
+		some = p.jumpedNodes() > r.nodeCount()-lock.Quorum(r.nodeCount())
+	}
 	s := &schedule{
 		ctx: ctx, r: r, ru: ru, sp: sp, rng: rng, plan: p, start: epoch(),
 		tokens:     map[string]*client{},
@@ -401,12 +427,10 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 		s.faults[i] = &f
 	}
 	sp.cur = s
-	node, err := s.firstNode()
-	if err != nil {
+	defer s.keepNodes()
+	if err := s.startNodes(r.nodeCount()); err != nil {
 		return nil, err
 	}
-	s.node = node
-	defer s.keepNode()
 	for i := range p.clients {
 		c := &client{id: i, name: fmt.Sprintf("client %d", i+1), work: workFixed}
 		start := time.Duration(i) * 20 * time.Millisecond
@@ -426,7 +450,7 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 	}
 	s.starve()
 	res := &result{n: n, seed: seed, plan: p, events: s.events, found: s.found.Sorted(), violations: s.violations,
-		exercised: s.exercised, reached: s.reached, fencing: r.Fencing}
+		exercised: s.exercised, reached: s.reached, fencing: r.Fencing, nodes: len(s.nodes)}
 	for _, c := range s.clients {
 		res.lanes = append(res.lanes, c.name)
 		if res.works != "" {
@@ -437,17 +461,20 @@ func runSchedule(ctx context.Context, r Recipe, ru *rules, m Model, base uint64,
 		case c.acquired == 0:
 			res.works = fmt.Sprintf("In the schedule without faults, %s never took the lock", c.name)
 			if c.lastReply != "" {
-				res.works += fmt.Sprintf(": %s answered %s", stepName(step{"acquire", a.line}), c.lastReply)
+				res.works += fmt.Sprintf(": %s answered %s", stepName(step{part: "acquire", index: a.line, on: c.lastOn}), c.lastReply)
 			}
-			res.works += fmt.Sprintf("; the lock is taken when %s %s.", stepName(step{"acquire", a.line}), a.text)
+			res.works += fmt.Sprintf("; the lock is taken when %s %s%s.", stepName(step{part: "acquire", index: a.line}), a.text, s.quorumWords())
 		case !c.released && c.releaseReply != "":
-			res.works = fmt.Sprintf("In the schedule without faults, %s's release did not succeed: %s answered %s; a release succeeds when %s %s.",
-				c.name, stepName(c.releaseLine), c.releaseReply, stepName(step{"release", rel.line}), rel.text)
+			res.works = fmt.Sprintf("In the schedule without faults, %s's release did not succeed: %s answered %s; a release succeeds when %s %s%s.",
+				c.name, stepName(c.releaseLine), c.releaseReply, stepName(step{part: "release", index: rel.line}), rel.text, s.quorumWords())
 		case !c.released:
 			res.works = fmt.Sprintf("In the schedule without faults, %s never released the lock.", c.name)
 		}
 	}
-	res.lanes = append(res.lanes, "redis", "storage")
+	for k := range s.nodes {
+		res.lanes = append(res.lanes, s.actor(k))
+	}
+	res.lanes = append(res.lanes, "storage")
 	for _, f := range p.faults {
 		res.faultText = append(res.faultText, s.faultText(f))
 	}

@@ -68,6 +68,10 @@ type fault struct {
 	step    int
 	d       time.Duration // the pause, the delay, the jump, the time down
 	persist bool          // a restart that keeps the data
+	node    int           // the node a node fault strikes, 0-based
+	// mid marks a systematic fault within an acquire round over several
+	// nodes (see singlesMulti).
+	mid bool
 }
 
 // trigger is a client's step: where a fault strikes.
@@ -111,12 +115,14 @@ func ttlTimes(f float64) time.Duration {
 	return time.Duration(f * float64(ttl)).Truncate(time.Millisecond)
 }
 
-// jobSteps is the number of steps of a client's job: every line, and the
-// write.
-func jobSteps(r Recipe) int { return len(r.Acquire) + len(r.Extend) + 1 + len(r.Release) }
+// jobSteps is the number of steps of a client's job: every line on every
+// node, and the write.
+func jobSteps(r Recipe) int {
+	return (len(r.Acquire)+len(r.Extend)+len(r.Release))*r.nodeCount() + 1
+}
 
 // writeStep is the index of the write among a job's steps.
-func writeStep(r Recipe) int { return len(r.Acquire) + len(r.Extend) }
+func writeStep(r Recipe) int { return (len(r.Acquire) + len(r.Extend)) * r.nodeCount() }
 
 // The length classes of the systematic pauses and late replies, in TTLs:
 // inside one-holder's margin, past the TTL, and past two TTLs (long
@@ -133,6 +139,9 @@ var (
 // faults before it, the pauses before it, the late replies to it and a
 // crash after it.
 func singles(r Recipe, m Model, clients int) []plan {
+	if r.nodeCount() > 1 {
+		return singlesMulti(r, m, clients)
+	}
 	n := jobSteps(r)
 	write := writeStep(r)
 	pauses, delays := pauseClasses, delayClasses
@@ -191,10 +200,11 @@ func singles(r Recipe, m Model, clients int) []plan {
 type space struct {
 	two, three []plan
 	combine    bool
+	multi      bool // several nodes: only the pairs pairable keeps
 }
 
 func newSpace(r Recipe, m Model) space {
-	return space{two: singles(r, m, 2), three: singles(r, m, 3), combine: m.Combine}
+	return space{two: singles(r, m, 2), three: singles(r, m, 3), combine: m.Combine, multi: r.nodeCount() > 1}
 }
 
 func (sp space) pairBase() int   { return 1 + len(sp.two) + len(sp.three) }
@@ -270,7 +280,7 @@ func (sp space) plan(n int) (plan, bool) {
 		}
 		i, j := (n-sp.pairBase())/len(sp.two), (n-sp.pairBase())%len(sp.two)
 		a, b := sp.two[i].faults[0], sp.two[j].faults[0]
-		if i >= j || (a.kind == b.kind && a.at() == b.at()) {
+		if i >= j || (a.kind == b.kind && a.at() == b.at() && a.node == b.node) || (sp.multi && !pairable(a, b)) {
 			return plan{}, false
 		}
 		return plan{clients: 2, faults: []fault{a, b}}, true
@@ -304,6 +314,9 @@ func randomPlan(r Recipe, m Model, rng *rand.Rand) plan {
 	}
 	for range 1 + rng.IntN(most) {
 		f := fault{kind: kinds[rng.IntN(len(kinds))], client: rng.IntN(p.clients), step: rng.IntN(n)}
+		if f.isNodeFault() && r.nodeCount() > 1 {
+			f.node = rng.IntN(r.nodeCount())
+		}
 		switch f.kind {
 		case faultPause, faultDelay:
 			f.d = ttlTimes(0.05 + long*rng.Float64())

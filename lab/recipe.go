@@ -43,6 +43,13 @@ var (
 // With Fencing, the storage rejects a write whose token is lower than one
 // it has seen. The token is the integer reply of the last acquire line,
 // or the element TokenFrom names.
+//
+// With Nodes 3 or 5 the recipe is a Redlock client over that many
+// independent Redis nodes (see redlock.go): each part's lines run on
+// every node in turn, with the same token, and a part succeeds on a
+// node when its deciding line does there. The lock is taken when
+// Quorum nodes (by default a majority, lock.Quorum) granted it within
+// its validity, lock.Validity.
 type Recipe struct {
 	Acquire []string `json:"acquire"`
 	Release []string `json:"release"`
@@ -56,6 +63,13 @@ type Recipe struct {
 	ReleasedWhen *Decide `json:"released_when,omitempty"`
 	// TokenFrom names where the fencing token is in acquire's replies.
 	TokenFrom *TokenFrom `json:"token_from,omitempty"`
+	// Nodes is how many independent Redis nodes the recipe runs on: 0 or
+	// 1 is one node, 3 or 5 a Redlock client over that many.
+	Nodes int `json:"nodes,omitempty"`
+	// Quorum is how many nodes must grant the lock (and accept a
+	// renewal, and a release) on several nodes; 0 is a majority,
+	// lock.Quorum(Nodes). A smaller one takes the lock on a minority.
+	Quorum int `json:"quorum,omitempty"`
 }
 
 // Decide is the line whose reply decides a part of a recipe, and the
@@ -92,7 +106,14 @@ const (
 	MaxPatternBytes = 256
 	// MaxElement is the highest element TokenFrom may name.
 	MaxElement = 64
+	// MaxNodeLines bounds a recipe on several nodes: its lines times its
+	// nodes. Each line runs on every node, so a schedule runs that many
+	// times more lines, and a job has that many more steps to strike.
+	MaxNodeLines = 15
 )
+
+// NodeCounts are the numbers of Redis nodes a recipe may run on.
+var NodeCounts = []int{1, 3, 5}
 
 // Placeholders are the names a recipe line may use in braces.
 var Placeholders = []string{"{key}", "{token}", "{ttl}", "{ttl_s}"}
@@ -130,6 +151,9 @@ func (r Recipe) Validate() error {
 	}
 	if n := len(r.Acquire) + len(r.Release) + len(r.Extend); n > MaxTotalLines {
 		return fmt.Errorf("recipe: %d lines in all; at most %d (a lock is a few short lines; put steps that must not be interrupted in one EVAL): %w", n, MaxTotalLines, ErrBadRecipe)
+	}
+	if err := r.validateNodes(); err != nil {
+		return err
 	}
 	for _, p := range r.parts() {
 		if len(p.lines) > MaxLines {

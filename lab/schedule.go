@@ -14,10 +14,10 @@ import (
 	"github.com/locklab/locklab/sim"
 )
 
-// sim is one schedule: a virtual clock, one Redis node (a playground
-// sandbox on the schedule's clock), the clients running the recipe, the
-// storage, and a queue of actions in virtual-time order. It runs on one
-// goroutine.
+// schedule is one schedule: a virtual clock, the recipe's Redis nodes
+// (playground sandboxes on the schedule's clock), the clients running
+// the recipe, the storage, and a queue of actions in virtual-time order.
+// It runs on one goroutine.
 type schedule struct {
 	ctx    context.Context
 	r      Recipe
@@ -28,7 +28,7 @@ type schedule struct {
 	faults []*fault // nil once used
 	start  time.Time
 	q      sim.Queue
-	node   *sim.Node
+	nodes  []*sim.Node
 	store  sim.Storage
 
 	clients []*client
@@ -43,8 +43,8 @@ type schedule struct {
 	backJump   bool // the plan moves the clock back: frees-after-crash is not judged
 
 	tokens  map[string]*client // each acquisition's token
-	key     keyState           // the lock key, as last seen
-	owner   *client            // the client whose acquisition the key holds
+	keys    []keyState         // the lock key on each node, as last seen
+	owners  []*client          // the client whose acquisition each node's key holds
 	grants  int                // acquisitions so far
 	newest  int                // the newest grant among the writes the storage took
 	writers map[int]bool       // the grants whose writes reached the storage
@@ -87,27 +87,55 @@ type client struct {
 	// lastReply is the deciding reply of its last attempt or release that
 	// did not succeed, for Works.
 	lastReply, releaseReply string
+	lastOn                  int  // the node of lastReply, on several nodes
 	releaseLine             step // the line whose reply stopped its release
+
+	// On several nodes (see redlock.go): the current round's start and
+	// the nodes that said yes in it, the end of the lock's validity, and
+	// whether the current node's lines go on.
+	roundStart time.Duration
+	votes      int
+	replies    []string // each node's deciding reply in the round
+	validUntil time.Duration
+	nodeOK     bool
 }
 
-// step is one step of a client's job: a line of a part, or the write.
+// step is one step of a client's job: a line of a part on a node, or the
+// write.
 type step struct {
 	part  string // "acquire", "extend", "write" or "release"
 	index int
+	// on is the node's number (from 1) on several nodes, 0 on one.
+	on int
 }
 
+// node is the index of the step's node.
+func (st step) node() int { return max(st.on-1, 0) }
+
 // jobOf returns the steps of a job with s's recipe.
-func (s *schedule) jobOf() []step {
+func (s *schedule) jobOf() []step { return jobOf(s.r) }
+
+// jobOf returns the steps of a job with recipe r: on several nodes, each
+// part's lines on node 1, then on node 2, and so on, as a Redlock client
+// asks one node after the other.
+func jobOf(r Recipe) []step {
 	var out []step
-	add := func(part string, n int) {
-		for i := range n {
-			out = append(out, step{part, i})
+	n := r.nodeCount()
+	add := func(part string, lines int) {
+		for k := range n {
+			for i := range lines {
+				st := step{part: part, index: i}
+				if n > 1 {
+					st.on = k + 1
+				}
+				out = append(out, st)
+			}
 		}
 	}
-	add("acquire", len(s.r.Acquire))
-	add("extend", len(s.r.Extend))
-	add("write", 1)
-	add("release", len(s.r.Release))
+	add("acquire", len(r.Acquire))
+	add("extend", len(r.Extend))
+	out = append(out, step{part: "write"})
+	add("release", len(r.Release))
 	return out
 }
 
@@ -155,7 +183,8 @@ func (s *schedule) at(t time.Duration, f func()) { s.q.At(t, f) }
 // run executes the queued actions in time order until none are left, the
 // horizon or the event cap.
 func (s *schedule) run() error {
-	for s.err == nil && len(s.events) < maxEvents {
+	// Each node's lines are events of their own.
+	for s.err == nil && len(s.events) < maxEvents*len(s.nodes) {
 		a, ok := s.q.Pop(horizon)
 		if !ok {
 			break
@@ -166,35 +195,44 @@ func (s *schedule) run() error {
 	return s.err
 }
 
-// advance moves virtual time to t, recording the lock key's expiry on the
-// way if it falls due.
+// advance moves virtual time to t, recording each node's lock key
+// expiring on the way if it falls due, the earliest first.
 func (s *schedule) advance(t time.Duration) {
-	for s.key.present && s.key.pttl >= 0 && s.key.expAt <= t && s.err == nil {
-		s.q.SetNow(max(s.now(), s.key.expAt))
-		holder := s.holderName()
-		s.observe()
-		if s.key.present {
+	for s.err == nil {
+		k := -1
+		for i, key := range s.keys {
+			if key.present && key.pttl >= 0 && key.expAt <= t && (k < 0 || key.expAt < s.keys[k].expAt) {
+				k = i
+			}
+		}
+		if k < 0 {
+			break
+		}
+		s.q.SetNow(max(s.now(), s.keys[k].expAt))
+		holder := s.holderName(k)
+		s.observe(k)
+		if s.keys[k].present {
 			// A TTL read in whole milliseconds may end a little later.
-			s.key.expAt = s.now() + time.Millisecond
+			s.keys[k].expAt = s.now() + time.Millisecond
 			continue
 		}
-		s.owner = nil
-		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindExpire, Subject: holder, Text: sim.KeyExpires("Redis", holder, false)}})
+		s.owners[k] = nil
+		s.emit(Event{Event: sim.Event{Actor: s.actor(k), Kind: sim.KindExpire, Subject: holder, Text: sim.KeyExpires(s.nodeWord(k), holder, false)}})
 	}
 	s.q.SetNow(max(s.now(), t))
 }
 
-// observe reads the lock key on the node, as an observer outside the
+// observe reads the lock key on node k, as an observer outside the
 // recipe: these reads are not charged to the check's lines.
-func (s *schedule) observe() {
-	ki, ok := s.node.Key(lockKey)
+func (s *schedule) observe(k int) {
+	ki, ok := s.nodes[k].Key(lockKey)
 	if !ok {
-		s.key = keyState{}
+		s.keys[k] = keyState{}
 		return
 	}
-	s.key = keyState{present: true, typ: ki.Type, value: ki.Value, pttl: ki.PTTLMS}
+	s.keys[k] = keyState{present: true, typ: ki.Type, value: ki.Value, pttl: ki.PTTLMS}
 	if ki.PTTLMS >= 0 {
-		s.key.expAt = s.now() + time.Duration(ki.PTTLMS)*time.Millisecond
+		s.keys[k].expAt = s.now() + time.Duration(ki.PTTLMS)*time.Millisecond
 	}
 }
 
@@ -211,13 +249,13 @@ func (s *schedule) tokenOwner(k keyState) *client {
 	return nil
 }
 
-// holderName names the client whose lock the key holds.
-func (s *schedule) holderName() string {
+// holderName names the client whose lock node k's key holds.
+func (s *schedule) holderName(k int) string {
 	switch {
-	case !s.key.present:
+	case !s.keys[k].present:
 		return ""
-	case s.owner != nil:
-		return s.owner.name
+	case s.owners[k] != nil:
+		return s.owners[k].name
 	}
 	return "someone else"
 }
@@ -226,14 +264,17 @@ func (s *schedule) holderName() string {
 func (s *schedule) emit(e Event) {
 	e.AtMS = s.now().Milliseconds()
 	e.TMS = e.AtMS
-	ns := sim.NodeState{Node: 1, Up: s.node.Up(), Holder: s.holderName(), ClockAheadMS: s.node.Offset().Milliseconds()}
-	switch {
-	case s.key.present && s.key.pttl >= 0:
-		ns.TTLMS = (s.key.expAt - s.now()).Milliseconds()
-	case s.key.present:
-		ns.TTLMS = -1
+	e.Nodes = make([]sim.NodeState, len(s.nodes))
+	for k, node := range s.nodes {
+		ns := sim.NodeState{Node: k + 1, Up: node.Up(), Holder: s.holderName(k), ClockAheadMS: node.Offset().Milliseconds()}
+		switch key := s.keys[k]; {
+		case key.present && key.pttl >= 0:
+			ns.TTLMS = (key.expAt - s.now()).Milliseconds()
+		case key.present:
+			ns.TTLMS = -1
+		}
+		e.Nodes[k] = ns
 	}
-	e.Nodes = []sim.NodeState{ns}
 	if s.r.Fencing {
 		e.HighestToken = s.store.Highest()
 	}
@@ -289,7 +330,7 @@ func (s *schedule) exec(st step, token string) (string, bool) {
 		s.err = err
 		return "", false
 	}
-	res, err := s.node.Exec(s.ctx, fillArgs(s.ru.args[st.part][st.index], token))
+	res, err := s.nodes[st.node()].Exec(s.ctx, fillArgs(s.ru.args[st.part][st.index], token))
 	if errors.Is(err, sim.ErrDown) {
 		return res.Output, true
 	}
@@ -302,7 +343,7 @@ func (s *schedule) exec(st step, token string) (string, bool) {
 			st.part, st.index+1, why, ErrBudget)
 		return "", false
 	}
-	s.observe()
+	s.observe(st.node())
 	return res.Output, true
 }
 
@@ -341,8 +382,12 @@ func (s *schedule) step(c *client, j int) {
 	}
 	s.reached[trigger{c.id, j}] = true
 	for _, kind := range []faultKind{faultRestart, faultJump, faultJumpBack} {
-		if f := s.takeFault(kind, c, j); f != nil {
+		// On several nodes two nodes may have the same fault at a step.
+		for f := s.takeFault(kind, c, j); f != nil; f = s.takeFault(kind, c, j) {
 			s.nodeFault(f)
+			if !s.multi() {
+				break
+			}
 		}
 	}
 	if f := s.takeFault(faultPause, c, j); f != nil {
@@ -375,8 +420,15 @@ func (s *schedule) runStep(c *client, j int) {
 	if st.part != "acquire" {
 		s.noteOthersHolding(c)
 	}
+	if st.index == 0 && st.on == 1 {
+		// A round over several nodes starts before its first line.
+		c.startRound(s.now())
+		if st.part == "acquire" {
+			c.fence = 0
+		}
+	}
 	line := fillFor(s.lines(st.part)[st.index], c.token)
-	before, prev := s.key, s.owner
+	before, prev := s.keys[st.node()], s.owners[st.node()]
 	reply, ok := s.exec(st, c.token)
 	if !ok {
 		return
@@ -384,7 +436,7 @@ func (s *schedule) runStep(c *client, j int) {
 	eff := s.effect(c, st, reply, before, prev)
 	grant := 0
 	d := s.decision(st.part)
-	if st.part == "acquire" && st.index == d.line && d.success(reply) {
+	if st.part == "acquire" && st.index == d.line && d.success(reply) && !s.multi() {
 		// The grant's place in line is when Redis gave it, not when the
 		// client hears of it.
 		s.grants++
@@ -414,6 +466,10 @@ func (s *schedule) noteOthersHolding(c *client) {
 // the lock or tries again, as the recipe's rules say.
 func (s *schedule) decide(c *client, j int, line, reply string, eff effect, grant int, late bool) {
 	if c.crashed || c.done {
+		return
+	}
+	if s.multi() {
+		s.decideOnNode(c, j, line, reply, eff)
 		return
 	}
 	st := c.steps[j]
@@ -456,8 +512,8 @@ func (s *schedule) decide(c *client, j int, line, reply string, eff effect, gran
 		return
 	case st.part == "extend" && deciding:
 		text := fmt.Sprintf("%s renews its lock: %s.", sim.Capital(c.name), reply)
-		if s.key.present && s.owner == c && s.key.pttl >= 0 {
-			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", sim.Capital(c.name), reply, (s.key.expAt - s.now()).Milliseconds())
+		if key := s.keys[0]; key.present && s.owners[0] == c && key.pttl >= 0 {
+			text = fmt.Sprintf("%s renews its lock: %s; the key's TTL is now %d ms.", sim.Capital(c.name), reply, (key.expAt - s.now()).Milliseconds())
 		}
 		s.lineEvent(c, sim.KindExtendOK, text, line, reply, eff)
 	case st.part == "release" && deciding:
@@ -514,6 +570,10 @@ func (s *schedule) after(c *client, j int, ok bool) {
 		s.crashClient(c)
 		return
 	}
+	if s.multi() {
+		s.afterOnNode(c, j, ok)
+		return
+	}
 	cur := c.steps[j].part
 	k := j + 1
 	if !ok {
@@ -529,10 +589,16 @@ func (s *schedule) after(c *client, j int, ok bool) {
 		c.done = true
 		return
 	}
+	s.at(s.now()+s.gap(c, cur, c.steps[k].part), func() { s.step(c, k) })
+}
+
+// gap is the time between a client's step in part cur and its next in
+// part nxt: a line's round trip, or its work (half before a renewal).
+func (s *schedule) gap(c *client, cur, nxt string) time.Duration {
 	// Virtual time stays in whole milliseconds, as PTTL reads it.
 	half := (c.work / 2).Truncate(time.Millisecond)
 	gap := rtt
-	switch nxt := c.steps[k].part; {
+	switch {
 	case cur == "acquire" && nxt == "extend":
 		gap = half
 	case cur == "acquire" && nxt == "write":
@@ -540,7 +606,7 @@ func (s *schedule) after(c *client, j int, ok bool) {
 	case cur == "extend" && nxt == "write":
 		gap = c.work - half
 	}
-	s.at(s.now()+gap, func() { s.step(c, k) })
+	return gap
 }
 
 // took is c learning that it holds the lock.
@@ -555,7 +621,7 @@ func (s *schedule) took(c *client, line, reply string, grant int, late bool) {
 	d := s.ru.acquire
 	text := fmt.Sprintf("%s asks for the lock and Redis answers %s: %s holds the lock.", sim.Capital(c.name), reply, c.name)
 	if d.custom {
-		text = fmt.Sprintf("%s runs %s and Redis answers %s, which the recipe reads as taken: %s holds the lock.", sim.Capital(c.name), stepName(step{"acquire", d.line}), reply, c.name)
+		text = fmt.Sprintf("%s runs %s and Redis answers %s, which the recipe reads as taken: %s holds the lock.", sim.Capital(c.name), stepName(step{part: "acquire", index: d.line}), reply, c.name)
 	}
 	if s.r.Fencing && s.ru.tokenLine <= d.line {
 		if c.fence > 0 {
@@ -607,18 +673,19 @@ type effect struct {
 // the key now holds, and returns what the line did to a lock another
 // client still believes it holds.
 func (s *schedule) effect(c *client, st step, reply string, before keyState, prev *client) effect {
-	after := s.key
+	k := st.node()
+	after := s.keys[k]
 	var eff effect
 	switch {
 	case !after.present:
-		s.owner = nil
+		s.owners[k] = nil
 		eff.deleted = before.present
 	case !before.present || after.value != before.value || after.typ != before.typ:
 		o := s.tokenOwner(after)
 		if o == nil {
 			o = c
 		}
-		s.owner = o
+		s.owners[k] = o
 	}
 	victim := prev != nil && prev != c && prev.holding
 	switch {
@@ -626,7 +693,7 @@ func (s *schedule) effect(c *client, st step, reply string, before keyState, pre
 	case !after.present:
 		eff.kind, eff.outcome = sim.KindDeleteOther, sim.OutcomeForeignLockDeleted
 		eff.text = fmt.Sprintf("%s runs %s: %s. It deletes the key, but the key held %s's lock, not its own: %s still believes it holds the lock.", sim.Capital(c.name), stepName(st), reply, prev.name, prev.name)
-	case s.owner != prev:
+	case s.owners[k] != prev:
 		eff.kind, eff.outcome = sim.KindDeleteOther, sim.OutcomeForeignLockDeleted
 		eff.text = fmt.Sprintf("%s runs %s: %s. It overwrites the key, which held %s's lock: %s still believes it holds the lock.", sim.Capital(c.name), stepName(st), reply, prev.name, prev.name)
 	case before.pttl >= 0 && (after.pttl < 0 || after.expAt > before.expAt+rtt):
@@ -665,14 +732,14 @@ func releaseKind(ok bool) sim.Kind {
 func (s *schedule) releaseText(c *client, st step, reply string, ok bool, eff effect) string {
 	switch {
 	case ok && eff.deleted:
-		return fmt.Sprintf("%s releases its lock: %s, and the key is deleted.", sim.Capital(c.name), reply)
+		return fmt.Sprintf("%s releases its lock%s: %s, and the key is deleted.", sim.Capital(c.name), onNode(st), reply)
 	case ok:
-		return fmt.Sprintf("%s releases its lock: %s.", sim.Capital(c.name), reply)
+		return fmt.Sprintf("%s releases its lock%s: %s.", sim.Capital(c.name), onNode(st), reply)
 	case strings.HasPrefix(reply, "(error)") || reply == sim.DownReply:
 		return fmt.Sprintf("%s's release fails: %s. The lock stays until its TTL runs out, if it has one.", sim.Capital(c.name), reply)
-	case s.key.present && s.owner != nil && s.owner != c:
-		return fmt.Sprintf("%s runs %s: %s. The key holds %s's lock, and the release leaves it alone.", sim.Capital(c.name), stepName(st), reply, s.owner.name)
-	case !s.key.present:
+	case s.keys[st.node()].present && s.owners[st.node()] != nil && s.owners[st.node()] != c:
+		return fmt.Sprintf("%s runs %s: %s. The key holds %s's lock, and the release leaves it alone.", sim.Capital(c.name), stepName(st), reply, s.owners[st.node()].name)
+	case !s.keys[st.node()].present:
 		return fmt.Sprintf("%s runs %s: %s. There is no key to release: its lock had already gone.", sim.Capital(c.name), stepName(st), reply)
 	}
 	return fmt.Sprintf("%s runs %s: %s, which the recipe does not read as released.", sim.Capital(c.name), stepName(st), reply)
@@ -749,9 +816,14 @@ func (s *schedule) crashClient(c *client) {
 		return
 	}
 	s.exercised[PropFreesAfterCrash] = true
-	wait := ttl
-	if s.key.present && s.owner == c && s.key.pttl >= 0 {
-		wait = time.Duration(s.key.pttl) * time.Millisecond
+	// The longest TTL the holder's keys have left, or the TTL.
+	wait, set := ttl, false
+	for k, key := range s.keys {
+		if key.present && s.owners[k] == c && key.pttl >= 0 {
+			if d := time.Duration(key.pttl) * time.Millisecond; !set || d > wait {
+				wait, set = d, true
+			}
+		}
 	}
 	o := &obligation{c: c, crashAt: s.now(), deadline: s.now() + min(wait, freeBound)}
 	s.pending = append(s.pending, o)
@@ -761,109 +833,134 @@ func (s *schedule) crashClient(c *client) {
 	s.at(o.deadline+ttl/100, func() { s.probe(o) })
 }
 
-// probe is a fresh client trying the recipe's acquire, on a copy of the
-// node, when a crashed holder's lock must be free: the check's own
-// observer, which changes nothing in the schedule.
+// probe is a fresh client trying the recipe's acquire, on a copy of
+// each node, when a crashed holder's lock must be free: the check's own
+// observer, which changes nothing in the schedule. On several nodes the
+// lock is free when a quorum of the nodes that are up grant it.
 func (s *schedule) probe(o *obligation) {
 	if o.done {
 		return
 	}
-	if !s.node.Up() {
-		// Nobody can take the lock while Redis is down; ask again when
-		// it is back.
+	up := 0
+	for _, n := range s.nodes {
+		if n.Up() {
+			up++
+		}
+	}
+	if up < s.quorum() {
+		// Nobody can take the lock while too few nodes are up; ask
+		// again when they are back.
 		s.at(s.now()+downQuick, func() { s.probe(o) })
 		return
 	}
 	o.done = true
-	node, err := s.node.Copy()
-	if err != nil {
-		s.err = err
-		return
-	}
-	defer node.Close()
 	token := fmt.Sprintf("probe-%08x", s.rng.Uint32())
 	d := s.ru.acquire
-	reply, line := "", ""
-	for i := 0; i <= d.line; i++ {
-		if err := s.sp.line(s.ctx); err != nil {
+	votes := 0
+	reply, line, said := "", "", ""
+	for k, n := range s.nodes {
+		if !n.Up() {
+			continue
+		}
+		node, err := n.Copy()
+		if err != nil {
 			s.err = err
 			return
 		}
-		line = fillFor(s.r.Acquire[i], token)
-		res, _ := node.Exec(s.ctx, fillArgs(s.ru.args["acquire"][i], token))
-		reply = res.Output
-		if i < d.line && !goesOn(reply, token) {
-			break
+		for i := 0; i <= d.line; i++ {
+			if err := s.sp.line(s.ctx); err != nil {
+				node.Close()
+				s.err = err
+				return
+			}
+			line = fillFor(s.r.Acquire[i], token)
+			res, _ := node.Exec(s.ctx, fillArgs(s.ru.args["acquire"][i], token))
+			reply = res.Output
+			if i < d.line && !goesOn(reply, token) {
+				break
+			}
+		}
+		node.Close()
+		if d.success(reply) {
+			votes++
+		} else if said == "" {
+			said = fmt.Sprintf("%s answers %s", s.nodeWord(k), reply)
 		}
 	}
-	if d.success(reply) {
+	if votes >= s.quorum() {
 		return
 	}
 	after := s.now() - o.crashAt
-	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: KindStillLocked, Subject: o.c.name,
-		Text: fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", sim.Capital(sim.Dur(after)), o.c.name, reply)},
-		Line: line, Reply: reply})
+	text := fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire and Redis answers %s: the lock is still taken, and nobody else can have it.", sim.Capital(sim.Dur(after)), o.c.name, reply)
+	if s.multi() {
+		text = fmt.Sprintf("%s after %s crashed holding it, a fresh client runs the recipe's acquire on every node that is up and gets %d of %d (it needs %d; %s): the lock is still taken, and nobody else can have it.",
+			sim.Capital(sim.Dur(after)), o.c.name, votes, len(s.nodes), s.quorum(), said)
+		line, reply = "", ""
+	}
+	s.emit(Event{Event: sim.Event{Actor: s.actor(0), Kind: KindStillLocked, Subject: o.c.name, Text: text}, Line: line, Reply: reply})
 	s.violate(PropFreesAfterCrash, sim.OutcomeLockNeverFreed, fmt.Sprintf("%s crashed holding the lock, and %s later a fresh client still could not take it.", sim.Capital(o.c.name), sim.Dur(after)))
 }
 
-// nodeFault makes a node fault happen now.
+// nodeFault makes a node fault happen now, on the node it names.
 func (s *schedule) nodeFault(f *fault) {
 	switch f.kind {
 	case faultJump:
-		s.jump(f.d)
+		s.jump(f.node, f.d)
 	case faultJumpBack:
-		s.jump(-f.d)
+		s.jump(f.node, -f.d)
 	case faultRestart:
-		s.restart(f.d, f.persist)
+		s.restart(f.node, f.d, f.persist)
 	}
 }
 
-// jump moves the node's clock d ahead (or back, for a negative d).
-func (s *schedule) jump(d time.Duration) {
-	up := s.node.Up()
-	if err := s.node.Jump(d); err != nil {
+// jump moves node k's clock d ahead (or back, for a negative d).
+func (s *schedule) jump(k int, d time.Duration) {
+	node := s.nodes[k]
+	up := node.Up()
+	if err := node.Jump(d); err != nil {
 		s.err = err
 		return
 	}
 	if !up {
 		return
 	}
-	holder := s.holderName()
-	s.observe()
-	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindClockJump, Text: sim.ClockJumps("Redis", d), Jump: sim.JumpShort(d)}})
-	if holder != "" && !s.key.present {
-		s.owner = nil
-		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindExpire, Subject: holder,
-			Text: fmt.Sprintf("To Redis, %s's key is now past its TTL, so it expires at once, early by true time.", holder)}})
+	holder := s.holderName(k)
+	s.observe(k)
+	s.emit(Event{Event: sim.Event{Actor: s.actor(k), Kind: sim.KindClockJump, Text: sim.ClockJumps(s.nodeWord(k), d), Jump: sim.JumpShort(d)}})
+	if holder != "" && !s.keys[k].present {
+		s.owners[k] = nil
+		s.emit(Event{Event: sim.Event{Actor: s.actor(k), Kind: sim.KindExpire, Subject: holder,
+			Text: fmt.Sprintf("To %s, %s's key is now past its TTL, so it expires at once, early by true time.", s.nodeWord(k), holder)}})
 	}
 }
 
-// restart is the node crashing and coming back after down: empty, or with
+// restart is node k crashing and coming back after down: empty, or with
 // its data (keys whose TTL ran out meanwhile are gone).
-func (s *schedule) restart(down time.Duration, persist bool) {
-	if !s.node.Up() {
+func (s *schedule) restart(k int, down time.Duration, persist bool) {
+	node := s.nodes[k]
+	if !node.Up() {
 		return
 	}
-	holder := s.holderName()
-	if err := s.node.Crash(persist); err != nil {
+	holder := s.holderName(k)
+	if err := node.Crash(persist); err != nil {
 		s.err = err
 		return
 	}
-	s.key = keyState{}
+	s.keys[k] = keyState{}
 	if !persist {
-		s.owner = nil
+		s.owners[k] = nil
 	}
-	s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindCrash, Subject: holder, Text: sim.NodeCrashes("Redis", persist, down)}})
+	s.emit(Event{Event: sim.Event{Actor: s.actor(k), Kind: sim.KindCrash, Subject: holder, Text: sim.NodeCrashes(s.nodeWord(k), persist, down)}})
 	s.at(s.now()+down, func() {
-		if err := s.node.Restart(down); err != nil {
+		if err := node.Restart(down); err != nil {
 			s.err = err
 			return
 		}
-		s.observe()
-		if !s.key.present {
-			s.owner = nil
+		s.observe(k)
+		if !s.keys[k].present {
+			s.owners[k] = nil
 		}
-		s.emit(Event{Event: sim.Event{Actor: "redis", Kind: sim.KindRestart, Text: sim.NodeBack("Redis", persist)}})
+		s.emit(Event{Event: sim.Event{Actor: s.actor(k), Kind: sim.KindRestart, Text: sim.NodeBack(s.nodeWord(k), persist)}})
 	})
 }
 
@@ -885,6 +982,13 @@ func (s *schedule) faultText(f fault) string {
 	steps := s.jobOf()
 	name := stepName(steps[min(f.step, len(steps)-1)])
 	who := fmt.Sprintf("client %d", f.client+1)
+	redis, its := s.nodeWord(f.node), "its"
+	if s.multi() {
+		// On several nodes the node's name starts a clause, and a
+		// restart names the node again.
+		redis = "node " + strconv.Itoa(f.node+1)
+		its = "node " + strconv.Itoa(f.node+1) + "'s"
+	}
 	switch f.kind {
 	case faultPause:
 		return fmt.Sprintf("%s pauses for %s before %s.", sim.Capital(who), sim.Dur(f.d), name)
@@ -893,22 +997,26 @@ func (s *schedule) faultText(f fault) string {
 	case faultCrash:
 		return fmt.Sprintf("%s crashes after %s.", sim.Capital(who), name)
 	case faultJump:
-		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s ahead.", who, name, sim.Dur(f.d))
+		return fmt.Sprintf("Just before %s's %s, %s's clock jumps %s ahead.", who, name, redis, sim.Dur(f.d))
 	case faultJumpBack:
-		return fmt.Sprintf("Just before %s's %s, Redis's clock jumps %s back.", who, name, sim.Dur(f.d))
+		return fmt.Sprintf("Just before %s's %s, %s's clock jumps %s back.", who, name, redis, sim.Dur(f.d))
 	case faultRestart:
 		if f.persist {
-			return fmt.Sprintf("Just before %s's %s, Redis restarts with its data; it is down for %s.", who, name, sim.Dur(f.d))
+			return fmt.Sprintf("Just before %s's %s, %s restarts with %s data; it is down for %s.", who, name, redis, its, sim.Dur(f.d))
 		}
-		return fmt.Sprintf("Just before %s's %s, Redis restarts without persistence; it is down for %s.", who, name, sim.Dur(f.d))
+		return fmt.Sprintf("Just before %s's %s, %s restarts without persistence; it is down for %s.", who, name, redis, sim.Dur(f.d))
 	}
 	return ""
 }
 
-// stepName names a step for people: "acquire line 1", "its write".
+// stepName names a step for people: "acquire line 1", "acquire line 1
+// on node 3", "its write".
 func stepName(st step) string {
 	if st.part == "write" {
 		return "its write to the storage"
+	}
+	if st.on > 0 {
+		return fmt.Sprintf("%s line %d on node %d", st.part, st.index+1, st.on)
 	}
 	return fmt.Sprintf("%s line %d", st.part, st.index+1)
 }
