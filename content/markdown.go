@@ -161,37 +161,54 @@ var promptPattern = regexp.MustCompile(`^([AB])?> (.+)$`)
 // the playground's own tokenizer and command table, for the page to
 // narrate a reply and to run the example from the start.
 func renderCLI(src string) (string, error) {
-	var b strings.Builder
-	b.WriteString(`<div class="cli" data-redis-cli><pre><code>`)
-	sawCommand := false
+	// A command's span is written once its replies are read: a reply
+	// with playground.VariesMark gives the command the pattern its reply
+	// must match (data-expect-pattern).
+	type cmdLine struct {
+		client, cmd string
+		replies     []string
+		at          int // index in pieces
+	}
+	var pieces []string
+	var cmds []*cmdLine
+	var last *cmdLine
 	for i, line := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
-		if i > 0 {
-			b.WriteString("\n")
-		}
 		switch m := promptPattern.FindStringSubmatch(line); {
 		case m != nil:
 			client := m[1]
 			if client == "" {
 				client = "A"
 			}
-			cmd := strings.TrimSpace(m[2])
-			keys, _ := json.Marshal(playground.LineKeys(cmd))
-			fmt.Fprintf(&b, `<span class="cli-cmd" data-client="%s" data-keys="%s"><span class="cli-prompt">%s&gt;</span> <span class="cli-input">%s</span></span>`,
-				client, html.EscapeString(string(keys)), client, html.EscapeString(cmd))
-			sawCommand = true
+			last = &cmdLine{client: client, cmd: strings.TrimSpace(m[2]), at: len(pieces)}
+			cmds = append(cmds, last)
+			pieces = append(pieces, "")
 		case strings.HasPrefix(line, "#"):
-			fmt.Fprintf(&b, `<span class="cli-note">%s</span>`, html.EscapeString(line))
+			pieces = append(pieces, fmt.Sprintf(`<span class="cli-note">%s</span>`, html.EscapeString(line)))
 		case strings.TrimSpace(line) == "":
+			pieces = append(pieces, "")
 		default:
-			if !sawCommand {
+			if last == nil {
 				return "", fmt.Errorf("line %d of the block is a reply before any command (start commands with \"A> \" or \"B> \")", i+1)
 			}
-			fmt.Fprintf(&b, `<span class="cli-reply">%s</span>`, html.EscapeString(line))
+			last.replies = append(last.replies, line)
+			pieces = append(pieces, fmt.Sprintf(`<span class="cli-reply">%s</span>`, html.EscapeString(line)))
 		}
 	}
-	if !sawCommand {
+	if len(cmds) == 0 {
 		return "", fmt.Errorf(`no command in the block (start commands with "A> " or "B> ")`)
 	}
+	for _, c := range cmds {
+		keys, _ := json.Marshal(playground.LineKeys(c.cmd))
+		pattern := ""
+		if p := playground.ReplyPattern(strings.Join(c.replies, "\n")); p != "" {
+			pattern = fmt.Sprintf(` data-expect-pattern="%s"`, html.EscapeString(p))
+		}
+		pieces[c.at] = fmt.Sprintf(`<span class="cli-cmd" data-client="%s" data-keys="%s"%s><span class="cli-prompt">%s&gt;</span> <span class="cli-input">%s</span></span>`,
+			c.client, html.EscapeString(string(keys)), pattern, c.client, html.EscapeString(c.cmd))
+	}
+	var b strings.Builder
+	b.WriteString(`<div class="cli" data-redis-cli><pre><code>`)
+	b.WriteString(strings.Join(pieces, "\n"))
 	b.WriteString("</code></pre></div>\n")
 	return b.String(), nil
 }
@@ -234,7 +251,7 @@ type CLICommand struct {
 // be matched by the text of a command, a reply or a note.
 const cliEnd = "</code></pre></div>\n"
 
-var cliCommand = regexp.MustCompile(`<span class="cli-cmd" data-client="([AB])" data-keys="[^"]*"><span class="cli-prompt">[AB]&gt;</span> <span class="cli-input">([^<]*)</span></span>`)
+var cliCommand = regexp.MustCompile(`<span class="cli-cmd" data-client="([AB])" data-keys="[^"]*"(?: data-expect-pattern="[^"]*")?><span class="cli-prompt">[AB]&gt;</span> <span class="cli-input">([^<]*)</span></span>`)
 
 // SplitCLI splits a lesson body rendered by this package after each of
 // its redis-cli blocks, reading each block's commands back from the
