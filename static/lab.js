@@ -86,6 +86,8 @@
     });
     f.token_line.value = r.token_from ? String(r.token_from.line) : "";
     f.token_element.value = r.token_from ? String(r.token_from.element) : "";
+    if (f.nodes) f.nodes.value = String(r.nodes || 1);
+    if (f.quorum) f.quorum.value = r.quorum ? String(r.quorum) : "";
     var replies = form.querySelector(".lab-replies");
     if (replies) replies.open = !!(r.taken_when || r.renewed_when || r.released_when || r.token_from);
     if (f.long_stalls) {

@@ -43,6 +43,11 @@ type labRecipeJSON struct {
 	RenewedWhen  *lab.Decide    `json:"renewed_when,omitempty"`
 	ReleasedWhen *lab.Decide    `json:"released_when,omitempty"`
 	TokenFrom    *lab.TokenFrom `json:"token_from,omitempty"`
+	// Nodes is how many Redis nodes the recipe runs on (1, 3 or 5;
+	// absent is 1), Quorum how many must grant the lock (absent is a
+	// majority), as package lab defines them.
+	Nodes  int `json:"nodes"`
+	Quorum int `json:"quorum,omitempty"`
 }
 
 // labChallengeJSON is one entry of GET /api/lab/challenges: the broken
@@ -105,6 +110,10 @@ type labReportJSON struct {
 	WorksText string `json:"works_text,omitempty"`
 	// Link is the page that reproduces this check.
 	Link string `json:"link"`
+	// Nodes is how many Redis nodes the recipe ran on, Quorum how many
+	// had to grant the lock.
+	Nodes  int `json:"nodes"`
+	Quorum int `json:"quorum"`
 }
 
 type labPropertyJSON struct {
@@ -322,12 +331,14 @@ func (s *Server) enterLabQueue(c echo.Context, learner string) (func(), error) {
 
 func recipeFromJSON(r labRecipeJSON) lab.Recipe {
 	return lab.Recipe{Acquire: r.Acquire, Release: r.Release, Extend: r.Extend, Fencing: r.Fencing,
-		TakenWhen: r.TakenWhen, RenewedWhen: r.RenewedWhen, ReleasedWhen: r.ReleasedWhen, TokenFrom: r.TokenFrom}
+		TakenWhen: r.TakenWhen, RenewedWhen: r.RenewedWhen, ReleasedWhen: r.ReleasedWhen, TokenFrom: r.TokenFrom,
+		Nodes: r.Nodes, Quorum: r.Quorum}
 }
 
 func recipeToJSON(r lab.Recipe) labRecipeJSON {
 	return labRecipeJSON{Acquire: nonNil(r.Acquire), Release: nonNil(r.Release), Extend: nonNil(r.Extend), Fencing: r.Fencing,
-		TakenWhen: r.TakenWhen, RenewedWhen: r.RenewedWhen, ReleasedWhen: r.ReleasedWhen, TokenFrom: r.TokenFrom}
+		TakenWhen: r.TakenWhen, RenewedWhen: r.RenewedWhen, ReleasedWhen: r.ReleasedWhen, TokenFrom: r.TokenFrom,
+		Nodes: max(r.Nodes, 1), Quorum: r.Quorum}
 }
 
 func nonNil(s []string) []string {
@@ -350,6 +361,7 @@ func propertyInfo(p lab.Property) lab.PropertyInfo {
 func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 	out := labReportJSON{
 		Schedules: rep.Schedules, Systematic: rep.Systematic, Random: rep.Random, MaxFaults: rep.MaxFaults, Summary: rep.Summary,
+		Nodes: max(rep.Nodes, 1), Quorum: max(rep.Quorum, 1),
 		Model: rep.Model, ModelText: rep.ModelText, PassText: rep.PassText,
 		Properties: []labPropertyJSON{}, Works: rep.Works, WorksText: rep.WorksText,
 		Link: labLink(req.Recipe, req.Challenge, req.Model, &rep.Seed),
@@ -408,6 +420,12 @@ func labLink(r labRecipeJSON, challenge string, model *lab.Model, seed *uint64) 
 		q.Set("token_line", strconv.Itoa(t.Line))
 		q.Set("token_element", strconv.Itoa(t.Element))
 	}
+	if r.Nodes > 1 {
+		q.Set("nodes", strconv.Itoa(r.Nodes))
+	}
+	if r.Quorum > 0 {
+		q.Set("quorum", strconv.Itoa(r.Quorum))
+	}
 	if model != nil && challenge == "" {
 		q.Set("long_stalls", strconv.FormatBool(model.LongStalls))
 		q.Set("combine", strconv.FormatBool(model.Combine))
@@ -433,6 +451,24 @@ func labDecide(get func(string) string, name string) (*lab.Decide, error) {
 		return nil, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s_line = %q: give a line number (1 is the first, -1 the last)", name, line))
 	}
 	return &lab.Decide{Line: n, Reply: reply}, nil
+}
+
+// labNodes reads the form's nodes and quorum: whole numbers, or empty
+// for one node and a majority. Package lab says which are allowed.
+func labNodes(get func(string) string) (nodes, quorum int, err error) {
+	for _, f := range []struct {
+		name string
+		into *int
+	}{{"nodes", &nodes}, {"quorum", &quorum}} {
+		v := strings.TrimSpace(get(f.name))
+		if v == "" {
+			continue
+		}
+		if *f.into, err = strconv.Atoi(v); err != nil {
+			return 0, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s = %q: not a whole number", f.name, v))
+		}
+	}
+	return nodes, quorum, nil
 }
 
 // splitLines is a textarea's lines, trimmed, without the empty ones.
@@ -471,6 +507,9 @@ func labFormRequest(get func(string) string) (labCheckRequest, error) {
 		return req, err
 	}
 	if req.Recipe.ReleasedWhen, err = labDecide(get, "released"); err != nil {
+		return req, err
+	}
+	if req.Recipe.Nodes, req.Recipe.Quorum, err = labNodes(get); err != nil {
 		return req, err
 	}
 	if line := strings.TrimSpace(get("token_line")); line != "" {
@@ -643,7 +682,10 @@ func labRecipeView(req labCheckRequest) views.LabRecipe {
 	r := req.Recipe
 	v := views.LabRecipe{
 		Acquire: strings.Join(r.Acquire, "\n"), Release: strings.Join(r.Release, "\n"),
-		Extend: strings.Join(r.Extend, "\n"), Fencing: r.Fencing,
+		Extend: strings.Join(r.Extend, "\n"), Fencing: r.Fencing, Nodes: max(r.Nodes, 1), NodeCounts: lab.NodeCounts,
+	}
+	if r.Quorum > 0 {
+		v.Quorum = strconv.Itoa(r.Quorum)
 	}
 	decide := func(d *lab.Decide) (string, string) {
 		if d == nil {
