@@ -196,3 +196,16 @@ func runNodeLines(t *testing.T, start func(*testing.T, playground.Options) (*tes
 		{"ada", playground.ClientA, "nodex", "(error) ERR unknown command 'nodex', with args beginning with: "},
 	})
 }
+
+// runPersistKeepsTheVote checks the lesson's claim: node 3 restarted from
+// its append-only file keeps A's key, so B gets two votes, not three.
+func runPersistKeepsTheVote(t *testing.T, start func(*testing.T, playground.Options) (*tester, *fakeclock.Clock)) {
+	p, _ := start(t, playground.Options{})
+	for _, line := range []string{"node 4 stop", "node 5 stop", "@all SET lock:backup a71c NX PX 60000", "node 3 restart persist", "node 4 start", "node 5 start"} {
+		p.exec("ada", playground.ClientA, line)
+	}
+	res := p.exec("ada", playground.ClientB, "@all SET lock:backup 4be0 NX PX 60000")
+	if !strings.Contains(res.Output, "Redlock: 2 of 5 nodes said OK, fewer than the majority of 3") {
+		t.Errorf("B after node 3 restarted with its data =\n%s\nwant 2 votes of 5", res.Output)
+	}
+}

@@ -409,6 +409,7 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 
 	t.Run("Nodes", func(t *testing.T) { runNodes(t, start) })
 	t.Run("NodeLines", func(t *testing.T) { runNodeLines(t, start) })
+	t.Run("PersistKeepsTheVote", func(t *testing.T) { runPersistKeepsTheVote(t, start) })
 
 	t.Run("Closed", func(t *testing.T) {
 		p, _ := start(t, playground.Options{})
