@@ -95,12 +95,9 @@ func (snap Snapshot) aged(d time.Duration) Snapshot {
 	snap.Keys = keys
 	if snap.Nodes != nil {
 		nodes := *snap.Nodes
-		nodes.Others = make([]*Snapshot, len(snap.Nodes.Others))
+		nodes.Others = make([]NodeSnapshot, len(snap.Nodes.Others))
 		for i, o := range snap.Nodes.Others {
-			if o != nil {
-				aged := o.aged(d)
-				nodes.Others[i] = &aged
-			}
+			nodes.Others[i] = NodeSnapshot{Node: o.Node, Snapshot: o.Snapshot.aged(d)}
 		}
 		snap.Nodes = &nodes
 	}

@@ -62,11 +62,11 @@ func newNodeSet(newBox func(SandboxOptions) (Box, error), opts SandboxOptions) (
 	if others == nil {
 		return ns, nil
 	}
-	for i, o := range others.Others {
-		if o == nil || i+1 >= MaxNodes {
+	for _, o := range others.Others {
+		if o.Node < 2 || o.Node > MaxNodes || ns.nodes[o.Node-1] != nil {
 			continue
 		}
-		if _, err := ns.start(i+2, o); err != nil {
+		if _, err := ns.start(o.Node, &o.Snapshot); err != nil {
 			ns.Close()
 			return nil, err
 		}
@@ -268,7 +268,7 @@ func (ns *nodeSet) Snapshot() (Snapshot, error) {
 	if !used {
 		return snap, nil
 	}
-	others := &NodesSnapshot{Down: ns.down[:], Storage: ns.store, Others: make([]*Snapshot, MaxNodes-1)}
+	others := &NodesSnapshot{Down: append([]bool(nil), ns.down[:]...), Storage: ns.store}
 	for i, b := range ns.nodes[1:] {
 		if b == nil {
 			continue
@@ -277,7 +277,7 @@ func (ns *nodeSet) Snapshot() (Snapshot, error) {
 		if err != nil {
 			return Snapshot{}, fmt.Errorf("snapshot node %d: %w", i+2, err)
 		}
-		others.Others[i] = &s
+		others.Others = append(others.Others, NodeSnapshot{Node: i + 2, Snapshot: s})
 	}
 	snap.Nodes = others
 	return snap, nil
@@ -319,8 +319,8 @@ func (ns *nodeSet) Close() {
 // NodesSnapshot is the part of a learner's Snapshot beyond node 1: the
 // other nodes they used, which nodes are stopped, and the storage.
 type NodesSnapshot struct {
-	// Others are nodes 2 to MaxNodes, in order; nil for one never used.
-	Others []*Snapshot `json:"others"`
+	// Others are the nodes from 2 to MaxNodes that were used, in order.
+	Others []NodeSnapshot `json:"others"`
 	// Down says which nodes are stopped, node 1 first.
 	Down    []bool       `json:"down"`
 	Storage StorageState `json:"storage"`
@@ -331,4 +331,10 @@ func (ns *nodeSet) size() int {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
 	return ns.total()
+}
+
+// NodeSnapshot is one node of NodesSnapshot.
+type NodeSnapshot struct {
+	Node     int      `json:"node"`
+	Snapshot Snapshot `json:"snapshot"`
 }

@@ -158,9 +158,7 @@ func (snap Snapshot) scriptSize() int {
 	n := 0
 	if snap.Nodes != nil {
 		for _, o := range snap.Nodes.Others {
-			if o != nil {
-				n += o.scriptSize()
-			}
+			n += o.Snapshot.scriptSize()
 		}
 	}
 	for _, src := range snap.Scripts {
@@ -179,9 +177,7 @@ func (snap Snapshot) dataSize() int {
 	if snap.Nodes != nil {
 		n += len(snap.Nodes.Storage.Data)
 		for _, o := range snap.Nodes.Others {
-			if o != nil {
-				n += o.dataSize()
-			}
+			n += o.Snapshot.dataSize()
 		}
 	}
 	for _, d := range snap.Keys {
