@@ -22,7 +22,19 @@ func (ns *nodeSet) execAll(ctx context.Context, client Client, line string, allo
 	size := ns.total()
 	oks := 0
 	start := time.Now()
+	// The line gets one deadline in all, as a repeat count's does: five
+	// nodes must not make it five times as long.
+	timeout := ns.limits.Script.Timeout
+	ctx, cancel := context.WithDeadline(ctx, start.Add(timeout))
+	defer cancel()
 	for n := 1; n <= MaxNodes; n++ {
+		if n > 1 {
+			out.WriteByte('\n')
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(&out, "@%d (not sent: this line used up its %v)", n, timeout)
+			continue
+		}
 		began := time.Now()
 		r, sz, err := ns.execNode(ctx, n, client, line, allow)
 		took := time.Since(began)
@@ -39,9 +51,6 @@ func (ns *nodeSet) execAll(ctx context.Context, client Client, line string, allo
 		}
 		res.ScriptTime += r.ScriptTime
 		res.RunTime += r.RunTime
-		if n > 1 {
-			out.WriteByte('\n')
-		}
 		if ns.down[n-1] {
 			fmt.Fprintf(&out, "@%d %s", n, r.Output)
 			continue

@@ -136,6 +136,15 @@ func runNodes(t *testing.T, start func(*testing.T, playground.Options) (*tester,
 		}
 	})
 
+	t.Run("AllDeadline", func(t *testing.T) {
+		p, _ := start(t, playground.Options{Limits: playground.Limits{Script: scriptLimits()}})
+		res, _ := p.p.Exec(ctx, "ada", playground.ClientA, "@all "+spin)
+		if strings.Count(res.Output, "stopped the script after 100ms") != 1 || strings.Count(res.Output, "(not sent: this line used up its 100ms)") != 4 {
+			t.Errorf("@all spin =\n%s\nwant one stopped script and four nodes not sent", res.Output)
+		}
+		p.steps([]step{{"ada", playground.ClientB, "@5 PING", "PONG"}})
+	})
+
 	t.Run("Storage", func(t *testing.T) {
 		p, _ := start(t, playground.Options{})
 		p.steps([]step{
