@@ -104,12 +104,11 @@ func (e LibraryEntry) ShortCommit() string {
 	return e.Commit
 }
 
-// NodesNote says how a Redlock library's entry runs: the recipe is what
-// the library sends to each node, run on one node. A Redlock over N
-// nodes is taken when a majority answers within the validity time; on
-// one node the majority is that node, and the lock is the
-// single-instance lock.
-const NodesNote = "Redlock runs the acquire on N independent nodes and holds the lock when a majority (N/2+1) took it within the validity time (the TTL less the time the round took and a drift allowance). The lab runs one Redis node, so this recipe is what the library sends to each node, run on one: a majority of one. What several nodes add (a node that restarts empty while a client holds the majority, clocks that jump on one node) is not modelled here."
+// NodesNote says how a Redlock library's entry runs: on five nodes, as
+// the Redis documentation's Redlock does, each line on every node in
+// turn, and the lock taken when a majority granted it within its
+// validity.
+const NodesNote = "Redlock sends each command to N independent Redis nodes and holds the lock when a majority (N/2+1) granted it within the validity time: the TTL less the time the round took and a drift allowance. The recipe is what the library sends to one node; the lab runs it on 5 nodes, as the Redis documentation's example does, each line on every node in turn and with the same token, and judges the round by the same rule. The library sends to the nodes at once; a round in turn takes a little longer, which the validity counts."
 
 // The shared lines and reasoning of the gallery's entries. Each entry
 // keeps its own lines where the library differs.
@@ -173,19 +172,21 @@ func ttlLockVerdicts(oneHolder, foreign, frees, stale string) []Verdict {
 	}
 }
 
-// redlockVerdicts are ttlLockVerdicts for a Redlock library's per-node
-// recipe, whose one-holder reasoning adds what Redlock's own safety
-// rests on.
+// redlockVerdicts are the verdicts of a Redlock library on five nodes
+// under the default fault model: a clock that jumps on one node hands the
+// lock to two clients, and without a token a stale write gets through.
 func redlockVerdicts() []Verdict {
-	v := ttlLockVerdicts(whyOneHolderTTL+" On N nodes Redlock's majority adds safety against a node's failure, under an assumption antirez states and Kleppmann disputes: that clocks move at nearly the same rate, so that a TTL measured by the client means the same on every node. A clock that jumps on one node can hand the lock to two clients.", "", "", "")
-	v[0].Source = RefAntirez
-	return v
+	return []Verdict{
+		{PropOneHolder, StatusBroken, whyRedlockClock, RefKleppmann},
+		{PropNoForeignRelease, StatusHolds, whyCompareInScript + " On every node the script compares with this client's value, so a release or renewal after the lock passed on leaves the other client's keys alone.", RefRedisDocs},
+		{PropNoStaleWrite, StatusBroken, whyNoToken + " A majority of nodes changes nothing here: the paused client's lock expired on all of them.", RefKleppmann},
+		{PropFreesAfterCrash, StatusHolds, "Every node's key is set with its TTL in one command; a client that crashes leaves keys that expire on every node, and the lock frees itself.", RefRedisDocs},
+	}
 }
 
-// lateAcquire says how a Redlock library that measures the validity of
-// an acquisition differs from the lab's client, which takes a lock
-// whatever the time its reply took.
-const lateAcquire = "An acquisition whose replies came after the validity time does not count: the library releases it on every node and tries again, where the lab's client takes the lock. A counterexample that starts with a late reply to acquire is one the library avoids; a pause after the lock is taken, before the write, breaks no-stale-write the same way, and no validity check can see it."
+// whyRedlockClock is Kleppmann's clock-jump counterexample to Redlock,
+// and antirez's answer.
+const whyRedlockClock = "Two clients cannot both hold a majority of five nodes, unless a node forgets a key before its time. Kleppmann's counterexample: a client holds the lock on a majority, the clock of one of those nodes jumps ahead and its key expires early, and another client takes that node and the two it did not have: a majority each, and both believe they hold the lock, with no pause past the TTL. The lab judges one-holder with the clocks of at most a minority of the nodes jumping, and finds this. antirez's reply is that Redlock assumes clocks that do not jump (an administrator must not step a server's clock); the documentation's answer to the same case with a restart, a node kept down for longer than the TTL, is in the fault model here, and is why no restart breaks it."
 
 // persistentModel is the fault model of a lock whose fencing counter is
 // kept in Redis: Redis keeps its data across a restart (see persistent).
@@ -214,10 +215,10 @@ func Library() []LibraryEntry {
 			ID: "redsync", Name: "redsync Mutex", Library: "go-redsync/redsync", Language: "Go",
 			Source: "https://github.com/go-redsync/redsync/blob/ef3eedddf638a105dd4063858da3c37bbfc27f60/mutex.go",
 			Commit: "ef3eedddf638a105dd4063858da3c37bbfc27f60",
-			Recipe: Recipe{Acquire: []string{setNX("ms")}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}},
+			Recipe: Recipe{Acquire: []string{setNX("ms")}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}, Nodes: 5},
 			Differences: []string{
 				NodesNote,
-				"Lock() tries up to 32 times with a random delay, each time on every pool at once, and counts the lock taken only if a quorum answered before until (expiry less the time taken less expiry times the drift factor 0.01); the lab's clients retry after a random delay. " + lateAcquire,
+				"Lock() tries up to 32 times with a random delay, and counts the lock taken only if a quorum answered before until: the expiry less the time taken less expiry times the drift factor 0.01 (the lab's drift adds 2 ms to that); the lab's clients retry after a random delay. Extend() at this commit counts a quorum's renewals whatever the time they took, where the lab counts them only within the validity.",
 				"The value is 16 random bytes in base64; here {token}. Extend() renews with PEXPIRE and counts a node when the script answers 1; Unlock() when it answers anything but 0.",
 			},
 			Verdicts: redlockVerdicts(),
@@ -281,6 +282,7 @@ func Library() []LibraryEntry {
 				TakenWhen:    &Decide{Line: 1, Reply: `^\(integer\) 1$`},
 				RenewedWhen:  &Decide{Line: 1, Reply: `^\(integer\) 1$`},
 				ReleasedWhen: &Decide{Line: 1, Reply: `^\(integer\) 1$`},
+				Nodes:        5,
 			},
 			Differences: []string{
 				NodesNote,
@@ -315,11 +317,12 @@ func Library() []LibraryEntry {
 				Acquire: []string{setNX("s")},
 				Release: []string{lineCompareDelete},
 				Extend:  []string{`EVAL "local v = redis.call('GET', KEYS[1]) if v == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end if v then return -1 end if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) then return 1 end return 0" 1 {key} {token} {ttl}`},
+				Nodes:   5,
 			},
 			Differences: []string{
 				NodesNote,
 				"Its extend script (Lua/Extend.lua at the same commit) takes the key again when it has expired and nobody else took it, and answers -1 when another holds it. The lab's holder renews once, halfway through its work; RedLock.net's timer renews every half TTL.",
-				"Acquire tries 3 times, a random delay of up to 400 ms apart, and counts the lock only if a quorum answered within the validity time. " + lateAcquire,
+				"Acquire tries 3 times, a random delay of up to 400 ms apart, and counts the lock only if a quorum answered within the validity time (1% of the expiry plus 2 ms of drift, as in the lab); the lab's clients retry after a random delay.",
 				"StackExchange.Redis writes StringSet with a whole number of seconds as SET ... EX 2 NX. A failed renewal only sets IsAcquired to false, and the caller's code must check it; the lab's client stops its work when a renewal fails.",
 			},
 			Verdicts: redlockVerdicts(),

@@ -833,7 +833,7 @@ func labLibraryViews(loaded string) []views.LabLibraryEntry {
 	var out []views.LabLibraryEntry
 	for _, e := range lab.Library() {
 		v := views.LabLibraryEntry{
-			ID: e.ID, Name: e.Name, Library: e.Library, Language: e.Language, Source: e.Source, ShortCommit: e.ShortCommit(),
+			ID: e.ID, Name: e.Name, Library: e.Library, Language: e.Language, Nodes: max(e.Recipe.Nodes, 1), Source: e.Source, ShortCommit: e.ShortCommit(),
 			Href: labLibraryHref(e.ID), Differences: e.Differences, Current: e.ID == loaded,
 		}
 		if e.Model != nil {

@@ -16,9 +16,9 @@ import (
 // and without it: with the script Load fills the editor in place (the
 // recipe, its rules and its fault model) and says what it loaded;
 // without it Load is a link to the page with the entry in the editor.
-// Checking it then breaks no-stale-write as the entry expects, and its
-// counterexample plays on the race's player (or reads as a transcript
-// without the script). Screenshots of the gallery at 390 and 1280 px,
+// Checking it (redsync, a Redlock on five nodes) then gives the verdicts
+// the entry expects, and the counterexample to no-stale-write plays on
+// the race's player (or reads as a transcript without the script). Screenshots of the gallery at 390 and 1280 px,
 // light and dark, and axe-core on the page.
 func TestLabLibraryInBrowser(t *testing.T) {
 	redsync, _ := lab.LibraryByID("redsync")
@@ -55,6 +55,9 @@ func TestLabLibraryInBrowser(t *testing.T) {
 				}
 				if got := value("#lab-extend"); got != strings.Join(e.Recipe.Extend, "\n") {
 					t.Errorf("extend field = %q; want %s's extend", got, e.ID)
+				}
+				if got := value("#lab-nodes"); got != fmt.Sprint(max(e.Recipe.Nodes, 1)) {
+					t.Errorf("nodes = %q; want %s's %d", got, e.ID, max(e.Recipe.Nodes, 1))
 				}
 				if got := value("#lab-restarts"); got != e.CheckModel().Restarts {
 					t.Errorf("restarts = %q; want %s's model, %q", got, e.ID, e.CheckModel().Restarts)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -470,6 +471,7 @@ func TestLabPageLoadsLibrary(t *testing.T) {
 				`name="library" value="` + e.ID + `"`,
 				`class="lab-lib lab-current" data-library="` + e.ID + `"`,
 				`<option value="` + e.CheckModel().Restarts + `" selected`,
+				`<option value="` + strconv.Itoa(max(e.Recipe.Nodes, 1)) + `" selected`,
 			} {
 				if !strings.Contains(page, want) {
 					t.Errorf("GET /lab?library=%s: want %q in the page", e.ID, want)
@@ -495,9 +497,9 @@ func TestLabPageLoadsLibrary(t *testing.T) {
 }
 
 // TestLabLibraryEntryChecked: a loaded entry checked with the page's form
-// (no JavaScript) gives the verdicts its entry expects, with a
-// counterexample to play for the one it breaks, and stays marked in the
-// gallery.
+// (no JavaScript) gives the verdicts its entry expects, on its five
+// nodes, with a counterexample to play for each one it breaks, and stays
+// marked in the gallery.
 func TestLabLibraryEntryChecked(t *testing.T) {
 	l := newLearner(t, newTestServer(t).URL)
 	e, _ := lab.LibraryByID("redsync")
@@ -505,6 +507,7 @@ func TestLabLibraryEntryChecked(t *testing.T) {
 	v := url.Values{
 		"acquire": {strings.Join(e.Recipe.Acquire, "\n")}, "release": {strings.Join(e.Recipe.Release, "\n")}, "extend": {strings.Join(e.Recipe.Extend, "\n")},
 		"library": {e.ID}, "clock_jumps": {m.ClockJumps}, "restarts": {m.Restarts}, "long_stalls": {"true"}, "combine": {"true"},
+		"nodes": {strconv.Itoa(e.Recipe.Nodes)},
 	}
 	code, page := l.do("POST", "/lab", "application/x-www-form-urlencoded", v.Encode())
 	if code != http.StatusOK {
@@ -515,8 +518,10 @@ func TestLabLibraryEntryChecked(t *testing.T) {
 			t.Errorf("the report: want %s %s as the entry expects", vd.Property, vd.Status)
 		}
 	}
-	if !strings.Contains(page, `data-lab-cx="no-stale-write"`) || !strings.Contains(page, "data-race-transcript") {
-		t.Error("the report: want the counterexample to no-stale-write, with its transcript")
+	for _, p := range []string{"one-holder", "no-stale-write"} {
+		if !strings.Contains(page, `data-lab-cx="`+p+`"`) || !strings.Contains(page, "data-race-transcript") {
+			t.Errorf("the report: want the counterexample to %s, with its transcript", p)
+		}
 	}
 	if !strings.Contains(page, `class="lab-lib lab-current" data-library="redsync"`) || strings.Contains(page, "Loaded redsync") {
 		t.Error("after a check: want redsync still marked in the gallery, without the loaded note")
