@@ -138,7 +138,7 @@ const (
 	redissonFencedAcquire = `EVAL "if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {redis.call('PTTL', KEYS[1]), -1} end local n = redis.call('INCR', KEYS[2]) redis.call('HINCRBY', KEYS[1], ARGV[1], 1) redis.call('PEXPIRE', KEYS[1], ARGV[2]) return {-1, n}" 2 {key} redisson_lock_token:{key} {token} {ttl}`
 
 	// Why a TTL lock keeps one holder, and where it stops.
-	whyOneHolderTTL = "SET with NX lets one client in at a time, and every release and renewal checks the token first, so within the timing a TTL lock assumes nobody else gets in while a holder works. Past that timing no TTL lock keeps one holder: a client paused longer than the TTL (a stop-the-world GC, a stalled VM) still believes it holds the lock after the key expired and another took it. The lab judges one-holder only within the timing; no-stale-write shows what happens past it."
+	whyOneHolderTTL = "SET with NX lets one client in at a time, and every release and renewal checks the token first, so within the timing a TTL lock assumes (work, pauses and late replies well inside the TTL, and an honest clock on the Redis node) nobody else gets in while a holder works. Past that timing no TTL lock keeps one holder: a client paused longer than the TTL (a stop-the-world GC, a stalled VM) still believes it holds the lock after the key expired and another took it, and a clock that jumps ahead expires the key early. The lab judges one-holder only within the timing; no-stale-write shows what happens past it."
 	// Why compare-then-act in one script never touches another's lock.
 	whyCompareInScript = "The release and the renewal compare the key's value with this holder's random value and act in the same script, as the Redis documentation's single-instance lock does: a client whose lock expired and passed to another finds another value and leaves the key alone."
 	// Why a TTL set in the same command frees the lock.
@@ -287,7 +287,8 @@ func Library() []LibraryEntry {
 			Differences: []string{
 				NodesNote,
 				"Its scripts lock several resources at once: every key or none. Here the lock has one resource, {key}, and a node votes for an operation when the script answers the number of keys, 1, as the replies above say.",
-				"acquire() retries 10 times, 200 ms apart with 100 ms of jitter, and using() extends the lock automatically 500 ms before it expires; extend() first refuses, on the client, a lock whose expiration (start + duration - drift) has passed. The lab's clients retry after a random delay and renew once, halfway through their work.",
+				"acquire() at this commit does not check the validity: it returns a Lock whose expiration (start + duration - drift) may already have passed, and leaves the caller to look. The lab's client drops a round whose validity ran out, as the Redis documentation's algorithm does; a caller of node-redlock that does not look can hold an expired lock after a late reply.",
+				"acquire() retries 10 times, 200 ms apart with 100 ms of jitter, and using() extends the lock automatically 500 ms before it expires; extend() first refuses, on the client, a lock whose expiration has passed. The lab's clients retry after a random delay and renew once, halfway through their work.",
 			},
 			Verdicts: redlockVerdicts(),
 		},
