@@ -363,7 +363,10 @@ func singlesMulti(r Recipe, m Model, clients int) []plan {
 	for step, st := range steps {
 		first := st.part == "write" || st.index == 0 && st.on == 1
 		end := st.part != "write" && st.index == last[st.part] && st.on == nodes
-		mid := st.part == "acquire" && st.index == 0 && st.on == r.quorum()+1
+		// After a majority, and after the recipe's own quorum if it
+		// differs: so that recipes with different quorums share the
+		// majority's schedules (see Compare).
+		mid := st.part == "acquire" && st.index == 0 && (st.on == lock.Quorum(nodes)+1 || st.on == r.quorum()+1)
 		for c := range clients {
 			if first && (step > 0 || c > 0) {
 				nodeFaults(c, step, 0, false)

@@ -18,10 +18,13 @@ import (
 // least busy worker, and a check whose worker dies is not run again (it
 // may be what killed it).
 
-// labJob is opLab's request.
+// labJob is opLab's request: a check, or with Compare a comparison of
+// two recipes (lab.Compare), which is untrusted input as a check is and
+// runs under the same protections.
 type labJob struct {
-	Request lab.Request `json:"request"`
-	Budget  lab.Budget  `json:"budget"`
+	Request lab.Request         `json:"request"`
+	Budget  lab.Budget          `json:"budget"`
+	Compare *lab.CompareRequest `json:"compare,omitempty"`
 }
 
 // labErrors are the errors a check answers with, by their kind on the
@@ -49,34 +52,61 @@ var labErrors = []struct {
 // ErrWorkerStopped; the worker is restarted and the other checks and
 // sandboxes go on.
 func (s *Supervisor) CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error) {
-	job, err := json.Marshal(labJob{Request: req, Budget: b})
+	resp, err := s.labJob(ctx, labJob{Request: req, Budget: b}, s.labLimit(b))
 	if err != nil {
 		return lab.Report{}, fmt.Errorf("lab check: %w", err)
+	}
+	var rep lab.Report
+	if err := decodeLab(ctx, resp, &rep); err != nil {
+		return lab.Report{}, err
+	}
+	return rep, nil
+}
+
+// CompareLab runs lab.Compare(ctx, req, b) in a worker process, as
+// CheckLab runs a check: it takes a check's place among the
+// Options.LabChecks running at once, and its answer and errors are
+// lab.Compare's. A comparison's budget is twice a check's, and so is the
+// time it may go unanswered.
+func (s *Supervisor) CompareLab(ctx context.Context, req lab.CompareRequest, b lab.Budget) (lab.Comparison, error) {
+	resp, err := s.labJob(ctx, labJob{Compare: &req, Budget: b}, 2*s.labLimit(b))
+	if err != nil {
+		return lab.Comparison{}, fmt.Errorf("lab compare: %w", err)
+	}
+	var c lab.Comparison
+	if err := decodeLab(ctx, resp, &c); err != nil {
+		return lab.Comparison{}, err
+	}
+	return c, nil
+}
+
+// labJob runs job in the worker with the fewest checks running, at most
+// Options.LabChecks at once, and returns the worker's answer.
+func (s *Supervisor) labJob(ctx context.Context, job labJob, limit time.Duration) (*response, error) {
+	b, err := json.Marshal(job)
+	if err != nil {
+		return nil, err
 	}
 	select {
 	case s.labs <- struct{}{}:
 	case <-ctx.Done():
-		return lab.Report{}, fmt.Errorf("lab check: %w", ctx.Err())
+		return nil, ctx.Err()
 	}
 	defer func() { <-s.labs }()
-	limit := s.labLimit(b)
 	for attempt := 1; ; attempt++ {
 		sl := s.labSlot()
 		p, err := sl.current(ctx)
 		if err != nil {
 			sl.labs.Add(-1)
-			return lab.Report{}, fmt.Errorf("lab check: %w", err)
+			return nil, err
 		}
-		resp, err := p.roundTrip(ctx, request{Op: opLab, Job: job}, nil, limit)
+		resp, err := p.roundTrip(ctx, request{Op: opLab, Job: b}, nil, limit)
 		sl.labs.Add(-1)
 		var died *diedError
 		if errors.As(err, &died) && !died.sent && attempt < maxAttempts {
 			continue // it never reached the worker
 		}
-		if err != nil {
-			return lab.Report{}, fmt.Errorf("lab check: %w", err)
-		}
-		return decodeLab(ctx, resp)
+		return resp, err
 	}
 }
 
@@ -117,35 +147,35 @@ func (s *Supervisor) labLimit(b lab.Budget) time.Duration {
 	return time.Duration(2*perWorker+2)*b.CPU + b.LineTimeout + s.opts.RequestTimeout
 }
 
-// decodeLab turns a worker's answer to a check back into what lab.Check
-// returned. A check stopped because the caller gave up answers the
-// caller's ctx.Err().
-func decodeLab(ctx context.Context, resp *response) (lab.Report, error) {
+// decodeLab turns a worker's answer to a check (or a comparison) back
+// into what lab.Check (lab.Compare) returned, reading the answer into
+// out. A job stopped because the caller gave up answers the caller's
+// ctx.Err().
+func decodeLab(ctx context.Context, resp *response, out any) error {
 	if resp.ErrKind == errNone {
-		var rep lab.Report
-		if err := json.Unmarshal(resp.Job, &rep); err != nil {
-			return lab.Report{}, fmt.Errorf("lab check: the worker's report: %w", err)
+		if err := json.Unmarshal(resp.Job, out); err != nil {
+			return fmt.Errorf("lab: the worker's answer: %w", err)
 		}
-		return rep, nil
+		return nil
 	}
 	if (resp.ErrKind == errCanceled || resp.ErrKind == errDeadline) && ctx.Err() != nil {
-		return lab.Report{}, fmt.Errorf("lab check: %w", ctx.Err())
+		return fmt.Errorf("lab: %w", ctx.Err())
 	}
 	if resp.ErrKind == errLabBadRecipe && len(resp.Job) > 0 {
 		var le lab.LineError
 		if err := json.Unmarshal(resp.Job, &le); err == nil {
 			if le.Error() == resp.ErrMsg {
-				return lab.Report{}, &le
+				return &le
 			}
-			return lab.Report{}, &remoteError{resp.ErrMsg, &le}
+			return &remoteError{resp.ErrMsg, &le}
 		}
 	}
 	for _, e := range labErrors {
 		if e.kind == resp.ErrKind {
-			return lab.Report{}, &remoteError{resp.ErrMsg, e.err}
+			return &remoteError{resp.ErrMsg, e.err}
 		}
 	}
-	return lab.Report{}, errors.New(resp.ErrMsg)
+	return errors.New(resp.ErrMsg)
 }
 
 // runLab is the worker's side of opLab: it runs the check on its own
@@ -169,9 +199,15 @@ func (s *server) runLab(ctx context.Context, req *request) {
 	}
 	b := job.Budget
 	b.Turns = &s.labTurns
-	rep, err := lab.Check(ctx, job.Request, b)
+	var answer any
+	var err error
+	if job.Compare != nil {
+		answer, err = lab.Compare(ctx, *job.Compare, b)
+	} else {
+		answer, err = lab.Check(ctx, job.Request, b)
+	}
 	if err == nil {
-		resp.Job, err = json.Marshal(rep)
+		resp.Job, err = json.Marshal(answer)
 		if err != nil {
 			resp.Job = nil
 			resp.ErrKind, resp.ErrMsg = errOther, fmt.Sprintf("sandbox worker: lab report: %v", err)
