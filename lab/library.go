@@ -147,13 +147,9 @@ const (
 	whyNoToken = "There is no fencing token: a client paused past its TTL wakes, still believes it holds the lock and writes after the next holder did, and the storage cannot tell the writes apart. This is Kleppmann's counterexample; antirez's reply is that a storage able to check a token could check the lock's random value instead, with a compare-and-set, but a storage that takes every write checks nothing."
 )
 
-// setNX is the acquire of a lock that holds a random value with a TTL.
-func setNX(unit string) string {
-	if unit == "s" {
-		return "SET {key} {token} EX {ttl_s} NX"
-	}
-	return "SET {key} {token} NX PX {ttl}"
-}
+// lineSetNXEX is SET NX with the TTL in seconds, as clients that send a
+// whole number of seconds write it.
+const lineSetNXEX = "SET {key} {token} EX {ttl_s} NX"
 
 // ttlLockVerdicts are the verdicts of a single-instance TTL lock without
 // fencing: the first three hold, a stale write gets through.
@@ -188,22 +184,21 @@ func redlockVerdicts() []Verdict {
 // and antirez's answer.
 const whyRedlockClock = "Two clients cannot both hold a majority of five nodes, unless a node forgets a key before its time. Kleppmann's counterexample: a client holds the lock on a majority, the clock of one of those nodes jumps ahead and its key expires early, and another client takes that node and the two it did not have: a majority each, and both believe they hold the lock, with no pause past the TTL. The lab judges one-holder with the clocks of at most a minority of the nodes jumping, and finds this. antirez's reply is that Redlock assumes clocks that do not jump (an administrator must not step a server's clock); the documentation's answer to the same case with a restart, a node kept down for longer than the TTL, is in the fault model here, and is why no restart breaks it."
 
-// persistentModel is the fault model of a lock whose fencing counter is
-// kept in Redis: Redis keeps its data across a restart (see persistent).
-var persistentModel = persistent
-
 const counterWhy = "Redis writes every command to its append-only file with fsync always here, so a restart keeps the fencing counter: a counter that a restart loses hands out the same token twice, and no recipe on one Redis can fix that."
 
 // Library returns the gallery's entries: the locks of widely used Redis
 // libraries, each as a recipe of our own that sends the commands the
 // library's scripts send and reads their replies the same way.
 func Library() []LibraryEntry {
+	// A lock whose fencing counter is kept in Redis is checked where
+	// Redis keeps its data across a restart.
+	counterKept := persistent
 	return []LibraryEntry{
 		{
 			ID: "redis-py", Name: "redis-py Lock", Library: "redis/redis-py", Language: "Python",
 			Source: "https://github.com/redis/redis-py/blob/81e4d0bf5134f6b4d47781a26a7486dcacc6e1de/redis/lock.py",
 			Commit: "81e4d0bf5134f6b4d47781a26a7486dcacc6e1de",
-			Recipe: Recipe{Acquire: []string{setNX("ms")}, Release: []string{pyCompareDelete}, Extend: []string{pyAddTime}},
+			Recipe: Recipe{Acquire: []string{lineSetNXPX}, Release: []string{pyCompareDelete}, Extend: []string{pyAddTime}},
 			Differences: []string{
 				"The lock is created with timeout set to the lab's TTL. redis-py's default is no timeout at all: SET NX without PX, a lock that never frees itself if its holder dies (frees-after-crash would break).",
 				"extend(additional_time) adds the time to what the key has left, as here; extend(..., replace_ttl=True) and reacquire() set the TTL instead. Both check the token first.",
@@ -215,7 +210,7 @@ func Library() []LibraryEntry {
 			ID: "redsync", Name: "redsync Mutex", Library: "go-redsync/redsync", Language: "Go",
 			Source: "https://github.com/go-redsync/redsync/blob/ef3eedddf638a105dd4063858da3c37bbfc27f60/mutex.go",
 			Commit: "ef3eedddf638a105dd4063858da3c37bbfc27f60",
-			Recipe: Recipe{Acquire: []string{setNX("ms")}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}, Nodes: 5},
+			Recipe: Recipe{Acquire: []string{lineSetNXPX}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}, Nodes: 5},
 			Differences: []string{
 				NodesNote,
 				"Lock() tries up to 32 times with a random delay, and counts the lock taken only if a quorum answered before until: the expiry less the time taken less expiry times the drift factor 0.01 (the lab's drift adds 2 ms to that); the lab's clients retry after a random delay. Extend() at this commit counts a quorum's renewals whatever the time they took, where the lab counts them only within the validity.",
@@ -227,7 +222,7 @@ func Library() []LibraryEntry {
 			ID: "redislock", Name: "bsm/redislock", Library: "bsm/redislock", Language: "Go",
 			Source: "https://github.com/bsm/redislock/blob/926e29453543a088d9773f7b22d56e69edbfa6eb/redislock.go",
 			Commit: "926e29453543a088d9773f7b22d56e69edbfa6eb",
-			Recipe: Recipe{Acquire: []string{setNX("s")}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}},
+			Recipe: Recipe{Acquire: []string{lineSetNXEX}, Release: []string{lineCompareDelete}, Extend: []string{lineCompareExtend}},
 			Differences: []string{
 				"Obtain sends SetNX with the TTL, which go-redis writes as SET ... EX 2 NX for a TTL of whole seconds (PX otherwise); the lab's TTL is 2 s.",
 				"By default Obtain does not retry (NoRetry) and a caller asks again; the lab's clients retry after a random delay. Release and Refresh succeed only on a reply of exactly 1, which for one key is what the lab reads as success.",
@@ -258,7 +253,7 @@ func Library() []LibraryEntry {
 			Commit: "c5e0aee04746ba3b0e4c1dc49f20c6f308cd3f32",
 			Recipe: Recipe{Acquire: []string{redissonFencedAcquire}, Release: []string{redissonUnlock}, Extend: []string{redissonRenew}, Fencing: true,
 				TakenWhen: &Decide{Line: 1, Reply: `^1\) \(integer\) -1\n`}, TokenFrom: &TokenFrom{Line: 1, Element: 2}},
-			Model: &persistentModel, ModelWhy: counterWhy,
+			Model: &counterKept, ModelWhy: counterWhy,
 			Differences: []string{
 				"RFencedLock is RLock with a counter bumped by the acquire script: the reply is the pair {-1, token} when taken, {TTL left, -1} when not, and lockAndGetToken() returns the token. The storage must refuse a token lower than one it has seen; Redisson leaves that check to the service it protects, as the lab's storage does with fencing on.",
 				"The release is RedissonLock's unlock at this commit without its unlock latch (a key that makes a retried unlock answer the same; the lab does not retry); the renewal is the watchdog's, as in the RLock entry.",
@@ -297,7 +292,7 @@ func Library() []LibraryEntry {
 			Source: "https://github.com/ionelmc/python-redis-lock/blob/004333aa583abcf59f904eee5fd0dc21bd98a3b1/src/redis_lock/__init__.py",
 			Commit: "004333aa583abcf59f904eee5fd0dc21bd98a3b1",
 			Recipe: Recipe{
-				Acquire:      []string{setNX("s")},
+				Acquire:      []string{lineSetNXEX},
 				Release:      []string{`EVAL "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 1 end redis.call('DEL', KEYS[2]) redis.call('LPUSH', KEYS[2], 1) redis.call('DEL', KEYS[1]) return 0" 2 {key} {key}:signal {token}`, "DEL {key}:signal"},
 				Extend:       []string{`EVAL "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 1 end if redis.call('TTL', KEYS[1]) < 0 then return 2 end redis.call('EXPIRE', KEYS[1], ARGV[2]) return 0" 1 {key} {token} {ttl_s}`},
 				RenewedWhen:  &Decide{Line: 1, Reply: `^\(integer\) 0$`},
@@ -315,7 +310,7 @@ func Library() []LibraryEntry {
 			Source: "https://github.com/samcook/RedLock.net/blob/d440ad730953ff53be07375ef8b84fcb11318961/RedLockNet.SERedis.Shared/RedLock.cs",
 			Commit: "d440ad730953ff53be07375ef8b84fcb11318961",
 			Recipe: Recipe{
-				Acquire: []string{setNX("s")},
+				Acquire: []string{lineSetNXEX},
 				Release: []string{lineCompareDelete},
 				Extend:  []string{`EVAL "local v = redis.call('GET', KEYS[1]) if v == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end if v then return -1 end if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) then return 1 end return 0" 1 {key} {token} {ttl}`},
 				Nodes:   5,
@@ -329,6 +324,15 @@ func Library() []LibraryEntry {
 			Verdicts: redlockVerdicts(),
 		},
 	}
+}
+
+// ModelText says the fault model the entry is checked under and why,
+// when it is its own; "" when it is the default.
+func (e LibraryEntry) ModelText() string {
+	if e.Model == nil {
+		return ""
+	}
+	return "Checked under its own fault model. " + e.Model.Text() + " " + e.ModelWhy
 }
 
 // StatusWords says a status in the report's words: "holds", "broken",

@@ -22,6 +22,7 @@ import (
 // supervisor) or, with -sandbox-workers 0, in this process (lab.InProcess).
 type LabChecker interface {
 	CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error)
+	CompareLab(ctx context.Context, req lab.CompareRequest, b lab.Budget) (lab.Comparison, error)
 }
 
 // The lock lab: GET /api/lab/challenges, GET /api/lab/library, POST
@@ -582,6 +583,9 @@ func (s *Server) handleLabForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.FormValue("do") == "compare" {
+		return s.renderLabCompare(c, req)
+	}
 	// The gallery entry the recipe was loaded from stays marked; an id
 	// the gallery does not have marks none.
 	loaded := ""
@@ -834,10 +838,7 @@ func labLibraryViews(loaded string) []views.LabLibraryEntry {
 	for _, e := range lab.Library() {
 		v := views.LabLibraryEntry{
 			ID: e.ID, Name: e.Name, Library: e.Library, Language: e.Language, Nodes: max(e.Recipe.Nodes, 1), Source: e.Source, ShortCommit: e.ShortCommit(),
-			Href: labLibraryHref(e.ID), Differences: e.Differences, Current: e.ID == loaded,
-		}
-		if e.Model != nil {
-			v.ModelText = "Checked under its own fault model. " + e.Model.Text() + " " + e.ModelWhy
+			Href: labLibraryHref(e.ID), Differences: e.Differences, ModelText: e.ModelText(), Current: e.ID == loaded,
 		}
 		for _, vd := range e.Verdicts {
 			ref, _ := lab.ReferenceByID(vd.Source)

@@ -477,6 +477,9 @@ func TestLabPageLoadsLibrary(t *testing.T) {
 					t.Errorf("GET /lab?library=%s: want %q in the page", e.ID, want)
 				}
 			}
+			if mt := e.ModelText(); mt != "" && !strings.Contains(page, html.EscapeString(mt)) {
+				t.Errorf("GET /lab?library=%s: want the gallery to say the entry's own fault model, %q", e.ID, mt)
+			}
 			if d := e.Recipe.TakenWhen; d != nil && !strings.Contains(page, `value="`+html.EscapeString(d.Reply)+`"`) {
 				t.Errorf("GET /lab?library=%s: want the taken rule %q in the form", e.ID, d.Reply)
 			}
