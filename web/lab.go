@@ -22,7 +22,6 @@ import (
 // supervisor) or, with -sandbox-workers 0, in this process (lab.InProcess).
 type LabChecker interface {
 	CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error)
-	CompareLab(ctx context.Context, req lab.CompareRequest, b lab.Budget) (lab.Comparison, error)
 }
 
 // The lock lab: GET /api/lab/challenges, GET /api/lab/library, POST
@@ -582,9 +581,6 @@ func (s *Server) handleLabForm(c echo.Context) error {
 	req, err := labFormRequest(c.FormValue)
 	if err != nil {
 		return err
-	}
-	if c.FormValue("do") == "compare" {
-		return s.renderLabCompare(c, req)
 	}
 	// The gallery entry the recipe was loaded from stays marked; an id
 	// the gallery does not have marks none.
