@@ -239,7 +239,7 @@ func Library() []LibraryEntry {
 			Differences: []string{
 				"The lock is a hash: one field per holder, named by the client's id and its thread id, holding a count of re-entrant holds. Here the field is {token}, new at each acquisition, so a re-entrant hold never happens; in Redisson two acquisitions by one thread share the field.",
 				"The lease is 30 s (lockWatchdogTimeout), renewed by a watchdog every 10 s for as long as the JVM runs; here the lease is the lab's 2 s TTL and the holder renews once, halfway through its work. A JVM paused past its lease stops its watchdog too, so the lock expires as in the lab.",
-				"A client that does not get the lock subscribes to the lock's channel and waits for the release's message or the TTL the script answered; the lab's clients retry after a random delay. Fields, channel and counter names are written here with {key}.",
+				"A client that does not get the lock subscribes to the lock's channel and waits for the release's message or the TTL the script answered; the lab's clients retry after a random delay. The channel is named here with {key}.",
 			},
 			Verdicts: ttlLockVerdicts(
 				"The acquire script creates the hash only when it does not exist or already holds this holder's field, in one step, so one holder at a time within the timing a TTL lock assumes. Past it, Redisson is a TTL lock like the others: a JVM paused longer than its lease (its watchdog paused with it) still believes it holds the lock after another took it.",
