@@ -19,12 +19,16 @@
     ev.preventDefault();
     var mine = ++latest;
     checkBtn.disabled = true;
-    status.textContent = status.getAttribute("data-lab-busy");
+    // The button pressed says what is asked: Compare sends do=compare,
+    // as the form does without this script.
+    var data = new FormData(form), by = ev.submitter;
+    if (by && by.name) data.append(by.name, by.value);
+    status.textContent = (by && by.getAttribute("data-lab-busy")) || status.getAttribute("data-lab-busy");
     fetch("/lab?fragment=result", {
       method: "POST",
       credentials: "same-origin",
       headers: { "Accept": "text/html" },
-      body: new URLSearchParams(new FormData(form))
+      body: new URLSearchParams(data)
     }).then(function (resp) {
       return resp.text().then(function (html) {
         var got = new DOMParser().parseFromString(html, "text/html").querySelector("[data-lab-result]");

@@ -22,6 +22,7 @@ import (
 // supervisor) or, with -sandbox-workers 0, in this process (lab.InProcess).
 type LabChecker interface {
 	CheckLab(ctx context.Context, req lab.Request, b lab.Budget) (lab.Report, error)
+	CompareLab(ctx context.Context, req lab.CompareRequest, b lab.Budget) (lab.Comparison, error)
 }
 
 // The lock lab: GET /api/lab/challenges, GET /api/lab/library, POST
@@ -77,6 +78,9 @@ type labCheckRequest struct {
 	// is judged under its own.
 	Model *lab.Model `json:"model,omitempty"`
 	Seed  *uint64    `json:"seed,omitempty"`
+	// compare, from the page's form (do=compare), asks for a comparison
+	// with another recipe instead of a check (lab_compare.go).
+	compare *labCompareForm
 }
 
 // labReportJSON answers POST /api/lab/check. Passed is there only with a
@@ -372,25 +376,30 @@ func reportToJSON(req labCheckRequest, rep lab.Report) labReportJSON {
 			ID: string(p.ID), Title: info.Title, Description: info.Text, Status: p.Status, Holds: p.Holds, Explored: p.Explored, Note: p.Note,
 		}
 		if cx := p.Counterexample; cx != nil {
-			cj := &labCounterexampleJSON{
-				Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []raceOutcomeJSON{}, Faults: nonNil(cx.Faults), Summary: cx.Summary,
-				TTLMS: cx.Params.TTLMS, Fencing: cx.Params.Fencing, Nodes: max(cx.Nodes, 1),
-				Link: out.Link + "#cx-" + string(p.ID) + "-title",
-			}
-			for _, e := range cx.Events {
-				cj.Events = append(cj.Events, raceEventJSON{
-					TMS: e.TMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Jump: e.Jump, Subject: e.Subject,
-					Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken, Holding: e.Holding,
-				})
-			}
-			for _, o := range cx.Outcomes {
-				cj.Outcomes = append(cj.Outcomes, newRaceOutcomeJSON(o.Found))
-			}
-			pj.Counterexample = cj
+			pj.Counterexample = counterexampleJSON(cx, out.Link+"#cx-"+string(p.ID)+"-title")
 		}
 		out.Properties = append(out.Properties, pj)
 	}
 	return out
+}
+
+// counterexampleJSON is a schedule as the API gives it, its events in
+// the race API's shape; link reproduces it ("" for none).
+func counterexampleJSON(cx *lab.Counterexample, link string) *labCounterexampleJSON {
+	cj := &labCounterexampleJSON{
+		Seed: cx.Seed, Events: []raceEventJSON{}, Outcomes: []raceOutcomeJSON{}, Faults: nonNil(cx.Faults), Summary: cx.Summary,
+		TTLMS: cx.Params.TTLMS, Fencing: cx.Params.Fencing, Nodes: max(cx.Nodes, 1), Link: link,
+	}
+	for _, e := range cx.Events {
+		cj.Events = append(cj.Events, raceEventJSON{
+			TMS: e.TMS, Actor: e.Actor, Kind: e.Kind, Text: e.Text, Jump: e.Jump, Subject: e.Subject,
+			Fence: e.Fence, Stale: e.Stale, Nodes: e.Nodes, HighestToken: e.HighestToken, Holding: e.Holding,
+		})
+	}
+	for _, o := range cx.Outcomes {
+		cj.Outcomes = append(cj.Outcomes, newRaceOutcomeJSON(o.Found))
+	}
+	return cj
 }
 
 // labLink is the page that reproduces a check: the recipe, the challenge
@@ -582,6 +591,11 @@ func (s *Server) handleLabForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.FormValue("do") == "compare" {
+		if req.compare, err = readCompareForm(c.FormValue); err != nil {
+			return err
+		}
+	}
 	// The gallery entry the recipe was loaded from stays marked; an id
 	// the gallery does not have marks none.
 	loaded := ""
@@ -608,11 +622,21 @@ func (s *Server) renderLab(c echo.Context, req labCheckRequest, run bool, loaded
 	}
 	m.Page.Scripts = []string{s.assets.href("race.js"), s.assets.href("lab.js")}
 	code := http.StatusOK
+	if f := req.compare; f != nil {
+		m.Recipe.With, m.Recipe.WithAcquire, m.Recipe.WithRelease, m.Recipe.WithExtend = f.value, f.acquire, f.release, f.extend
+	}
 	if run {
-		rep, err := s.labCheck(c, req)
+		var err error
+		if req.compare != nil {
+			m.Compare, err = s.labCompareView(c, req)
+		} else {
+			var rep labReportJSON
+			if rep, err = s.labCheck(c, req); err == nil {
+				m.Report = reportView(rep)
+			}
+		}
 		switch {
 		case err == nil:
-			m.Report = reportView(rep)
 		default:
 			// A recipe that cannot run, or a check refused by the
 			// limits, is said above the form; the rest is the error page.
@@ -732,10 +756,23 @@ type labRunJSON struct {
 	Outcomes []raceOutcomeJSON `json:"outcomes"`
 }
 
-// labRun is the run the page plays for the counterexample to property.
-func labRun(property string, cx *labCounterexampleJSON) labRunJSON {
+// counterexampleView is a schedule as the page shows and plays it;
+// title names it in the drawing.
+func counterexampleView(title string, cx *labCounterexampleJSON) *views.LabCounterexample {
+	cv := &views.LabCounterexample{Seed: cx.Seed, Link: cx.Link, Faults: cx.Faults, Summary: cx.Summary, Run: labRun(title, cx)}
+	for _, e := range cx.Events {
+		cv.Events = append(cv.Events, views.RaceEvent{TMS: e.TMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text})
+	}
+	for _, o := range cx.Outcomes {
+		cv.Outcomes = append(cv.Outcomes, views.RaceOutcome{ID: o.Outcome, Label: o.Label, AtMS: o.TMS, Text: o.Text})
+	}
+	return cv
+}
+
+// labRun is the run the page plays for a schedule called title.
+func labRun(title string, cx *labCounterexampleJSON) labRunJSON {
 	return labRunJSON{
-		ID: "lab", Title: "the counterexample to " + property, Nodes: cx.Nodes,
+		ID: "lab", Title: title, Nodes: cx.Nodes,
 		Params: lab.RunParams{TTLMS: cx.TTLMS, Fencing: cx.Fencing}, Events: cx.Events, Outcomes: cx.Outcomes,
 	}
 }
@@ -751,14 +788,7 @@ func reportView(rep labReportJSON) *views.LabReport {
 			Focus: p.ID == rep.ChallengeProperty,
 		}
 		if cx := p.Counterexample; cx != nil {
-			cv := &views.LabCounterexample{Seed: cx.Seed, Link: cx.Link, Faults: cx.Faults, Summary: cx.Summary, Run: labRun(p.ID, cx)}
-			for _, e := range cx.Events {
-				cv.Events = append(cv.Events, views.RaceEvent{TMS: e.TMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text})
-			}
-			for _, o := range cx.Outcomes {
-				cv.Outcomes = append(cv.Outcomes, views.RaceOutcome{ID: o.Outcome, Label: o.Label, AtMS: o.TMS, Text: o.Text})
-			}
-			pv.Counterexample = cv
+			pv.Counterexample = counterexampleView("the counterexample to "+p.ID, cx)
 		}
 		v.Properties = append(v.Properties, pv)
 	}

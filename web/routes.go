@@ -45,6 +45,7 @@ func (s *Server) routes() {
 	e.Match(readMethods, "/api/lab/challenges", s.handleLabChallenges)
 	e.Match(readMethods, "/api/lab/library", s.handleLabLibrary)
 	e.POST("/api/lab/check", s.handleLabCheck)
+	e.POST("/api/lab/compare", s.handleLabCompare)
 	e.Match(readMethods, "/progress", s.handleCarryPage)
 	e.POST("/progress/code", s.handleCodeForm)
 	e.POST("/progress/carry", s.handleCarryForm)
