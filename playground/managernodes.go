@@ -47,11 +47,7 @@ func (m *Manager) Nodes(learner string) ([]NodeInfo, error) {
 			return nil, err
 		}
 		if s == nil {
-			out := make([]NodeInfo, MaxNodes)
-			for i := range out {
-				out[i] = NodeInfo{Node: i + 1, Used: i == 0, Up: true}
-			}
-			return out, nil
+			return FreshNodes(), nil
 		}
 		var info []NodeInfo
 		_, err = m.use(context.Background(), s, false, func(box Box) error {

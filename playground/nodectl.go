@@ -165,6 +165,16 @@ func (ns *nodeSet) jump(n int, d time.Duration) (NodeChange, error) {
 	return c, nil
 }
 
+// FreshNodes describes the nodes of a learner who has no sandbox yet:
+// node 1 running, the others not started.
+func FreshNodes() []NodeInfo {
+	out := make([]NodeInfo, MaxNodes)
+	for i := range out {
+		out[i] = NodeInfo{Node: i + 1, Used: i == 0, Up: true}
+	}
+	return out
+}
+
 // infoLocked describes every node.
 func (ns *nodeSet) infoLocked() []NodeInfo {
 	base := ns.nodes[0].Now()

@@ -127,6 +127,7 @@ func (ns *nodeSet) ExecWithin(ctx context.Context, client Client, line string, a
 		return Result{}, 0, ErrClosed
 	}
 	if res, ok, err := ns.nodeLine(client, line); ok {
+		res.NodesChanged = true
 		return res, ns.total(), err
 	}
 	t, rest, err := SplitTarget(line)
@@ -137,7 +138,9 @@ func (ns *nodeSet) ExecWithin(ctx context.Context, client Client, line string, a
 	case t.Storage:
 		return ns.storageExec(client, rest, allow)
 	case t.All:
-		return ns.execAll(ctx, client, rest, allow)
+		res, size, err := ns.execAll(ctx, client, rest, allow)
+		res.NodesChanged = true
+		return res, size, err
 	case t.Node == 1 && ns.down[0] == false:
 		// The path of every learner who never used the other nodes.
 		res, size, err := ns.nodes[0].ExecWithin(ctx, client, rest, allow-(ns.total()-ns.sizes[0]))
@@ -147,6 +150,7 @@ func (ns *nodeSet) ExecWithin(ctx context.Context, client Client, line string, a
 	if err == nil || res.Output != "" {
 		res.ClockMS = ns.nodes[0].Now().UnixMilli()
 	}
+	res.NodesChanged = true
 	return res, size, err
 }
 

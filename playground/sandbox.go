@@ -51,6 +51,11 @@ type Result struct {
 	// cost of one call; nil when the sandbox could not list them, and for
 	// a Sandbox's own Exec.
 	Keys []KeyInfo `json:"-"`
+	// NodesChanged, which a Manager sets, says that the line was sent to
+	// a node other than node 1, to all of them, or was a node line: the
+	// nodes' states may have changed (a node started by its first line,
+	// stopped, restarted). The page then lists them again.
+	NodesChanged bool `json:"-"`
 }
 
 // SandboxOptions configure a Sandbox.

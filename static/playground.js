@@ -20,6 +20,7 @@
   var keysBody = $("[data-pg-keys-rows]"), empty = $("[data-pg-empty]");
   var keysToggle = $("[data-pg-keys-toggle]"), keysPanel = $("[data-pg-keys-panel]");
   var clockEl = $("[data-pg-clock]");
+  var target = $("[data-pg-target]"), nodeList = $("[data-pg-nodes]"), nodeForm = $("[data-pg-node-form]");
   var history = [], histPos = 0, draft = "";
   var clock = { base: Number(clockEl.getAttribute("data-ms")) || 0, at: performance.now() };
   var keys = [], keysAt = performance.now();
@@ -126,6 +127,7 @@
       // Without rows (the sandbox could not list its keys) the inspector
       // keeps those it has.
       if (res.keys_html !== undefined) setKeys(markup(res.keys_html, keysBody));
+      if (res.nodes_html !== undefined) setNodes(res.nodes_html);
       if (from !== "example") tell({ kind: "typed" });
       return res;
     }, function (err) {
@@ -145,7 +147,37 @@
     histPos = history.length;
     draft = "";
     input.value = "";
+    // The node selector is a shorthand for the line's @ word, which the
+    // transcript shows as the server reads it.
+    var to = target ? target.value : "1";
+    if (to !== "1" && line.trim().charAt(0) !== "@") line = "@" + to + " " + line;
     run(client(), line).catch(function () {});
+  });
+
+  // setNodes puts the node panel's items, as the server rendered them,
+  // in place.
+  function setNodes(html) {
+    if (nodeList) nodeList.replaceChildren.apply(nodeList, markup(html, nodeList));
+  }
+
+  if (nodeForm) nodeForm.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var b = ev.submitter, body = { action: "clock" };
+    if (b && b.name === "node_action") {
+      body = { action: b.value, persist: nodeForm.querySelector("input[name=persist]").checked };
+      if (b.value === "stop") delete body.persist;
+    } else {
+      body.ms = Number(b ? b.value : 10000);
+    }
+    var n = nodeForm.querySelector("select[name=node]").value;
+    api("/api/playground/nodes/" + encodeURIComponent(n), body).then(function (res) {
+      setClock(res.clock_ms);
+      transcript.append.apply(transcript, markup(res.transcript_html, transcript));
+      scrollDown();
+      setKeys(markup(res.keys_html, keysBody));
+      setNodes(res.nodes_html);
+      tell({ kind: "typed" });
+    }, function (err) { addNotice(err.message, "pg-notice pg-error"); });
   });
 
   function recall(step) {
@@ -210,6 +242,7 @@
       scrollDown();
       setClock(res.clock_ms);
       setKeys([]);
+      if (res.nodes_html !== undefined) setNodes(res.nodes_html);
       tell({ kind: "reset" });
     }, function (err) { addNotice(err.message, "pg-notice pg-error"); });
   });

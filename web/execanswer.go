@@ -24,15 +24,18 @@ type execAnswer struct {
 	// KeysHTML is nil when the sandbox could not list its keys: the page
 	// keeps the rows it has.
 	KeysHTML *string `json:"keys_html,omitempty"`
+	// NodesHTML, when the line may have changed the nodes, is the node
+	// panel's items after it.
+	NodesHTML *string `json:"nodes_html,omitempty"`
 }
 
 // writeExecAnswer writes res, with the inspector's rows keysHTML (none
 // when nil), as the exec API's answer.
-func writeExecAnswer(c echo.Context, res playground.Result, keysHTML []byte) error {
+func writeExecAnswer(c echo.Context, res playground.Result, keysHTML, nodesHTML []byte) error {
 	buf := pageBuffers.Get().(*bytes.Buffer)
 	defer putPageBuffer(buf)
 	buf.Reset()
-	return c.JSONBlob(http.StatusOK, appendExecAnswer(buf.AvailableBuffer(), res, keysHTML))
+	return c.JSONBlob(http.StatusOK, appendExecAnswer(buf.AvailableBuffer(), res, keysHTML, nodesHTML))
 }
 
 // appendExecAnswer appends the JSON object encoding/json makes of the
@@ -41,7 +44,7 @@ func writeExecAnswer(c echo.Context, res playground.Result, keysHTML []byte) err
 // them: only what JSON requires is escaped (not <, > and &, which matter
 // only inside HTML, and an answer is application/json), and invalid UTF-8
 // becomes U+FFFD, as encoding/json makes it.
-func appendExecAnswer(dst []byte, res playground.Result, keysHTML []byte) []byte {
+func appendExecAnswer(dst []byte, res playground.Result, keysHTML, nodesHTML []byte) []byte {
 	dst = append(dst, `{"client":`...)
 	dst = appendJSONString(dst, string(res.Client))
 	dst = append(dst, `,"output":`...)
@@ -58,6 +61,10 @@ func appendExecAnswer(dst []byte, res playground.Result, keysHTML []byte) []byte
 	if keysHTML != nil {
 		dst = append(dst, `,"keys_html":`...)
 		dst, _ = jsontext.AppendQuote(dst, keysHTML)
+	}
+	if nodesHTML != nil {
+		dst = append(dst, `,"nodes_html":`...)
+		dst, _ = jsontext.AppendQuote(dst, nodesHTML)
 	}
 	return append(dst, "}\n"...)
 }

@@ -15,9 +15,13 @@ import (
 // assertSameAnswer fails unless appendExecAnswer writes res as the JSON
 // encoding/json makes of it: the same members with the same values, and
 // a newline.
-func assertSameAnswer(t *testing.T, res playground.Result, keysHTML []byte) {
+func assertSameAnswer(t *testing.T, res playground.Result, keysHTML []byte, nodesHTML ...[]byte) {
 	t.Helper()
-	got := appendExecAnswer(nil, res, keysHTML)
+	var nodes []byte
+	if len(nodesHTML) > 0 {
+		nodes = nodesHTML[0]
+	}
+	got := appendExecAnswer(nil, res, keysHTML, nodes)
 	if !bytes.HasSuffix(got, []byte("}\n")) {
 		t.Fatalf("appendExecAnswer(%+v) = %q; want an object and a newline", res, got)
 	}
@@ -25,6 +29,10 @@ func assertSameAnswer(t *testing.T, res playground.Result, keysHTML []byte) {
 	if keysHTML != nil {
 		rows := string(keysHTML)
 		a.KeysHTML = &rows
+	}
+	if nodes != nil {
+		items := string(nodes)
+		a.NodesHTML = &items
 	}
 	want, err := json.Marshal(a)
 	if err != nil {
@@ -55,6 +63,7 @@ func TestExecAnswerIsWhatEncodingJSONWrites(t *testing.T) {
 		assertSameAnswer(t, res, nil)
 		assertSameAnswer(t, res, []byte{})
 		assertSameAnswer(t, res, []byte(`<tr data-pttl-ms="30000"><td>lock:invoice:7</td><td>string</td><td>&#34;3f9a1c&#34;</td><td>30 s</td></tr>`))
+		assertSameAnswer(t, res, []byte("<tr></tr>"), []byte(`<li class="pg-node-item pg-node-stopped"><span class="pg-node">@3</span> stopped</li>`))
 	}
 }
 
@@ -92,7 +101,7 @@ func FuzzExecAnswer(f *testing.F) {
 		if listed {
 			rows = []byte(keysHTML)
 		}
-		assertSameAnswer(t, playground.Result{Client: playground.Client(client), Output: output, Notice: notice, ClockMS: clock, Clear: clear}, rows)
+		assertSameAnswer(t, playground.Result{Client: playground.Client(client), Output: output, Notice: notice, ClockMS: clock, Clear: clear}, rows, rows)
 	})
 }
 
@@ -103,7 +112,7 @@ func BenchmarkExecAnswer(b *testing.B) {
 		b.ReportAllocs()
 		buf := make([]byte, 0, 256)
 		for b.Loop() {
-			buf = appendExecAnswer(buf[:0], res, []byte(rows))
+			buf = appendExecAnswer(buf[:0], res, []byte(rows), nil)
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {
@@ -111,7 +120,7 @@ func BenchmarkExecAnswer(b *testing.B) {
 		var buf bytes.Buffer
 		for b.Loop() {
 			buf.Reset()
-			_ = json.NewEncoder(&buf).Encode(execAnswer{res, &rows})
+			_ = json.NewEncoder(&buf).Encode(execAnswer{Result: res, KeysHTML: &rows})
 		}
 	})
 }

@@ -85,11 +85,15 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	var nodes []byte
+	if res.NodesChanged {
+		_, nodes = s.nodeItems(c, s.learnerID(c))
+	}
 	if res.Keys == nil {
 		// The keys are an extra around the reply: without them the page
 		// keeps the rows it has.
 		s.log.Warn("playground keys", "error", "the sandbox could not list its keys after a line")
-		return writeExecAnswer(c, res, nil)
+		return writeExecAnswer(c, res, nil, nodes)
 	}
 	buf := pageBuffers.Get().(*bytes.Buffer)
 	defer putPageBuffer(buf)
@@ -98,7 +102,7 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	if rows == nil {
 		rows = []byte{} // no keys: the page empties its rows
 	}
-	return writeExecAnswer(c, res, rows)
+	return writeExecAnswer(c, res, rows, nodes)
 }
 
 // keyRows are the key inspector's rows for the learner; none for a
@@ -172,7 +176,8 @@ func (s *Server) handleResetAPI(c echo.Context) error {
 	if err := views.PGEntries(noticeEntries([]string{resetNotice})).Render(c.Request().Context(), &transcript); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "clock_ms": now.UnixMilli(), "transcript_html": transcript.String()})
+	_, nodes := s.nodeItems(c, id)
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "clock_ms": now.UnixMilli(), "transcript_html": transcript.String(), "nodes_html": string(nodes)})
 }
 
 // resetNotice is the transcript after a reset.
@@ -464,7 +469,7 @@ type pgState struct {
 
 // playgroundView builds the playground widget for the learner.
 func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string) views.Playground {
-	v := views.Playground{From: from, Topic: topic, Client: "A"}
+	v := views.Playground{From: from, Topic: topic, Client: "A", Nodes: pgNodes(playground.FreshNodes())}
 	if st == nil {
 		st = s.flashState(c)
 	}
@@ -477,6 +482,9 @@ func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string)
 	// without them, and the log says why they are missing.
 	if id := s.learnerID(c); id != "" {
 		v.Keys = s.keyRows(id)
+		if nodes, _ := s.nodeItems(c, id); nodes != nil {
+			v.Nodes = nodes
+		}
 		if now, err := s.playground.Clock(id); err != nil {
 			s.log.Warn("playground clock", "error", err)
 		} else {

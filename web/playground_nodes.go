@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -104,6 +105,7 @@ type nodeResponse struct {
 	ClockMS        int64                 `json:"clock_ms"`
 	TranscriptHTML string                `json:"transcript_html"`
 	KeysHTML       string                `json:"keys_html"`
+	NodesHTML      string                `json:"nodes_html"`
 }
 
 func (s *Server) handleNodeAPI(c echo.Context) error {
@@ -125,8 +127,11 @@ func (s *Server) handleNodeAPI(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	var transcript, keys strings.Builder
+	var transcript, keys, nodes strings.Builder
 	if err := views.PGEntries(noticeEntries(nodeNotices(ch))).Render(ctx, &transcript); err != nil {
+		return err
+	}
+	if err := views.PGNodeItems(pgNodes(ch.Nodes)).Render(ctx, &nodes); err != nil {
 		return err
 	}
 	if err := views.PGKeyRows(s.keyRows(id)).Render(ctx, &keys); err != nil {
@@ -138,7 +143,7 @@ func (s *Server) handleNodeAPI(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, nodeResponse{
 		Text: ch.Text, Expired: ch.Expired, Nodes: ch.Nodes, ClockMS: now.UnixMilli(),
-		TranscriptHTML: transcript.String(), KeysHTML: keys.String(),
+		TranscriptHTML: transcript.String(), KeysHTML: keys.String(), NodesHTML: nodes.String(),
 	})
 }
 
@@ -159,7 +164,11 @@ func (s *Server) nodeForm(c echo.Context, id string) ([]views.PGEntry, error) {
 		return nil, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("node must be 1 to %d", playground.MaxNodes))
 	}
 	ms, _ := strconv.ParseInt(c.FormValue("ms"), 10, 64)
-	op, err := nodeOp(c.FormValue("node_action"), c.FormValue("persist") == "on", ms)
+	action := c.FormValue("node_action")
+	if action == "" && ms != 0 {
+		action = string(playground.NodeClock) // a clock button sends only its ms
+	}
+	op, err := nodeOp(action, c.FormValue("persist") == "on", ms)
 	if err != nil {
 		return nil, err
 	}
@@ -168,4 +177,48 @@ func (s *Server) nodeForm(c echo.Context, id string) ([]views.PGEntry, error) {
 		return nil, err
 	}
 	return noticeEntries(nodeNotices(ch)), nil
+}
+
+// pgNodes makes the node panel's items.
+func pgNodes(info []playground.NodeInfo) []views.PGNode {
+	out := make([]views.PGNode, len(info))
+	for i, n := range info {
+		state := "running"
+		switch {
+		case !n.Up:
+			state = "stopped"
+		case !n.Used:
+			state = "not started"
+		}
+		out[i] = views.PGNode{N: n.Node, State: state}
+		if n.SkewMS != 0 {
+			out[i].Skew = skewText(n.SkewMS)
+		}
+	}
+	return out
+}
+
+// skewText is a clock's distance from node 1's: "+31 s", "−10 s".
+func skewText(ms int64) string {
+	if ms < 0 {
+		return "−" + views.Seconds(-ms)
+	}
+	return "+" + views.Seconds(ms)
+}
+
+// nodeItems are the node panel's items for the learner, nil if their
+// sandbox cannot say (the log says why).
+func (s *Server) nodeItems(c echo.Context, id string) ([]views.PGNode, []byte) {
+	info, err := s.playground.Nodes(id)
+	if err != nil {
+		s.log.Warn("playground nodes", "error", err)
+		return nil, nil
+	}
+	items := pgNodes(info)
+	var b bytes.Buffer
+	if err := views.PGNodeItems(items).Render(c.Request().Context(), &b); err != nil {
+		s.log.Warn("playground nodes", "error", err)
+		return items, nil
+	}
+	return items, b.Bytes()
 }

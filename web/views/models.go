@@ -353,6 +353,17 @@ type Playground struct {
 	Transcript string
 	Keys       []PGKey
 	ClockMS    int64
+	// Nodes are the learner's five nodes as the node panel lists them.
+	Nodes []PGNode
+}
+
+// PGNode is one of the learner's nodes in the node panel.
+type PGNode struct {
+	N int
+	// State is "running", "stopped" or "not started".
+	State string
+	// Skew is how far its clock is from node 1's ("+31 s"); "" for none.
+	Skew string
 }
 
 // PGEntry is one command and its reply in the transcript, or a notice.
