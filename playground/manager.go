@@ -162,8 +162,10 @@ func NewManager(opts Options) *Manager {
 		opts.NewBox = func(o SandboxOptions) (Box, error) { return NewSandbox(o) }
 	}
 	// A learner's sandbox is a set of nodes, each a box of NewBox's.
-	newBox := opts.NewBox
-	opts.NewBox = func(o SandboxOptions) (Box, error) { return newNodeSet(newBox, o) }
+	scripts := luaredis.NewCache(0)
+	opts.Limits = opts.Limits.withDefaults()
+	cfg := &nodeConfig{newBox: opts.NewBox, now: opts.Now, limits: opts.Limits, scripts: scripts}
+	opts.NewBox = func(o SandboxOptions) (Box, error) { return newNodeSet(cfg, o.Learner, o.Restore) }
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -190,7 +192,7 @@ func NewManager(opts Options) *Manager {
 		withData: list.New(),
 		byAddr:   map[string]*list.List{},
 		dropped:  map[string]dropped{},
-		scripts:  luaredis.NewCache(0),
+		scripts:  scripts,
 	}
 }
 

@@ -24,7 +24,7 @@ func (ns *nodeSet) execAll(ctx context.Context, client Client, line string, allo
 	start := time.Now()
 	// The line gets one deadline in all, as a repeat count's does: five
 	// nodes must not make it five times as long.
-	timeout := ns.limits.Script.Timeout
+	timeout := ns.cfg.limits.Script.Timeout
 	ctx, cancel := context.WithDeadline(ctx, start.Add(timeout))
 	defer cancel()
 	for n := 1; n <= MaxNodes; n++ {

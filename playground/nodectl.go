@@ -129,7 +129,7 @@ func (ns *nodeSet) comeBack(n int, persist bool) (string, error) {
 // from its own state with the clock set back and every TTL longer by as
 // much, as a Redis whose clock is set back keeps its keys' expiry times.
 func (ns *nodeSet) jump(n int, d time.Duration) (NodeChange, error) {
-	if d == 0 || d > ns.limits.MaxAdvance || -d > ns.limits.MaxAdvance {
+	if lim := ns.cfg.limits.MaxAdvance; d == 0 || d > lim || -d > lim {
 		return NodeChange{}, fmt.Errorf("jump node %d's clock by %v: %w", n, d, ErrBadAdvance)
 	}
 	b, err := ns.node(n)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/locklab/locklab/luaredis"
 )
 
 // nodeSet is a learner's sandbox as a Manager keeps it: up to MaxNodes
@@ -19,9 +21,8 @@ import (
 // those of all nodes together, so that a learner's nodes share one data
 // limit and follow the learner across replicas as one.
 type nodeSet struct {
-	newBox func(SandboxOptions) (Box, error)
-	opts   SandboxOptions // Restore cleared
-	limits Limits
+	cfg     *nodeConfig // shared by all learners' sets
+	learner string
 
 	// mu serializes the learner's calls: a line, a clock move, a node
 	// restarted. A learner's commands run one at a time anyway.
@@ -29,7 +30,8 @@ type nodeSet struct {
 	nodes [MaxNodes]Box // nil: not used yet
 	down  [MaxNodes]bool
 	sizes [MaxNodes]int // the data each node last reported
-	store StorageState
+	// store is the storage service's state; nil until it is written.
+	store *StorageState
 	// writes counts what the set itself changed (a node stopped, started
 	// or replaced, a storage write) and the writes of the nodes it
 	// replaced, so that Writes only grows.
@@ -37,16 +39,25 @@ type nodeSet struct {
 	closed bool
 }
 
+// nodeConfig is what every node of every learner starts with; one per
+// Manager, so that a learner's set holds a pointer, not a copy.
+type nodeConfig struct {
+	newBox  func(SandboxOptions) (Box, error)
+	now     func() time.Time
+	limits  Limits
+	scripts *luaredis.Cache
+}
+
+// options are the options of a learner's node, starting from snap.
+func (c *nodeConfig) options(learner string, snap *Snapshot) SandboxOptions {
+	return SandboxOptions{Now: c.now, Limits: c.limits, Scripts: c.scripts, Learner: learner, Restore: snap}
+}
+
 // newNodeSet starts a learner's nodes: node 1, and the others that
-// opts.Restore says they used.
-func newNodeSet(newBox func(SandboxOptions) (Box, error), opts SandboxOptions) (*nodeSet, error) {
-	snap := opts.Restore
-	opts.Restore = nil
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	ns := &nodeSet{newBox: newBox, opts: opts, limits: opts.Limits.withDefaults()}
-	first := opts
+// snap says they used.
+func newNodeSet(cfg *nodeConfig, learner string, snap *Snapshot) (*nodeSet, error) {
+	ns := &nodeSet{cfg: cfg, learner: learner}
+	first := cfg.options(learner, nil)
 	var others *NodesSnapshot
 	if snap != nil {
 		s := *snap
@@ -54,7 +65,7 @@ func newNodeSet(newBox func(SandboxOptions) (Box, error), opts SandboxOptions) (
 		first.Restore = &s
 		ns.sizes[0] = s.dataSize() + s.scriptSize()
 	}
-	b, err := newBox(first)
+	b, err := cfg.newBox(first)
 	if err != nil {
 		return nil, err
 	}
@@ -76,15 +87,16 @@ func newNodeSet(newBox func(SandboxOptions) (Box, error), opts SandboxOptions) (
 			ns.down[i] = d
 		}
 	}
-	ns.store = others.Storage
+	if others.Storage != (StorageState{}) {
+		st := others.Storage
+		ns.store = &st
+	}
 	return ns, nil
 }
 
 // start starts node n, empty or from snap, in place of the one it had.
 func (ns *nodeSet) start(n int, snap *Snapshot) (Box, error) {
-	o := ns.opts
-	o.Restore = snap
-	b, err := ns.newBox(o)
+	b, err := ns.cfg.newBox(ns.cfg.options(ns.learner, snap))
 	if err != nil {
 		return nil, fmt.Errorf("start node %d: %w", n, err)
 	}
@@ -107,13 +119,16 @@ func (ns *nodeSet) node(n int) (Box, error) {
 	if b := ns.nodes[n-1]; b != nil {
 		return b, nil
 	}
-	snap := Snapshot{Offset: ns.nodes[0].Now().Sub(ns.opts.Now())}
+	snap := Snapshot{Offset: ns.nodes[0].Now().Sub(ns.cfg.now())}
 	return ns.start(n, &snap)
 }
 
 // total is the data of all nodes and the storage.
 func (ns *nodeSet) total() int {
-	n := len(ns.store.Data)
+	n := 0
+	if ns.store != nil {
+		n = len(ns.store.Data)
+	}
 	for _, s := range ns.sizes {
 		n += s
 	}
@@ -131,10 +146,9 @@ func (ns *nodeSet) ExecWithin(ctx context.Context, client Client, line string, a
 		return res, ns.total(), err
 	}
 	t, rest, err := SplitTarget(line)
-	var te *TargetError
 	switch {
-	case errors.As(err, &te):
-		return ns.answer(client, te.Error()), ns.total(), nil
+	case err != nil:
+		return ns.answer(client, err.Error()), ns.total(), nil
 	case t.Storage:
 		return ns.storageExec(client, rest, allow)
 	case t.All:
@@ -265,14 +279,17 @@ func (ns *nodeSet) Snapshot() (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	used := ns.store != (StorageState{})
+	used := ns.store != nil
 	for i := range ns.nodes {
 		used = used || ns.down[i] || (i > 0 && ns.nodes[i] != nil)
 	}
 	if !used {
 		return snap, nil
 	}
-	others := &NodesSnapshot{Down: append([]bool(nil), ns.down[:]...), Storage: ns.store}
+	others := &NodesSnapshot{Down: append([]bool(nil), ns.down[:]...)}
+	if ns.store != nil {
+		others.Storage = *ns.store
+	}
 	for i, b := range ns.nodes[1:] {
 		if b == nil {
 			continue

@@ -104,14 +104,14 @@ func nodeSetLearners(tb testing.TB, n int, line string) (free func()) {
 	tb.Helper()
 	ctx := context.Background()
 	scripts := luaredis.NewCache(0)
-	newBox := func(o SandboxOptions) (Box, error) { return NewSandbox(o) }
+	cfg := &nodeConfig{newBox: func(o SandboxOptions) (Box, error) { return NewSandbox(o) }, now: time.Now, limits: Limits{}.withDefaults(), scripts: scripts}
 	sets := make([]*nodeSet, n)
 	for i := range sets {
-		ns, err := newNodeSet(newBox, SandboxOptions{Scripts: scripts})
+		ns, err := newNodeSet(cfg, "learner", nil)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if r, _, err := ns.ExecWithin(ctx, ClientA, line, ns.limits.MaxDataBytes); err != nil || r.Output != "OK" {
+		if r, _, err := ns.ExecWithin(ctx, ClientA, line, ns.cfg.limits.MaxDataBytes); err != nil || r.Output != "OK" {
 			tb.Fatalf("node set %d: %s = %q, %v; want OK", i, line, r.Output, err)
 		}
 		sets[i] = ns
@@ -164,7 +164,8 @@ func BenchmarkExecThroughNodes(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(s.Close)
-		ns, err := newNodeSet(func(o SandboxOptions) (Box, error) { return NewSandbox(o) }, SandboxOptions{})
+		cfg := &nodeConfig{newBox: func(o SandboxOptions) (Box, error) { return NewSandbox(o) }, now: time.Now, limits: Limits{}.withDefaults(), scripts: luaredis.NewCache(0)}
+		ns, err := newNodeSet(cfg, "learner", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func BenchmarkExecThroughNodes(b *testing.B) {
 				return r, err
 			}},
 			{"nodeset", "", func(line string) (Result, error) {
-				r, _, err := ns.ExecWithin(ctx, ClientA, line, ns.limits.MaxDataBytes)
+				r, _, err := ns.ExecWithin(ctx, ClientA, line, ns.cfg.limits.MaxDataBytes)
 				return r, err
 			}},
 			{"manager", "", func(line string) (Result, error) { return m.Exec(ctx, "ada", ClientA, line) }},

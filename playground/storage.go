@@ -30,7 +30,11 @@ func (ns *nodeSet) storageExec(client Client, line string, allow int) (Result, i
 	}
 	switch {
 	case len(argv) == 1 && strings.EqualFold(argv[0], "READ"):
-		return ns.answer(client, ns.store.read()), ns.total(), nil
+		var st StorageState
+		if ns.store != nil {
+			st = *ns.store
+		}
+		return ns.answer(client, st.read()), ns.total(), nil
 	case len(argv) == 3 && strings.EqualFold(argv[0], "WRITE"):
 	default:
 		return ns.answer(client, storageHelp), ns.total(), nil
@@ -39,15 +43,19 @@ func (ns *nodeSet) storageExec(client Client, line string, allow int) (Result, i
 	if err != nil || token < 0 {
 		return ns.answer(client, fmt.Sprintf("rejected: the token must be a whole number of 0 or more, not %q", shorten(argv[1], 24))), ns.total(), nil
 	}
-	if grow := len(argv[2]) - len(ns.store.Data); grow > 0 && ns.total()+grow > allow {
+	var st StorageState
+	if ns.store != nil {
+		st = *ns.store
+	}
+	if grow := len(argv[2]) - len(st.Data); grow > 0 && ns.total()+grow > allow {
 		ref := overLimit("ERR the playground is full: your sandbox's data may not grow past %s", sizeText(allow))
 		return ns.answer(client, "(error) "+ref.Msg), ns.total(), ref
 	}
-	fenced := lock.NewFencedStorage(ns.store.Highest)
+	fenced := lock.NewFencedStorage(st.Highest)
 	if !fenced.Write(token) {
-		return ns.answer(client, fmt.Sprintf("rejected: token %d is lower than %d, which it has already seen", token, ns.store.Highest)), ns.total(), nil
+		return ns.answer(client, fmt.Sprintf("rejected: token %d is lower than %d, which it has already seen", token, st.Highest)), ns.total(), nil
 	}
-	ns.store = StorageState{Highest: fenced.Highest(), Data: argv[2], Token: token, Written: true}
+	ns.store = &StorageState{Highest: fenced.Highest(), Data: argv[2], Token: token, Written: true}
 	ns.writes++
 	return ns.answer(client, "accepted"), ns.total(), nil
 }
