@@ -22,6 +22,12 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			browsertest.Open(t, ctx, ts.URL+"/topics/distributed-locks#playground", width, 900)
 			browsertest.WaitFor(t, ctx, `document.querySelectorAll(".cli-run").length >= 3`)
+			// On a phone the lesson's playground is a drawer: open it.
+			drawer := width < 1100
+			if drawer {
+				clickJS(t, ctx, `document.querySelector("[data-room-toggle]")`)
+				browsertest.WaitFor(t, ctx, `document.querySelector("[data-room-toggle]").getAttribute("aria-expanded") === "true"`)
+			}
 			input := chromedp.CSS(`[data-playground] input[name=line]`)
 			lastOutput := func(want string) {
 				t.Helper()
@@ -59,7 +65,14 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.querySelector("[data-playground] input[name=line]").value = "") === ""`)); err != nil {
 				t.Fatal(err)
 			}
-			// The Run button on the first example takes the lock again.
+			// The Run button on the first example takes the lock again;
+			// on a phone it opens the drawer, closed here by Escape.
+			if drawer {
+				if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+					t.Fatal(err)
+				}
+				browsertest.WaitFor(t, ctx, `document.querySelector("[data-room-toggle]").getAttribute("aria-expanded") === "false"`)
+			}
 			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.cli-run`))); err != nil {
 				t.Fatal(err)
 			}

@@ -147,12 +147,18 @@ func TestLessonExamplesSlowReader(t *testing.T) {
 	clickJS(t, ctx, restart(0))
 	resultShows(t, ctx, 0, "OK", true)
 
-	// Pressing A's Run twice, on a fresh page and sandbox.
+	// Pressing A's Run twice, on a fresh page and sandbox. On a phone
+	// the playground is a drawer: it is opened for the reset, and closed
+	// again, so that the Run opens it.
 	open(390)
+	clickJS(t, ctx, `document.querySelector("[data-room-toggle]")`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-pg-reset] button`))); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-pg-transcript]").textContent.includes("was reset")`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
 	clickJS(t, ctx, runButton(0))
 	resultShows(t, ctx, 0, "OK", true)
 	clickJS(t, ctx, runButton(0))
@@ -216,6 +222,10 @@ func TestPlaygroundLooks(t *testing.T) {
 				for _, page := range []string{"/playground", "/topics/distributed-locks"} {
 					browsertest.Open(t, ctx, ts.URL+page, width, 900)
 					browsertest.WaitFor(t, ctx, `!document.querySelector("[data-pg-keys-toggle]").hidden`)
+					// On a phone the lesson's playground is a drawer: open it.
+					if page != "/playground" && width < 1100 {
+						clickJS(t, ctx, `document.querySelector("[data-room-toggle]")`)
+					}
 					input := chromedp.CSS(`[data-playground] input[name=line]`)
 					// The lines go in one at a time, each after the reply
 					// to the one before (typing is tested elsewhere).
@@ -234,9 +244,26 @@ func TestPlaygroundLooks(t *testing.T) {
 					name := strings.Trim(strings.ReplaceAll(page, "/", "-"), "-")
 					browsertest.ElementScreenshot(t, ctx, "[data-playground]", fmt.Sprintf("%s-playground-%s-%d", name, scheme, width))
 					if page != "/playground" {
+						drawer := width < 1100
+						if drawer {
+							// The Run opens the drawer again, then Escape
+							// closes it for the example's picture.
+							if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+								t.Fatal(err)
+							}
+						}
 						clickJS(t, ctx, block(0)+`.querySelector(".cli-run")`)
 						browsertest.WaitFor(t, ctx, "!"+block(0)+`.querySelector(".cli-result").hidden`)
+						if drawer {
+							browsertest.WaitFor(t, ctx, `document.querySelector("[data-room-toggle]").getAttribute("aria-expanded") === "true"`)
+							if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+								t.Fatal(err)
+							}
+						}
 						browsertest.ElementScreenshot(t, ctx, "[data-redis-cli]", fmt.Sprintf("example-%s-%d", scheme, width))
+						if drawer {
+							clickJS(t, ctx, `document.querySelector("[data-room-toggle]")`)
+						}
 					}
 					browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), fmt.Sprintf("%s, %s, %d px", page, scheme, width))
 					small := text(t, ctx, `[...document.querySelectorAll("[data-playground] button, [data-playground] input:not([type=hidden]), [data-playground] a, [data-redis-cli] button")]
@@ -258,6 +285,12 @@ func TestPlaygroundLooks(t *testing.T) {
 					want := "below,toggle"
 					if width >= 1280 {
 						want = "beside,no-toggle"
+						if page != "/playground" {
+							// The lesson's playground is a column beside
+							// the lesson: the keys are below the terminal,
+							// both in view.
+							want = "below,no-toggle"
+						}
 					}
 					if layout != want {
 						t.Errorf("%s at %d px: key inspector %s; want %s", page, width, layout, want)

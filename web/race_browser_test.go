@@ -228,14 +228,14 @@ func TestRaceSettingsUpdate(t *testing.T) {
 		}
 	}
 	check("fencing=true", "stale-write-rejected", "race-scenario")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[name=fencing]`))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-race-form] input[name=fencing]`))); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.WaitFor(t, ctx, `location.search.includes("fencing=false")`)
 	check("fencing=false", "stale-write-accepted", "race-fencing")
 	// A setting refused is said above the settings, and the run on
 	// screen stays.
-	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("input[name=ttl_ms]"); s.value = "5"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("[data-race-form] input[name=ttl_ms]"); s.value = "5"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 	browsertest.WaitFor(t, ctx, `!document.querySelector("[data-race-error]").hidden`)
 	if got := evalJS[string](t, ctx, `document.querySelector("[data-race-error]").textContent`); !strings.Contains(strings.ToLower(got), "ttl_ms = 5") {
 		t.Errorf("a TTL of 5 ms: the error says %q", got)
@@ -243,7 +243,7 @@ func TestRaceSettingsUpdate(t *testing.T) {
 	if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); !strings.Contains(got, "stale-write-accepted") {
 		t.Errorf("after a setting refused the outcomes are %q; want the run on screen's", got)
 	}
-	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("input[name=ttl_ms]"); s.value = "10000"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	evalJS[bool](t, ctx, `(() => { const s = document.querySelector("[data-race-form] input[name=ttl_ms]"); s.value = "10000"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 	browsertest.WaitFor(t, ctx, `document.querySelector("[data-race-error]").hidden`)
 	// The address alone reproduces the run.
 	url := evalJS[string](t, ctx, `location.href`)

@@ -220,7 +220,11 @@ func TestRoomWithoutJavaScript(t *testing.T) {
 					t.Error("without scripts the playground is not shown, or its toggle is")
 				}
 				browsertest.Screenshot(t, ctx, "lesson-full-"+name)
+				// axe runs as a script: it is let run for the check, on
+				// the page as it was loaded without the page's scripts.
+				browsertest.Scripts(t, ctx, true)
 				browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), "lesson without scripts at "+name)
+				browsertest.Scripts(t, ctx, false)
 				// Run the first example: A takes the lock, or is told
 				// (nil) while an earlier pass's lock lives; either way
 				// the page shows the sandbox's reply to that line.
