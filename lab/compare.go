@@ -249,7 +249,7 @@ func compare(ctx context.Context, a, b Recipe, ruA, ruB *rules, m Model, bud Bud
 		pc.Text = comparisonText(pc)
 		out.Properties = append(out.Properties, pc)
 	}
-	out.Summary = fmt.Sprintf("Both recipes ran the same %d schedules with up to %d %s; they differ on %d of the %d properties.",
+	out.Summary = fmt.Sprintf("Both recipes ran the same %d systematic schedules with up to %d %s (no random ones); they differ on %d of the %d properties.",
 		out.Schedules, out.MaxFaults, plural(out.MaxFaults, "fault", "faults"), out.Differ, len(props))
 	return out, nil
 }

@@ -41,6 +41,16 @@ func TestLabNodesAndCompareInBrowser(t *testing.T) {
 			if holds, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-property="one-holder"]').getAttribute("data-status")`)); holds != "holds" {
 				t.Errorf("one-holder on 3 nodes without clock jumps: %s; want holds", holds)
 			}
+			if js {
+				// The counterexample to no-stale-write plays with a lane
+				// for each node, as the race draws a Redlock run.
+				const cx = `[data-lab-cx="no-stale-write"]`
+				browsertest.WaitFor(t, ctx, `document.querySelector('`+cx+`').getAttribute("data-race-playing") === "ready" && document.querySelector('`+cx+` svg.race-timeline') !== null`)
+				lanes, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('`+cx+` svg .lane-label')].map(e => e.textContent).join(",")`))
+				if !strings.Contains(lanes, "redis node 1") || !strings.Contains(lanes, "redis node 3") {
+					t.Errorf("the counterexample's lanes are %q; want one for each of the 3 nodes", lanes)
+				}
+			}
 
 			browsertest.Open(t, ctx, ts.URL+"/lab", 1280, 900)
 			for _, a := range []chromedp.Action[chromedp.Void]{
@@ -71,6 +81,7 @@ func TestLabNodesAndCompareInBrowser(t *testing.T) {
 				t.Errorf("after the comparison the choice is %q; want it kept", with)
 			}
 			browsertest.ElementScreenshot(t, ctx, "[data-lab-comparison]", "lab-compare-"+name)
+			browsertest.ElementScreenshot(t, ctx, "[data-lab-form]", "lab-form-compare-"+name)
 			if !js {
 				// axe-core is a script: it runs with scripts on, on the
 				// page the form rendered without them.
