@@ -24,19 +24,23 @@ func (ns *nodeSet) execAll(ctx context.Context, client Client, line string, allo
 	start := time.Now()
 	// The line gets one deadline in all, as a repeat count's does: five
 	// nodes must not make it five times as long.
+	// A node's own deadline comes first, and says so; this one, a little
+	// later, cuts a node sent the line near the end.
 	timeout := ns.cfg.limits.Script.Timeout
-	ctx, cancel := context.WithDeadline(ctx, start.Add(timeout))
+	ctx, cancel := context.WithDeadline(ctx, start.Add(timeout+timeout/10))
 	defer cancel()
 	for n := 1; n <= MaxNodes; n++ {
 		if n > 1 {
 			out.WriteByte('\n')
 		}
-		if ctx.Err() != nil {
+		// A node is not sent the line once the deadline is all but
+		// spent: it would only be stopped at once.
+		if time.Until(start.Add(timeout)) < timeout/100 {
 			fmt.Fprintf(&out, "@%d (not sent: this line used up its %v)", n, timeout)
 			continue
 		}
 		began := time.Now()
-		r, sz, err := ns.execNode(ctx, n, client, line, allow)
+		r, sz, err := ns.execNode(ctx, n, client, line, allow, true)
 		took := time.Since(began)
 		if err != nil && r.Output == "" {
 			return Result{}, -1, err

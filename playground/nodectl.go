@@ -77,6 +77,7 @@ func (ns *nodeSet) controlLocked(n int, op NodeOp) (NodeChange, error) {
 		c.Text = fmt.Sprintf("Node %d is already stopped.", n)
 		if !ns.down[n-1] {
 			ns.down[n-1] = true
+			ns.dropConns(n)
 			ns.writes++
 			c.Text = fmt.Sprintf("Node %d stopped: it refuses connections until you start it.", n)
 		}
@@ -121,6 +122,7 @@ func (ns *nodeSet) comeBack(n int, persist bool) (string, error) {
 		return "", err
 	}
 	ns.down[n-1] = false
+	ns.dropConns(n)
 	return text, nil
 }
 

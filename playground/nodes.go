@@ -30,6 +30,9 @@ type nodeSet struct {
 	nodes [MaxNodes]Box // nil: not used yet
 	down  [MaxNodes]bool
 	sizes [MaxNodes]int // the data each node last reported
+	// conns are the clients' connections to each node, as redis-cli
+	// keeps them (connState).
+	conns [MaxNodes][2]connState
 	// store is the storage service's state; nil until it is written.
 	store *StorageState
 	// writes counts what the set itself changed (a node stopped, started
@@ -57,6 +60,7 @@ func (c *nodeConfig) options(learner string, snap *Snapshot) SandboxOptions {
 // snap says they used.
 func newNodeSet(cfg *nodeConfig, learner string, snap *Snapshot) (*nodeSet, error) {
 	ns := &nodeSet{cfg: cfg, learner: learner}
+	ns.conns[0] = [2]connState{connOpen, connOpen} // redis-cli starts connected
 	first := cfg.options(learner, nil)
 	var others *NodesSnapshot
 	if snap != nil {
@@ -90,6 +94,11 @@ func newNodeSet(cfg *nodeConfig, learner string, snap *Snapshot) (*nodeSet, erro
 	if others.Storage != (StorageState{}) {
 		st := others.Storage
 		ns.store = &st
+	}
+	for i, c := range others.Conns {
+		if i < 2*MaxNodes && c <= connClosed {
+			ns.conns[i/2][i%2] = c
+		}
 	}
 	return ns, nil
 }
@@ -155,12 +164,12 @@ func (ns *nodeSet) ExecWithin(ctx context.Context, client Client, line string, a
 		res, size, err := ns.execAll(ctx, client, rest, allow)
 		res.NodesChanged = true
 		return res, size, err
-	case t.Node == 1 && ns.down[0] == false:
+	case t.Node == 1 && !ns.down[0] && ns.conns[0][clientSlot(client)] == connOpen:
 		// The path of every learner who never used the other nodes.
 		res, size, err := ns.nodes[0].ExecWithin(ctx, client, rest, allow-(ns.total()-ns.sizes[0]))
 		return res, ns.settled(0, size), err
 	}
-	res, size, err := ns.execNode(ctx, t.Node, client, rest, allow)
+	res, size, err := ns.execNode(ctx, t.Node, client, rest, allow, false)
 	if err == nil || res.Output != "" {
 		res.ClockMS = ns.nodes[0].Now().UnixMilli()
 	}
@@ -179,10 +188,26 @@ func (ns *nodeSet) settled(i, size int) int {
 }
 
 // execNode runs a line on node n, within what the other nodes leave of
-// allow; a stopped node refuses the connection, as redis-cli reports it.
-func (ns *nodeSet) execNode(ctx context.Context, n int, client Client, line string, allow int) (Result, int, error) {
+// allow. The client's connection goes as redis-cli's does: a line sent
+// on a connection the node closed when it stopped or restarted is not
+// run, and says so; the next connects again, which a stopped node
+// refuses. With reconnect, as a Redlock client's library does, the closed
+// connection is replaced before the line is sent.
+func (ns *nodeSet) execNode(ctx context.Context, n int, client Client, line string, allow int, reconnect bool) (Result, int, error) {
+	c := &ns.conns[n-1][clientSlot(client)]
+	if *c == connClosed {
+		*c = connNone
+		if !reconnect {
+			ns.writes++
+			return ns.answer(client, serverClosedText), ns.total(), nil
+		}
+	}
 	if ns.down[n-1] {
 		return ns.answer(client, refusedText(n)), ns.total(), nil
+	}
+	if *c == connNone {
+		*c = connOpen
+		ns.writes++
 	}
 	b, err := ns.node(n)
 	if err != nil {
@@ -190,6 +215,37 @@ func (ns *nodeSet) execNode(ctx context.Context, n int, client Client, line stri
 	}
 	res, size, err := b.ExecWithin(ctx, client, line, max(allow-(ns.total()-ns.sizes[n-1]), 0))
 	return res, ns.settled(n-1, size), err
+}
+
+// connState is a client's connection to a node.
+type connState uint8
+
+const (
+	connNone   connState = iota // not connected: the next line connects
+	connOpen                    // connected
+	connClosed                  // closed by the node, unknown to the client yet
+)
+
+// serverClosedText is what redis-cli prints for a line sent on a
+// connection the server has closed; it connects again for the next.
+const serverClosedText = "Error: Server closed the connection"
+
+// clientSlot is the index of a client's connection, 0 for A and 1 for B;
+// the Manager has checked the client.
+func clientSlot(client Client) int {
+	if client == ClientB || client == "b" {
+		return 1
+	}
+	return 0
+}
+
+// dropConns closes node n's open connections, as a node that stops does.
+func (ns *nodeSet) dropConns(n int) {
+	for i, c := range ns.conns[n-1] {
+		if c == connOpen {
+			ns.conns[n-1][i] = connClosed
+		}
+	}
 }
 
 // refusedText is what redis-cli prints when node n does not accept its
@@ -279,14 +335,17 @@ func (ns *nodeSet) Snapshot() (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	used := ns.store != nil
+	used := ns.store != nil || ns.conns[0] != [2]connState{connOpen, connOpen}
 	for i := range ns.nodes {
 		used = used || ns.down[i] || (i > 0 && ns.nodes[i] != nil)
 	}
 	if !used {
 		return snap, nil
 	}
-	others := &NodesSnapshot{Down: append([]bool(nil), ns.down[:]...)}
+	others := &NodesSnapshot{Down: append([]bool(nil), ns.down[:]...), Conns: make([]connState, 0, 2*MaxNodes)}
+	for _, c := range ns.conns {
+		others.Conns = append(others.Conns, c[0], c[1])
+	}
 	if ns.store != nil {
 		others.Storage = *ns.store
 	}
@@ -345,6 +404,9 @@ type NodesSnapshot struct {
 	// Down says which nodes are stopped, node 1 first.
 	Down    []bool       `json:"down"`
 	Storage StorageState `json:"storage"`
+	// Conns are the clients' connections, A's and B's for each node in
+	// turn, as a nodeSet keeps them.
+	Conns []connState `json:"conns"`
 }
 
 // size is the data of all nodes and the storage, as last reported.

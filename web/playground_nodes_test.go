@@ -126,6 +126,10 @@ func TestPlaygroundNodesWithoutJavaScript(t *testing.T) {
 		t.Errorf("the page after a restart does not say what happened")
 	}
 	page = post("exec", url.Values{"line": {"GET k"}, "node": {"2"}, "client": {"A"}, "from": {"page"}, "transcript": {hiddenValue(t, page, "transcript")}})
+	if !strings.Contains(page, "Error: Server closed the connection") {
+		t.Errorf("A's first line after node 2 restarted does not find its connection closed, as redis-cli does")
+	}
+	page = post("exec", url.Values{"line": {"GET k"}, "node": {"2"}, "client": {"A"}, "from": {"page"}, "transcript": {hiddenValue(t, page, "transcript")}})
 	if !strings.Contains(page, "(nil)") {
 		t.Errorf("node 2 kept its key through a restart without persistence")
 	}

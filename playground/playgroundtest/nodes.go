@@ -61,7 +61,12 @@ func runNodes(t *testing.T, start func(*testing.T, playground.Options) (*tester,
 		})
 		node(t, p, 2, playground.NodeOp{Action: playground.NodeStop})
 		p.steps([]step{
+			// As redis-cli: the connection A had open was closed by the
+			// stop, which its next line finds; the one after connects
+			// again, and is refused. B never connected to node 2.
+			{"ada", playground.ClientA, "@2 GET lock", "Error: Server closed the connection"},
 			{"ada", playground.ClientA, "@2 GET lock", "Could not connect to Redis at node 2: Connection refused"},
+			{"ada", playground.ClientB, "@2 GET lock", "Could not connect to Redis at node 2: Connection refused"},
 			{"ada", playground.ClientA, "GET lock", "(nil)"},
 		})
 		if info, _ := p.p.Nodes("ada"); info[1].Up {
@@ -70,10 +75,12 @@ func runNodes(t *testing.T, start func(*testing.T, playground.Options) (*tester,
 		node(t, p, 2, playground.NodeOp{Action: playground.NodeStart, Persist: true})
 		p.steps([]step{
 			{"ada", playground.ClientA, "@2 GET lock", `"tok"`},
+			{"ada", playground.ClientB, "@2 PING", "PONG"},
 			{"ada", playground.ClientA, "@2 EVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0", "(error) NOSCRIPT No matching script. Please use EVAL."},
 		})
 		node(t, p, 2, playground.NodeOp{Action: playground.NodeRestart})
 		p.steps([]step{
+			{"ada", playground.ClientB, "@2 GET lock", "Error: Server closed the connection"},
 			{"ada", playground.ClientB, "@2 GET lock", "(nil)"},
 			{"ada", playground.ClientB, "@2 SET lock other NX PX 30000", "OK"},
 		})
@@ -195,6 +202,7 @@ func runNodeLines(t *testing.T, start func(*testing.T, playground.Options) (*tes
 	p.steps([]step{
 		{"ada", playground.ClientA, "@2 SET lock a NX PX 30000", "OK"},
 		{"ada", playground.ClientA, "node 2 stop", "Node 2 stopped: it refuses connections until you start it."},
+		{"ada", playground.ClientA, "@2 GET lock", "Error: Server closed the connection"},
 		{"ada", playground.ClientA, "@2 GET lock", "Could not connect to Redis at node 2: Connection refused"},
 		{"ada", playground.ClientA, "NODE 2 start persist", "Node 2 started again from its append-only file: its keys are back, TTLs still running; cached scripts and client connections are gone."},
 		{"ada", playground.ClientA, "node 2 clock +31000", "Node 2's clock jumped 31000 ms ahead; no other node's moved.\nlock expired"},
