@@ -58,13 +58,26 @@
       keepFocusInView();
       return;
     }
-    // Beside the lesson the playground is sticky: it is in view unless
-    // the page is at its very top, where the header is above it.
-    var r = input ? input.getBoundingClientRect() : null;
-    if (r && (r.bottom > window.innerHeight || r.top < 0)) {
-      side.scrollIntoView({ block: "end" });
-    }
+    showTerminal();
   });
+
+  // Beside the lesson the playground is sticky, as tall as the screen; on
+  // a short screen it scrolls within itself. showTerminal brings the
+  // terminal (transcript and input) into view, within the column and, at
+  // the very top of the page, where the header is above the column, in
+  // the window; it moves nothing that is in view already.
+  var terminal = panel.querySelector(".pg-terminal");
+  function showTerminal() {
+    if (terminal && !narrow.matches) terminal.scrollIntoView({ block: "nearest" });
+  }
+
+  // A reply, a notice or a cleared screen changes the terminal's height
+  // (the transcript shows once it has a line): the terminal is brought
+  // into view again.
+  var transcript = panel.querySelector("[data-pg-transcript]");
+  if (transcript && window.MutationObserver) {
+    new MutationObserver(showTerminal).observe(transcript, { childList: true });
+  }
 
   // A link to the playground opens the drawer rather than jumping to it.
   room.addEventListener("click", function (ev) {

@@ -39,9 +39,20 @@ func viewportShot(t *testing.T, ctx context.Context, name string) {
 }
 
 // inViewport is JavaScript that is true when the element js gives is
-// entirely inside the viewport.
+// entirely inside the viewport and not cut off by any ancestor that
+// scrolls or clips (the transcript's scroller, the side column), so that
+// the learner sees it.
 func inViewport(js string) string {
-	return fmt.Sprintf(`(() => { const r = (%s).getBoundingClientRect(); return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth })()`, js)
+	return fmt.Sprintf(`(() => {
+		const el = (%s), r = el.getBoundingClientRect();
+		if (!(r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth)) return false;
+		for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+			if (getComputedStyle(p).overflowY === "visible" && getComputedStyle(p).overflowX === "visible") continue;
+			const c = p.getBoundingClientRect();
+			if (r.top < c.top - 1 || r.bottom > c.bottom + 1 || r.left < c.left - 1 || r.right > c.right + 1) return false;
+		}
+		return true;
+	})()`, js)
 }
 
 func noOverflow(t *testing.T, ctx context.Context, what string) {
