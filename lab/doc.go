@@ -37,13 +37,23 @@
 // again from its seed. Every line runs on the playground's engine, so a
 // recipe behaves exactly as it does in the playground.
 //
+// Compare checks two recipes on the same schedules (the first one's
+// systematic schedules whose faults strike steps the second has too) and
+// says, per property, where one holds and the other breaks, with the
+// first schedule that tells them apart, played as each recipe ran it.
+//
 // Challenges lists broken recipes to diagnose and fix, on a ladder of
 // Levels. A challenge is solved only by a whole lock: its own property
 // and one-holder, no-foreign-release and frees-after-crash must hold.
 //
 // Recipes are untrusted input: Validate refuses what cannot run, and a
 // Budget bounds the lines run, the CPU time of one check and each line's
-// scripts; when one is spent, Check answers ErrBudget. Check runs in the
+// scripts; when one is spent, Check answers ErrBudget. A recipe on N
+// nodes runs each line N times and has N times the steps; its lines
+// times its nodes are at most MaxNodeLines, and its systematic faults do
+// not grow with N (see singlesMulti), so that the largest recipe on five
+// nodes runs fewer lines than the largest on one. A comparison is
+// bounded at twice a check's lines and CPU time. Check runs in the
 // caller's process, on the caller's goroutine, one node at a time: the
 // same recipe, model, seed and budget always give the same Report (but
 // for its CPUMS). A server runs checks in its sandbox worker processes
