@@ -2,8 +2,11 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -386,6 +389,63 @@ func BenchmarkCheckRedlock(b *testing.B) {
 			b.ReportMetric(float64(schedules), "schedules/check")
 			b.ReportMetric(float64(steps), "lines/check")
 			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ms/check")
+		})
+	}
+}
+
+// TestGoldenRedlock: Kleppmann's counterexample on five nodes and the
+// minority quorum's, as the learner reads them, are the ones in
+// testdata; run with -update to accept a change, and say why in the
+// commit.
+func TestGoldenRedlock(t *testing.T) {
+	minority := classicRedlock(5)
+	minority.Quorum = 1
+	for _, tt := range []struct {
+		name string
+		r    Recipe
+		m    *Model
+	}{
+		{"redlock-clock-jump", classicRedlock(5), redlockModel(JumpsForward, RestartsNone)},
+		{"redlock-restart-empty", classicRedlock(5), redlockModel(JumpsNone, RestartsEmpty)},
+		{"redlock-minority", minority, redlockModel(JumpsNone, RestartsNone)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := checkModel(t, tt.r, tt.m)
+			pr, _ := rep.Property(PropOneHolder)
+			ce := pr.Counterexample
+			if ce == nil {
+				t.Fatal("one-holder holds; want a counterexample")
+			}
+			got := struct {
+				Seed    uint64        `json:"seed"`
+				Faults  []string      `json:"faults"`
+				Summary string        `json:"summary"`
+				Note    string        `json:"note"`
+				Report  string        `json:"report"`
+				Events  []goldenEvent `json:"events"`
+			}{Seed: ce.Seed, Faults: ce.Faults, Summary: ce.Summary, Note: pr.Note, Report: rep.Summary}
+			for _, e := range ce.Events {
+				got.Events = append(got.Events, goldenEvent{AtMS: e.AtMS, Actor: e.Actor, Kind: string(e.Kind), Text: e.Text, Line: e.Line, Reply: e.Reply})
+			}
+			b, err := json.MarshalIndent(got, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, '\n')
+			path := filepath.Join("testdata", "cx-"+tt.name+".golden.json")
+			if *update {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./lab -run TestGoldenRedlock -update)", err)
+			}
+			if string(want) != string(b) {
+				t.Errorf("counterexample differs from %s:\n%s", path, b)
+			}
 		})
 	}
 }
