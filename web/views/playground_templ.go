@@ -629,14 +629,14 @@ func pgNodesPanel(p Playground) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<label>Node <select name=\"node\"><option value=\"1\">1</option> <option value=\"2\">2</option> <option value=\"3\" selected>3</option> <option value=\"4\">4</option> <option value=\"5\">5</option></select></label> <span role=\"group\" aria-label=\"Act on the node\"><button type=\"submit\" name=\"node_action\" value=\"stop\" class=\"button button-secondary\">Stop</button> <button type=\"submit\" name=\"node_action\" value=\"start\" class=\"button button-secondary\">Start</button> <button type=\"submit\" name=\"node_action\" value=\"restart\" class=\"button button-secondary\">Restart</button></span> <label class=\"pg-persist\"><input type=\"checkbox\" name=\"persist\"> keep its data (AOF)</label> <span role=\"group\" aria-label=\"Make its clock jump\"><button type=\"submit\" name=\"ms\" value=\"-10000\" class=\"button button-secondary\" aria-label=\"Clock back 10 seconds\">Clock −10 s</button> <button type=\"submit\" name=\"ms\" value=\"10000\" class=\"button button-secondary\" aria-label=\"Clock ahead 10 seconds\">Clock +10 s</button></span></form><p class=\"pg-hint\">Or type <code>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<label>Node <select name=\"node\"><option value=\"1\">1</option> <option value=\"2\">2</option> <option value=\"3\" selected>3</option> <option value=\"4\">4</option> <option value=\"5\">5</option></select></label> <span role=\"group\" aria-label=\"Act on the node\"><button type=\"submit\" name=\"node_action\" value=\"stop\" class=\"button button-secondary\">Stop</button> <button type=\"submit\" name=\"node_action\" value=\"start\" class=\"button button-secondary\">Start</button> <button type=\"submit\" name=\"node_action\" value=\"restart\" class=\"button button-secondary\">Restart</button></span> <label class=\"pg-persist\"><input type=\"checkbox\" name=\"persist\"> keep its data (AOF)</label> <span role=\"group\" aria-label=\"Make its clock jump\"><button type=\"submit\" name=\"ms\" value=\"-10000\" class=\"button button-secondary\">Clock −10 s</button> <button type=\"submit\" name=\"ms\" value=\"10000\" class=\"button button-secondary\">Clock +10 s</button></span></form><p class=\"pg-nodes-hint\">Or type <code>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var36 string
 		templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs("@3 GET k")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/playground.templ`, Line: 128, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/playground.templ`, Line: 128, Col: 53}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 		if templ_7745c5c3_Err != nil {
@@ -649,7 +649,7 @@ func pgNodesPanel(p Playground) templ.Component {
 		var templ_7745c5c3_Var37 string
 		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs("@all SET lock tok NX PX 30000")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/playground.templ`, Line: 128, Col: 97}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/playground.templ`, Line: 128, Col: 103}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 		if templ_7745c5c3_Err != nil {
@@ -662,7 +662,7 @@ func pgNodesPanel(p Playground) templ.Component {
 		var templ_7745c5c3_Var38 string
 		templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs("@storage WRITE 34 data")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/playground.templ`, Line: 128, Col: 166}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/playground.templ`, Line: 128, Col: 172}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
 		if templ_7745c5c3_Err != nil {
