@@ -10,7 +10,7 @@ import (
 
 func compareT(t *testing.T, a, b Recipe, m *Model) Comparison {
 	t.Helper()
-	c, err := Compare(context.Background(), CompareRequest{A: a, B: b, Model: m}, Budget{})
+	c, err := Compare(context.Background(), CompareRequest{A: a, B: b, Model: m}, raceBudget())
 	if err != nil {
 		t.Fatalf("Compare = %v", err)
 	}

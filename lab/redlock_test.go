@@ -30,9 +30,17 @@ func redlockModel(jumps, restarts string) *Model {
 	return &Model{LongStalls: true, ClockJumps: jumps, Restarts: restarts, Combine: true}
 }
 
+// raceBudget is the default budget, its CPU time scaled for the race
+// detector: a check on five nodes takes a tenth of it in a normal build.
+func raceBudget() Budget {
+	b := DefaultBudget()
+	b.CPU *= raceCPUFactor
+	return b
+}
+
 func checkModel(t *testing.T, r Recipe, m *Model) Report {
 	t.Helper()
-	rep, err := Check(context.Background(), Request{Recipe: r, Model: m}, Budget{})
+	rep, err := Check(context.Background(), Request{Recipe: r, Model: m}, raceBudget())
 	if err != nil {
 		t.Fatalf("Check(%d nodes, %+v) = %v", r.Nodes, m, err)
 	}
@@ -136,7 +144,7 @@ func TestRedlockRestarts(t *testing.T) {
 // on every node, where the holder's keys are.
 func TestRedlockPlainDelBreaks(t *testing.T) {
 	r := Recipe{Acquire: []string{lineSetNXPX}, Release: []string{"DEL {key}"}, Nodes: 3}
-	rep, err := Check(context.Background(), Request{Recipe: r, Model: redlockModel(JumpsNone, RestartsNone)}, Budget{})
+	rep, err := Check(context.Background(), Request{Recipe: r, Model: redlockModel(JumpsNone, RestartsNone)}, raceBudget())
 	if err != nil {
 		t.Fatal(err)
 	}
