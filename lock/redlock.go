@@ -30,7 +30,7 @@ func (r *Redlock) Quorum() int { return Quorum(len(r.nodes)) }
 func Quorum(n int) int { return n/2 + 1 }
 
 // DriftRule names the drift allowance Drift computes, for learners.
-const DriftRule = "1% of the TTL plus 2 ms, the drift factor of the reference Redlock clients"
+const DriftRule = "1% of the TTL plus 2 ms (drift factor 0.01)"
 
 // Drift is the allowance for clock drift between the nodes and the
 // client: ttl/100 + 2ms, as the reference Redlock implementations

@@ -126,7 +126,7 @@ func redlockVerdict(ok, n int, ttl, spent time.Duration) string {
 	quorum := lock.Quorum(n)
 	drift := lock.Drift(ttl)
 	validity := lock.Validity(ttl, spent)
-	calc := fmt.Sprintf("TTL %s − %s spent − %s drift (%s)", msText(ttl), msText(spent), msText(drift), lock.DriftRule)
+	calc := fmt.Sprintf("TTL %s − %s spent − %s drift allowance, %s", msText(ttl), msText(spent), msText(drift), lock.DriftRule)
 	switch {
 	case ok < quorum:
 		return fmt.Sprintf("Redlock: %d of %d nodes said OK, fewer than the majority of %d: the lock is not held; release it on every node and retry later.", ok, n, quorum)

@@ -163,9 +163,12 @@ func cssOf(t *testing.T, base string) string {
 
 // TestLessonWeight keeps the lesson page light: what a learner downloads
 // (HTML plus the one style sheet, gzipped as the server sends them) under
-// 24 KB, and under 80 KB as the browser holds them. The lesson grew its
-// sources' facts, runnable examples and the race's legend and settings;
-// the bytes sent are what a slow connection pays for.
+// 24 KB, and under 112 KB as the browser holds them. The lesson grew its
+// sources' facts, runnable examples, the race's legend and settings, a
+// form for every example command (so that each runs without JavaScript)
+// and the five-node examples of Redlock, restarts, clocks and fencing,
+// which repeat much and compress well; the bytes sent are what a slow
+// connection pays for.
 func TestLessonWeight(t *testing.T) {
 	ts := newTestServer(t)
 	_, page := get(t, ts.URL, "/topics/distributed-locks")
@@ -176,8 +179,8 @@ func TestLessonWeight(t *testing.T) {
 	if zipped >= 24*1024 {
 		t.Errorf("lesson page with its CSS is %d bytes gzipped; the budget is 24 KB", zipped)
 	}
-	if total >= 80*1024 {
-		t.Errorf("lesson page with its CSS is %d bytes; the budget is 80 KB", total)
+	if total >= 112*1024 {
+		t.Errorf("lesson page with its CSS is %d bytes; the budget is 112 KB", total)
 	}
 }
 

@@ -46,8 +46,8 @@ func TestOneRoundTripPerAdvance(t *testing.T) {
 		t.Errorf("Advance(30s) = %v at %v; want lock:invoice:7 expired and the clock 30 s ahead", a, now)
 	}
 	want := []playground.KeyInfo{
-		{Key: "counter", Type: "string", Value: `"1"`, PTTLMS: -1},
-		{Key: "h", Type: "hash", Value: `{"f": "v"}`, PTTLMS: -1},
+		{Key: "counter", Type: "string", Value: `"1"`, PTTLMS: -1, Node: 1},
+		{Key: "h", Type: "hash", Value: `{"f": "v"}`, PTTLMS: -1, Node: 1},
 	}
 	if !slices.Equal(keys, want) {
 		t.Errorf("Keys after the advance = %v; want %v", keys, want)

@@ -123,7 +123,7 @@ func runNodes(t *testing.T, start func(*testing.T, playground.Options) (*tester,
 		p, _ := start(t, playground.Options{})
 		res := p.exec("ada", playground.ClientA, "@all SET lock a NX PX 30000")
 		ok := regexp.MustCompile(`^@1 \([0-9.]+ ms\) OK\n@2 \([0-9.]+ ms\) OK\n@3 \([0-9.]+ ms\) OK\n@4 \([0-9.]+ ms\) OK\n@5 \([0-9.]+ ms\) OK\n` +
-			`Redlock: 5 of 5 nodes said OK, a majority \(3 needed\): the lock is held for [0-9.]+ ms = TTL 30000 ms − [0-9.]+ ms spent − 302 ms drift \(1% of the TTL plus 2 ms, [^)]+\)\.$`)
+			`Redlock: 5 of 5 nodes said OK, a majority \(3 needed\): the lock is held for [0-9.]+ ms = TTL 30000 ms − [0-9.]+ ms spent − 302 ms drift allowance, 1% of the TTL plus 2 ms \(drift factor 0\.01\)\.$`)
 		if !ok.MatchString(res.Output) {
 			t.Errorf("@all acquire =\n%s\nwant it to match %s", res.Output, ok)
 		}
