@@ -101,7 +101,7 @@ func PlaygroundWidget(p Playground) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"pg-intro\">Type redis-cli commands as client A or client B: two connections to one private sandbox, which nobody else sees. Type <code>help</code> to see what it supports.</p><div class=\"pg-toolbar\"><p class=\"pg-clock\">Sandbox clock <time data-pg-clock data-ms=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"pg-intro\">Type redis-cli commands as client A or client B: two connections to your private sandbox, which nobody else sees. It has five Redis nodes for Redlock; lines go to node 1 unless you pick another. Type <code>help</code> to see what it supports.</p><div class=\"pg-toolbar\"><p class=\"pg-clock\">Sandbox clock <time data-pg-clock data-ms=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -309,7 +309,7 @@ func PlaygroundWidget(p Playground) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, ")</option> <option value=\"storage\">the storage</option></select></label><div class=\"pg-line\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, ")</option> <option value=\"storage\">the storage (ours, not Redis)</option></select></label><div class=\"pg-line\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
