@@ -8,7 +8,9 @@ import (
 // checkT runs a full check with the default budget.
 func checkT(t *testing.T, req Request) Report {
 	t.Helper()
-	rep, err := Check(context.Background(), req, Budget{})
+	b := DefaultBudget()
+	b.CPU *= raceCPUFactor // the race detector slows every line
+	rep, err := Check(context.Background(), req, b)
 	if err != nil {
 		t.Fatalf("Check(%+v) = %v", req, err)
 	}
