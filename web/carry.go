@@ -161,7 +161,7 @@ func (s *Server) handleCarryAPI(c echo.Context) error {
 // carryPage is the /progress page for this browser: its live code if it
 // has one, else a button to make one if it has progress to carry.
 func (s *Server) carryPage(c echo.Context) (views.Carry, error) {
-	m := views.Carry{Page: s.page("Continue on another device", "Carry your Lock Lab progress to another browser or device.", ""), TTL: humanMinutes(s.carry.TTL())}
+	m := views.Carry{Page: s.page("Continue on another device", "Carry your Lock Lab progress to another browser or device.", "progress"), TTL: humanMinutes(s.carry.TTL())}
 	id := s.learnerID(c)
 	if id == "" {
 		return m, nil

@@ -408,6 +408,13 @@ func encodeTranscript(entries []views.PGEntry) string {
 // from (post/redirect/get), which shows it with the new reply.
 func (s *Server) handlePlaygroundForm(c echo.Context) error {
 	entries := decodeTranscript(c.FormValue("transcript"))
+	if _, sent := c.Request().PostForm["transcript"]; !sent {
+		// A lesson example's form, cached with the page, carries no
+		// transcript: the one the last redirect left goes on instead.
+		if st := s.flashState(c); st != nil {
+			entries = st.entries
+		}
+	}
 	id := s.ensureLearner(c)
 	client, err := parseClient(c.FormValue("client"))
 	if err != nil {

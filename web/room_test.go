@@ -123,6 +123,17 @@ func TestLessonExampleForms(t *testing.T) {
 	if !strings.Contains(page, `<pre class="pg-out">(integer) 1</pre>`) {
 		t.Error("after the release example's form the lesson does not show (integer) 1 in the terminal")
 	}
+	// A second example form, which carries no transcript either, keeps
+	// the first one's reply above its own.
+	again := release
+	again.Set("line", "EXISTS lock:invoice:7")
+	if code, _ := l.do("POST", "/playground/exec", "application/x-www-form-urlencoded", again.Encode()); code != http.StatusOK {
+		t.Fatalf("POST of a second example form = %d", code)
+	}
+	_, page = l.do("GET", "/topics/distributed-locks", "", "")
+	if !strings.Contains(page, `<pre class="pg-out">(integer) 1</pre>`) || !strings.Contains(page, `<pre class="pg-out">(integer) 0</pre>`) {
+		t.Error("after two example forms the terminal does not show both replies")
+	}
 	if _, r, _ := l.exec("A", "EXISTS lock:invoice:7"); r.Output != "(integer) 0" {
 		t.Errorf("after the release example EXISTS lock:invoice:7 = %q; want (integer) 0", r.Output)
 	}
