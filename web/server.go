@@ -130,6 +130,7 @@ type Server struct {
 	limits     limit.Limits
 	running    limit.Running
 	streams    *limit.Streams // event streams open (streams.go)
+	open       *openStreams   // and their writers, for CloseStreams
 	// Carrying progress to another device (carry.go).
 	carry       *carry.Codes
 	carryLimits limit.CarryLimits
@@ -204,7 +205,7 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
-		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), streams: limit.NewStreams(cfg.Streams),
+		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), streams: limit.NewStreams(cfg.Streams), open: newOpenStreams(),
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),

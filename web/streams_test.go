@@ -1,12 +1,15 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +170,60 @@ func (s *Server) learnerIDOf(t *testing.T, l *learnerClient, base string) string
 	}
 	t.Fatal("the learner has no learner cookie")
 	return ""
+}
+
+// TestCloseStreamsTellsPagesToReconnect closes the streams as the binary
+// does when it shuts down: every open stream, and one opened afterwards,
+// ends with a reconnection delay (the SSE retry field, which EventSource
+// obeys by itself) and nothing else after its events.
+func TestCloseStreamsTellsPagesToReconnect(t *testing.T) {
+	s, base, code := streamsServer(t, limit.StreamCaps{})
+	retry := regexp.MustCompile(`\nretry: (\d+)\n\n$`)
+	open := func(l *learnerClient) (*bufio.Reader, io.Closer) {
+		t.Helper()
+		resp, err := (&http.Client{Jar: l.http.Jar}).Get(l.base + "/api/workshop/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			t.Fatalf("events = %d; want 200", resp.StatusCode)
+		}
+		return bufio.NewReader(resp.Body), resp.Body
+	}
+	// finish reads the rest of a stream, which must end, with the delay.
+	finish := func(name string, r *bufio.Reader, body io.Closer) {
+		t.Helper()
+		defer body.Close()
+		rest, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatalf("%s: reading the stream to its end: %v", name, err)
+		}
+		m := retry.FindStringSubmatch("\n" + string(rest))
+		if m == nil {
+			t.Fatalf("%s ends with %q; want a retry field", name, rest)
+		}
+		if ms, _ := strconv.Atoi(m[1]); ms < int(reconnectMin.Milliseconds()) || ms >= int((reconnectMin+reconnectSpread).Milliseconds()) {
+			t.Errorf("%s: retry %d ms; want %v to %v", name, ms, reconnectMin, reconnectMin+reconnectSpread)
+		}
+	}
+	var readers []*bufio.Reader
+	var bodies []io.Closer
+	for _, name := range []string{"ann", "bob"} {
+		r, body := open(joined(t, base, code, name))
+		// The first event says the stream is being served.
+		if line, err := r.ReadString('\n'); err != nil || line != "event: state\n" {
+			t.Fatalf("%s's first line = %q, %v; want the state event", name, line, err)
+		}
+		readers, bodies = append(readers, r), append(bodies, body)
+	}
+	s.CloseStreams()
+	s.CloseStreams() // a second call changes nothing
+	for i, name := range []string{"ann", "bob"} {
+		finish(name, readers[i], bodies[i])
+	}
+	awaitStreams(t, s, 0)
+	// A page that asks after the close is told the same at once.
+	r, body := open(joined(t, base, code, "cy"))
+	finish("cy's stream, opened after the close", r, body)
 }

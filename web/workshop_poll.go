@@ -417,7 +417,8 @@ type sseEvent struct{ name, data string }
 // or false to end the stream. It checks every interval, and writes a
 // comment now and then so that proxies keep the connection. A stream
 // beyond the caps of its learner, its address or the server is refused
-// before it starts (openStream).
+// before it starts (openStream). When the server shuts down
+// (CloseStreams), the stream tells its page when to reconnect and ends.
 func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseEvent, bool)) error {
 	done, err := s.openStream(c)
 	if err != nil {
@@ -428,16 +429,25 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no")
+	// The server's WriteTimeout would end the stream; each write gets its
+	// own deadline instead, so a client that stops reading is still dropped.
+	rc := http.NewResponseController(w.Writer)
+	if !s.open.add(rc) {
+		w.WriteHeader(http.StatusOK)
+		sayReconnect(w, rc)
+		return nil
+	}
+	defer s.open.remove(rc)
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	// The server's WriteTimeout would end the stream; each write gets its
-	// own deadline instead, so a client that stops reading is still dropped.
-	rc := http.NewResponseController(w.Writer)
 	last := map[string]string{}
 	for beats := 1; ; beats++ {
-		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+		if !s.open.extend(rc, time.Now().Add(sseWriteTimeout)) {
+			sayReconnect(w, rc)
+			return nil
+		}
 		events, ok := next()
 		if !ok {
 			return nil
@@ -464,6 +474,9 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 		}
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-s.open.closing:
+			sayReconnect(w, rc)
 			return nil
 		case <-tick.C:
 		}

@@ -157,6 +157,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// Event streams never end by themselves: on shutdown, once the
+	// listener is closed, each is told to reconnect (to another replica,
+	// behind a load balancer) and ends, so that Shutdown waits only for
+	// the requests in flight.
+	httpSrv.RegisterOnShutdown(srv.CloseStreams)
 	fmt.Fprintf(stdout, "Lock Lab is serving the course on %s\n", displayURL(ln.Addr()))
 	logger.Info("listening", "addr", ln.Addr().String(), "content", contentLabel(cfg.contentDir), "progress", progress.Name())
 	if cfg.keep.publicURL == "" {
@@ -171,6 +176,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
+	began := time.Now()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err = httpSrv.Shutdown(shutdownCtx)
@@ -182,6 +188,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	logger.Info("shut down", "took", time.Since(began).Round(time.Millisecond).String())
 	return nil
 }
 
