@@ -40,6 +40,10 @@ type boltBackend struct {
 	learnerCursor, carryAt []byte
 	// flags keeps what list read (boltcache.go).
 	flags flagCache
+	// dir is the data directory, file the progress file as opened
+	// (ready.go).
+	dir  string
+	file os.FileInfo
 }
 
 // OpenBolt opens (or creates) the progress file in dir.
@@ -71,7 +75,12 @@ func OpenBolt(dir string, opts ...Option) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: init %s: %w", path, err)
 	}
-	return &Store{b: &boltBackend{db: db, ttl: o.progressTTL, now: o.now, maxSize: o.maxSize}, name: "bolt " + path}, nil
+	file, err := os.Stat(path)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return &Store{b: &boltBackend{db: db, ttl: o.progressTTL, now: o.now, maxSize: o.maxSize, dir: dir, file: file}, name: "bolt " + path}, nil
 }
 
 // boltDB is the progress file. Its writes report a full disk (or a full

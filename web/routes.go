@@ -20,6 +20,7 @@ func (s *Server) routes() {
 	e.Use(limitBodies(), s.csrf(), s.limitWrites(), compress())
 
 	e.Match(readMethods, "/healthz", handleHealthz)
+	e.Match(readMethods, "/readyz", s.handleReadyz)
 	if !s.separateMetrics {
 		e.Match(readMethods, "/metrics", s.handleMetrics)
 	}

@@ -110,7 +110,10 @@ type Config struct {
 	// in front): cookies are then Secure and the session cookies carry the
 	// __Host- prefix.
 	SecureCookies bool
-	Logger        *slog.Logger
+	// Ready are what /readyz checks: the stores the server cannot serve
+	// learners without. None: /readyz always answers 200.
+	Ready  []ReadyCheck
+	Logger *slog.Logger
 	// AccessLog gets one line per request; Logger when nil. The binary
 	// gives it a writer that batches lines, as a write per request costs
 	// as much as serving a small page.
@@ -131,6 +134,7 @@ type Server struct {
 	running    limit.Running
 	streams    *limit.Streams // event streams open (streams.go)
 	open       *openStreams   // and their writers, for CloseStreams
+	ready      *readiness     // what /readyz checks (ready.go)
 	// Carrying progress to another device (carry.go).
 	carry       *carry.Codes
 	carryLimits limit.CarryLimits
@@ -209,6 +213,7 @@ func New(cfg Config) (*Server, error) {
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),
+		ready:       &readiness{checks: cfg.Ready, log: cfg.Logger, now: time.Now},
 		carryLimits: cfg.CarryLimits, newcomers: cfg.Newcomers, joinLimits: cfg.JoinLimits, publicURL: strings.TrimRight(cfg.PublicURL, "/"), trustedProxies: cfg.TrustedProxies,
 	}
 	s.echo.HideBanner = true

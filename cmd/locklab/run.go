@@ -130,6 +130,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Workshops: workshops, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), Newcomers: limit.NewNewcomers(progress, cfg.security.rates(), cfg.newcomers), JoinLimits: joinLimits(progress, cfg), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
+		Ready: []web.ReadyCheck{{Name: storeName(cfg), Check: progress.Ready}},
 	})
 	if err != nil {
 		return err
@@ -328,6 +329,15 @@ func openStore(cfg config) (*store.Store, error) {
 		return store.OpenRedis(cfg.redisURL, ttl)
 	}
 	return store.OpenBolt(cfg.dataDir, ttl, store.MaxSize(cfg.progressMax))
+}
+
+// storeName is what /readyz calls the store when it is down: "redis",
+// or "data" for the data directory's file.
+func storeName(cfg config) string {
+	if cfg.redisURL != "" {
+		return "redis"
+	}
+	return "data"
 }
 
 // sandboxCopies is where the replicas share learners' sandboxes: Redis,
