@@ -58,5 +58,8 @@ COPY --from=build /out/locklab /locklab
 USER 65532:65532
 ENV LOCKLAB_ADDR=:8080 LOCKLAB_DATA=/data
 EXPOSE 8080
+# The health check does not see the server's arguments: it reads the
+# address the server recorded in LOCKLAB_DATA (server.addr), so a server
+# given -addr on the command line is found on its port too.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 CMD ["/locklab", "healthcheck"]
 ENTRYPOINT ["/locklab"]

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	locklab [flags]           serve the course (see -h for flags)
-//	locklab healthcheck       exit 0 if the server on -addr answers /healthz
+//	locklab healthcheck       exit 0 if the running server answers /healthz
 //	locklab version           print the version and VCS revision
 //	locklab sandbox-worker    a playground worker process; the server starts these itself
 package main

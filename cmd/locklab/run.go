@@ -145,6 +145,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
+	// For `locklab healthcheck`, which does not see this process's flags.
+	defer recordAddr(cfg.dataDir, ln.Addr().String(), logger)()
 	// The time limits on connections are kept by conns, not by
 	// http.Server's timeouts, which cost every request timer changes: ten
 	// seconds for a request's headers, a minute for the rest of it (the
@@ -214,7 +216,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR]\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0])
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR] [-data DIR]\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0])
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args[1:]); err != nil {
