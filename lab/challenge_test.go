@@ -9,7 +9,6 @@ import (
 func checkT(t *testing.T, req Request) Report {
 	t.Helper()
 	b := DefaultBudget()
-	b.CPU *= raceCPUFactor // the race detector slows every line
 	rep, err := Check(context.Background(), req, b)
 	if err != nil {
 		t.Fatalf("Check(%+v) = %v", req, err)

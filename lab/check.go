@@ -91,7 +91,7 @@ const MaxRandom = 1000
 
 // DefaultBudget is the budget of a check when none is given.
 func DefaultBudget() Budget {
-	return Budget{Random: 64, Steps: 400_000, CPU: 3 * time.Second, LineTimeout: 500 * time.Millisecond}
+	return Budget{Random: 64, Steps: 400_000, CPU: 3 * time.Second * raceCPUFactor, LineTimeout: 500 * time.Millisecond}
 }
 
 func (b Budget) withDefaults() Budget {

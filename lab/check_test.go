@@ -236,7 +236,6 @@ func largest(t testing.TB) Recipe {
 // budget, with room to spare.
 func TestLargestRecipe(t *testing.T) {
 	b := DefaultBudget()
-	b.CPU *= raceCPUFactor
 	rep, err := Check(context.Background(), Request{Recipe: largest(t)}, b)
 	if err != nil {
 		t.Fatalf("Check(the largest recipe) = %v", err)

@@ -166,7 +166,6 @@ func TestCompareRefuses(t *testing.T) {
 // default budget, which bounds them together at two checks' worth.
 func TestCompareLargest(t *testing.T) {
 	b := DefaultBudget()
-	b.CPU *= raceCPUFactor
 	c, err := Compare(context.Background(), CompareRequest{A: largest(t), B: largest(t)}, b)
 	if err != nil {
 		t.Fatalf("Compare(the largest recipes) = %v", err)

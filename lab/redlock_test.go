@@ -34,7 +34,6 @@ func redlockModel(jumps, restarts string) *Model {
 // detector: a check on five nodes takes a tenth of it in a normal build.
 func raceBudget() Budget {
 	b := DefaultBudget()
-	b.CPU *= raceCPUFactor
 	return b
 }
 
@@ -364,7 +363,6 @@ func TestRedlockLargestRecipe(t *testing.T) {
 	m := redlockModel(JumpsBoth, RestartsEmpty)
 	for _, n := range []int{5, 3} {
 		b := DefaultBudget()
-		b.CPU *= raceCPUFactor
 		rep, err := Check(context.Background(), Request{Recipe: largestOnNodes(t, n), Model: m}, b)
 		if err != nil {
 			t.Fatalf("Check(the largest recipe on %d nodes) = %v", n, err)

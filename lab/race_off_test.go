@@ -1,6 +1,0 @@
-//go:build !race
-
-package lab
-
-// raceCPUFactor: without the race detector a check costs what it costs.
-const raceCPUFactor = 1
