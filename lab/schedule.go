@@ -90,14 +90,13 @@ type client struct {
 	lastOn                  int  // the node of lastReply, on several nodes
 	releaseLine             step // the line whose reply stopped its release
 
-	// On several nodes (see redlock.go): the current round's start and
-	// the nodes that said yes in it, the end of the lock's validity, and
-	// whether the current node's lines go on.
+	// On several nodes (see redlock.go): the current round's start, the
+	// nodes that said yes in it and each node's reply, and the end of the
+	// lock's validity.
 	roundStart time.Duration
 	votes      int
 	replies    []string // each node's deciding reply in the round
 	validUntil time.Duration
-	nodeOK     bool
 }
 
 // step is one step of a client's job: a line of a part on a node, or the
