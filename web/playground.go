@@ -464,7 +464,16 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.setFlash(c, pgFlash{Client: string(client), Entries: entries})
+	// The line form's target stays chosen on the page it leads back to;
+	// the other forms keep the one it had.
+	var node string
+	if c.Param("action") == "exec" {
+		t, _ := nodeTarget(c.FormValue("node"))
+		node = strings.TrimPrefix(t, "@")
+	} else if st := s.flashState(c); st != nil {
+		node = st.node
+	}
+	s.setFlash(c, pgFlash{Client: string(client), Entries: entries, Node: node})
 	return c.Redirect(http.StatusSeeOther, target)
 }
 
@@ -472,6 +481,7 @@ func (s *Server) handlePlaygroundForm(c echo.Context) error {
 type pgState struct {
 	entries []views.PGEntry
 	client  string
+	node    string // the line form's target, as nodeTarget reads it
 }
 
 // playgroundView builds the playground widget for the learner.
@@ -481,7 +491,7 @@ func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string)
 		st = s.flashState(c)
 	}
 	if st != nil {
-		v.Entries, v.Client = st.entries, st.client
+		v.Entries, v.Client, v.Target = st.entries, st.client, st.node
 		v.Transcript = encodeTranscript(st.entries)
 	}
 	// The keys and the clock are extras around the terminal: if the

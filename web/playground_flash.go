@@ -35,6 +35,9 @@ const (
 type pgFlash struct {
 	Client  string          `json:"c"`
 	Entries []views.PGEntry `json:"e"`
+	// Node is the target the line form last sent to ("3", "all"), so
+	// that the page comes back with it chosen; "" for node 1.
+	Node string `json:"n,omitempty"`
 }
 
 // encodeFlash packs f into at most maxFlashBytes, dropping the oldest
@@ -139,7 +142,7 @@ func (s *Server) flashState(c echo.Context) *pgState {
 	if !ok {
 		return nil
 	}
-	return &pgState{entries: f.Entries, client: f.Client}
+	return &pgState{entries: f.Entries, client: f.Client, node: f.Node}
 }
 
 // pgRedirect is where a form's redirect goes: the page it came from, at

@@ -133,6 +133,13 @@ func TestPlaygroundNodesWithoutJavaScript(t *testing.T) {
 	if !strings.Contains(page, "(nil)") {
 		t.Errorf("node 2 kept its key through a restart without persistence")
 	}
+	if !strings.Contains(page, `<option value="2" selected>`) {
+		t.Errorf("the page after a line sent to node 2 has the selector back on another node")
+	}
+	page = post("advance", url.Values{"ms": {"1000"}, "from": {"page"}, "transcript": {hiddenValue(t, page, "transcript")}})
+	if !strings.Contains(page, `<option value="2" selected>`) {
+		t.Errorf("node 2 kept its key through a restart without persistence")
+	}
 	if code, _ := l.do("POST", "/playground/node", "application/x-www-form-urlencoded", url.Values{"node": {"9"}, "node_action": {"stop"}}.Encode()); code != 400 {
 		t.Errorf("a form for node 9 = %d; want 400", code)
 	}

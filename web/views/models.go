@@ -347,7 +347,10 @@ type Playground struct {
 	From  string
 	Topic string
 	// Client is the client the input sends as: "A" or "B".
-	Client  string
+	Client string
+	// Target is the node the line form sends to: "" or "1" to "5",
+	// "all", "storage".
+	Target  string
 	Entries []PGEntry
 	// Transcript is Entries encoded for the forms' hidden field.
 	Transcript string
