@@ -6,7 +6,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -302,31 +301,10 @@ func (m *Manager) push(ctx context.Context, s *session, force bool) {
 	s.version, s.writes, s.unsaved = ver, writes, false
 }
 
-// followWarnEvery spaces out the warnings of sandbox copies that keep
-// failing, such as a Redis that is down.
-const followWarnEvery = time.Minute
-
-// followWarn remembers when the Manager last warned about its
-// SandboxCopies.
-type followWarn struct {
-	mu       sync.Mutex
-	last     time.Time
-	silenced int
-}
-
 // followFailed logs a failure of the sandbox copies as a warning: the
-// command goes on with the sandbox of this replica.
+// command goes on with the sandbox of this replica. A SandboxCopies that
+// keeps failing, such as a Redis that is down, is logged once a minute
+// per operation, with a count of the failures not logged.
 func (m *Manager) followFailed(op string, err error) {
-	w := &m.followWarn
-	w.mu.Lock()
-	now := time.Now()
-	if !w.last.IsZero() && now.Sub(w.last) < followWarnEvery {
-		w.silenced++
-		w.mu.Unlock()
-		return
-	}
-	silenced := w.silenced
-	w.last, w.silenced = now, 0
-	w.mu.Unlock()
-	m.opts.Logger.Warn("playground: "+op+"; the sandbox is served from this replica", "error", err, "more_failures_not_logged", silenced)
+	m.followWarns.Warn("playground: "+op+"; the sandbox is served from this replica", "error", err)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/internal/faillog"
 	"github.com/locklab/locklab/luaredis"
 )
 
@@ -109,7 +110,9 @@ type Manager struct {
 	scripts  *luaredis.Cache       // compiled scripts, shared by all sandboxes
 	closed   bool
 
-	followWarn followWarn
+	// followWarns logs the failures of SandboxCopies, each kind at most
+	// once a minute.
+	followWarns *faillog.Log
 }
 
 type session struct {
@@ -193,6 +196,9 @@ func NewManager(opts Options) *Manager {
 		byAddr:   map[string]*list.List{},
 		dropped:  map[string]dropped{},
 		scripts:  scripts,
+		// The sandboxes' clock, so that a test's fake clock spaces the
+		// warnings too.
+		followWarns: faillog.New(opts.Logger, opts.Now),
 	}
 }
 

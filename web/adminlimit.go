@@ -40,7 +40,7 @@ func (s *Server) guessWith(c echo.Context, limits limit.AdminLimits, what string
 func (s *Server) checkGuess(c echo.Context, limits limit.AdminLimits, what string) error {
 	d, err := limits.Check(c.Request().Context(), clientAddress(c))
 	if err != nil {
-		s.log.Warn(what+" token limit", "error", err)
+		s.failures.Warn(what+" token limit", "error", err)
 		c.Response().Header().Set("Retry-After", "5")
 		if what == "admin" {
 			return echo.NewHTTPError(http.StatusServiceUnavailable, "instructor sign-in is unavailable for a moment; please try again")
@@ -57,6 +57,6 @@ func (s *Server) checkGuess(c echo.Context, limits limit.AdminLimits, what strin
 func (s *Server) failedGuess(c echo.Context, limits limit.AdminLimits, what string) {
 	s.log.Warn("wrong "+what+" token", "remote_ip", c.RealIP(), "uri", c.Request().RequestURI)
 	if err := limits.Failed(c.Request().Context(), clientAddress(c)); err != nil {
-		s.log.Warn(what+" token limit", "error", err)
+		s.failures.Warn(what+" token limit", "error", err)
 	}
 }

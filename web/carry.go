@@ -68,7 +68,7 @@ func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
 	addr := clientAddress(c)
 	d, err := s.carryLimits.CheckIssue(ctx, id, addr)
 	if err != nil {
-		s.log.Warn("carry limit", "error", err)
+		s.failures.Warn("carry limit", "error", err)
 	}
 	if !d.Allowed() {
 		return carry.Code{}, s.carryTooMany(c, d, "You have asked for many codes in a short time.")
@@ -78,7 +78,7 @@ func (s *Server) issueCode(c echo.Context) (carry.Code, error) {
 		return carry.Code{}, err
 	}
 	if err := s.carryLimits.Issued(ctx, id, addr); err != nil {
-		s.log.Warn("carry limit", "error", err)
+		s.failures.Warn("carry limit", "error", err)
 	}
 	return code, nil
 }
@@ -97,7 +97,7 @@ func (s *Server) adopt(c echo.Context, input string) error {
 	defer s.carryGuessMu.Unlock()
 	d, err := s.carryLimits.CheckGuess(c.Request().Context(), addr)
 	if err != nil {
-		s.log.Warn("carry limit", "error", err)
+		s.failures.Warn("carry limit", "error", err)
 	}
 	if !d.Allowed() {
 		return s.carryTooMany(c, d, "There were many wrong codes from your address.")
@@ -106,7 +106,7 @@ func (s *Server) adopt(c echo.Context, input string) error {
 	err = s.carry.Adopt(c.Request().Context(), input, s.learnerID(c), fresh)
 	if errors.Is(err, carry.ErrUnknown) || errors.Is(err, carry.ErrUsed) || errors.Is(err, carry.ErrExpired) {
 		if err := s.carryLimits.WrongGuess(c.Request().Context(), addr); err != nil {
-			s.log.Warn("carry limit", "error", err)
+			s.failures.Warn("carry limit", "error", err)
 		}
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -30,7 +31,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	code, msg := classify(err)
-	if code >= 500 {
+	switch {
+	case code >= 500 && errors.Is(err, progress.ErrUnavailable):
+		// A store that is down fails every request that needs it: logged
+		// once a minute, the others counted.
+		s.failures.Log(c.Request().Context(), slog.LevelError, "request failed: store unavailable", "uri", redactURI(c.Request().RequestURI), "error", err)
+	case code >= 500:
 		s.log.Error("request failed", "uri", redactURI(c.Request().RequestURI), "error", err)
 	}
 	if isAPI(c.Request()) {

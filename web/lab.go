@@ -289,7 +289,7 @@ func (s *Server) solvedSet(c echo.Context) map[string]bool {
 	}
 	ids, err := s.progress.Solved(c.Request().Context(), id)
 	if err != nil {
-		s.log.Warn("read solved challenges", "error", err)
+		s.failures.Warn("read solved challenges", "error", err)
 		return out
 	}
 	for _, x := range ids {

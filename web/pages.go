@@ -76,7 +76,7 @@ func (s *Server) learnerProgress(c echo.Context) progress.Progress {
 	}
 	l, err := s.progress.Progress(c.Request().Context(), id)
 	if err != nil {
-		s.log.Warn("read progress", "error", err)
+		s.failures.Warn("read progress", "error", err)
 		return nil
 	}
 	return l
@@ -122,7 +122,7 @@ func (s *Server) renderLessonWith(c echo.Context, slug string, code int, x lesso
 	unavailable := false
 	if id := s.learnerID(c); id != "" {
 		if tp, err = s.progress.Topic(c.Request().Context(), id, slug); err != nil {
-			s.log.Warn("read progress", "error", err)
+			s.failures.Warn("read progress", "error", err)
 			unavailable = true
 		}
 	}

@@ -92,7 +92,7 @@ func (s *Server) handleExecAPI(c echo.Context) error {
 	if res.Keys == nil {
 		// The keys are an extra around the reply: without them the page
 		// keeps the rows it has.
-		s.log.Warn("playground keys", "error", "the sandbox could not list its keys after a line")
+		s.failures.Warn("playground keys", "error", "the sandbox could not list its keys after a line")
 		return writeExecAnswer(c, res, nil, nodes)
 	}
 	buf := pageBuffers.Get().(*bytes.Buffer)
@@ -114,7 +114,7 @@ func (s *Server) keyRows(id string) []views.PGKey {
 	}
 	keys, err := s.playground.Keys(id)
 	if err != nil {
-		s.log.Warn("playground keys", "error", err)
+		s.failures.Warn("playground keys", "error", err)
 		return nil
 	}
 	return pgKeys(keys)
@@ -297,7 +297,7 @@ func (s *Server) markStarted(ctx context.Context, learner, addr string) {
 	if err != nil {
 		// An author's broken -content file: forget the learner, so that
 		// the next command, after the fix, marks them.
-		s.log.Warn("mark topic started", "error", err)
+		s.failures.Warn("mark topic started", "error", err)
 		s.started.remove(learner)
 		return
 	}
@@ -305,7 +305,7 @@ func (s *Server) markStarted(ctx context.Context, learner, addr string) {
 	// asked again by this process: their commands run all the same.
 	if notSaved, err := s.admitProgress(ctx, learner, addr); notSaved != "" || err != nil {
 		if err != nil {
-			s.log.Warn("mark topic started", "error", err)
+			s.failures.Warn("mark topic started", "error", err)
 			s.started.remove(learner)
 		}
 		return
@@ -319,7 +319,7 @@ func (s *Server) markStarted(ctx context.Context, learner, addr string) {
 			return
 		}
 		if err != nil {
-			s.log.Warn("mark topic started", "error", err)
+			s.failures.Warn("mark topic started", "error", err)
 			s.started.remove(learner)
 		}
 	}
@@ -503,7 +503,7 @@ func (s *Server) playgroundView(c echo.Context, st *pgState, from, topic string)
 			v.Nodes = nodes
 		}
 		if now, err := s.playground.Clock(id); err != nil {
-			s.log.Warn("playground clock", "error", err)
+			s.failures.Warn("playground clock", "error", err)
 		} else {
 			v.ClockMS = now.UnixMilli()
 		}

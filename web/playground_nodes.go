@@ -211,13 +211,13 @@ func skewText(ms int64) string {
 func (s *Server) nodeItems(c echo.Context, id string) ([]views.PGNode, []byte) {
 	info, err := s.playground.Nodes(id)
 	if err != nil {
-		s.log.Warn("playground nodes", "error", err)
+		s.failures.Warn("playground nodes", "error", err)
 		return nil, nil
 	}
 	items := pgNodes(info)
 	var b bytes.Buffer
 	if err := views.PGNodeItems(items).Render(c.Request().Context(), &b); err != nil {
-		s.log.Warn("playground nodes", "error", err)
+		s.failures.Warn("playground nodes", "error", err)
 		return items, nil
 	}
 	return items, b.Bytes()

@@ -94,7 +94,7 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 	if err != nil {
 		// A meter that fails (Redis down) lets the run go, as the write
 		// limits do: the course staying usable matters more.
-		s.log.Warn("race budget", "error", err)
+		s.failures.Warn("race budget", "error", err)
 	}
 	if !d.Allowed() {
 		return info, race.Timeline{}, s.tooMany(c, d)
@@ -103,7 +103,7 @@ func (s *Server) runRace(c echo.Context, id string, q url.Values) (race.Info, ra
 	start := time.Now()
 	run.tl, run.err = race.Run(id, p)
 	if err := s.limits.ChargeRace(c.Request().Context(), addr, s.raceClock(start)); err != nil {
-		s.log.Warn("race budget", "error", err)
+		s.failures.Warn("race budget", "error", err)
 	}
 	// run.err names the run; the error table tells bad parameters (the
 	// caller's, race.ErrBadParams) from a simulation that failed (ours).

@@ -56,7 +56,7 @@ func (s *Server) limitWrites() echo.MiddlewareFunc {
 			}
 			d, err := s.limits.Write(c.Request().Context(), s.learnerID(c), clientAddress(c))
 			if err != nil {
-				s.log.Warn("rate limiter", "error", err)
+				s.failures.Warn("rate limiter", "error", err)
 			}
 			if !d.Allowed() {
 				return s.tooMany(c, d)
@@ -84,11 +84,11 @@ func (s *Server) limitScript(c echo.Context, learner, line string) (func(used ti
 func (s *Server) admitScript(c echo.Context, key string, ln limit.Line, spent func() string) (func(used time.Duration), error) {
 	charge, d, err := s.limits.Script(c.Request().Context(), &s.running, key, clientAddress(c), ln)
 	if err != nil {
-		s.log.Warn("script limits", "error", err)
+		s.failures.Warn("script limits", "error", err)
 	}
 	pay := func(used time.Duration) {
 		if err := charge(used); err != nil {
-			s.log.Warn("script budget", "error", err)
+			s.failures.Warn("script budget", "error", err)
 		}
 	}
 	switch {

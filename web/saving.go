@@ -37,7 +37,7 @@ func (s *Server) admitProgress(ctx context.Context, id, addr string) (string, er
 	}
 	d, err := s.newcomers.Admit(ctx, addr)
 	if err != nil {
-		s.log.Warn("newcomer limit", "error", err)
+		s.failures.Warn("newcomer limit", "error", err)
 	}
 	if !d.Allowed() {
 		s.metrics.rateLimited.WithLabelValues(d.Limit).Inc()

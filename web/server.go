@@ -20,6 +20,7 @@ import (
 
 	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/faillog"
 	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/progress"
@@ -172,6 +173,10 @@ type Server struct {
 	raceRuns  *raceRuns
 	raceClock func(time.Time) time.Duration
 	log       *slog.Logger
+	// failures logs the failures of the stores (Redis, mostly) that a
+	// request survives, each kind at most once a minute: with Redis
+	// down, every request would otherwise log a line or two.
+	failures  *faillog.Log
 	accessLog *slog.Logger
 	lab       LabChecker
 	labQueue  *limit.FairQueue
@@ -208,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
-		secret: &secret{get: cfg.Secret}, log: cfg.Logger, accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, failures: faillog.New(cfg.Logger, time.Now), accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
 		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), streams: limit.NewStreams(cfg.Streams), open: newOpenStreams(),
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,

@@ -213,7 +213,7 @@ func (s *Server) handleWorkshopEvents(c echo.Context) error {
 				b, _ := json.Marshal(d)
 				stats = sseEvent{"stats", string(b)}
 			} else if ctx.Err() == nil {
-				s.log.Warn("workshop stats", "code", code, "error", err)
+				s.failures.Warn("workshop stats", "code", code, "error", err)
 			}
 		}
 		tick++
@@ -223,7 +223,7 @@ func (s *Server) handleWorkshopEvents(c echo.Context) error {
 		if poll, err := s.currentPollJSON(c, code); err == nil {
 			out = append(out, sseEvent{"poll", poll})
 		} else if ctx.Err() == nil {
-			s.log.Warn("workshop poll", "code", code, "error", err)
+			s.failures.Warn("workshop poll", "code", code, "error", err)
 		}
 		return out, true
 	})
@@ -317,7 +317,7 @@ func (s *Server) lookUpCode(c echo.Context, code string) (workshop.Workshop, lim
 	defer s.joinGuessMu.Unlock()
 	d, err := s.joinLimits.CheckCode(ctx, addr)
 	if err != nil {
-		s.log.Warn("join code limit", "error", err)
+		s.failures.Warn("join code limit", "error", err)
 	}
 	if !d.Allowed() {
 		return workshop.Workshop{}, d, nil
@@ -325,7 +325,7 @@ func (s *Server) lookUpCode(c echo.Context, code string) (workshop.Workshop, lim
 	w, err := s.workshops.Get(ctx, code)
 	if errors.Is(err, workshop.ErrNotFound) {
 		if err := s.joinLimits.WrongCode(ctx, addr); err != nil {
-			s.log.Warn("join code limit", "error", err)
+			s.failures.Warn("join code limit", "error", err)
 		}
 	}
 	return w, d, err
@@ -383,7 +383,7 @@ func (s *Server) handleJoin(c echo.Context) error {
 	m := s.joinPage(code, nickname)
 	d, err := s.joinLimits.Join(ctx, clientAddress(c))
 	if err != nil {
-		s.log.Warn("join limit", "error", err)
+		s.failures.Warn("join limit", "error", err)
 	}
 	if !d.Allowed() {
 		return s.joinRefused(c, d, m)
@@ -437,7 +437,7 @@ func (s *Server) workshopEvent(c echo.Context, ev workshop.Event) {
 	}
 	ev.At = time.Now()
 	if err := s.workshops.Record(c.Request().Context(), workshop.NormalizeCode(code), id, ev); err != nil {
-		s.log.Warn("workshop event", "kind", ev.Kind, "error", err)
+		s.failures.Warn("workshop event", "kind", ev.Kind, "error", err)
 	}
 }
 

@@ -398,7 +398,7 @@ func (s *Server) handleLearnerEvents(c echo.Context) error {
 		st, err := s.learnerState(c)
 		if err != nil {
 			if c.Request().Context().Err() == nil {
-				s.log.Warn("workshop learner state", "error", err)
+				s.failures.Warn("workshop learner state", "error", err)
 			}
 			// A learner who left or a workshop that is gone ends the
 			// stream; a store that is down for a moment does not.

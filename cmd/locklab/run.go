@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/content"
+	"github.com/locklab/locklab/internal/faillog"
 	"github.com/locklab/locklab/internal/linelog"
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/playground"
@@ -103,9 +104,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	// Failures of the store that the server survives (a Redis that is
+	// down) are logged once a minute per kind, with a count of the rest.
+	failures := faillog.New(logger, time.Now)
 	if cfg.redisURL != "" {
 		// go-redis keeps one process-wide logger; point it at ours.
-		redis.SetLogger(redisLogger{logger})
+		redis.SetLogger(redisLogger{failures})
 	}
 	progress, err := openStore(cfg)
 	if err != nil {
@@ -122,7 +126,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Participants' activity is counted in memory and written in batches,
 	// every few seconds and once more on shutdown, below.
 	workshops := workshop.New(progress, workshop.Options{MaxParticipants: cfg.maxParticipants})
-	go workshops.Run(ctx, func(err error) { logger.Warn("workshop activity not saved yet", "error", err) })
+	go workshops.Run(ctx, func(err error) { failures.Warn("workshop activity not saved yet", "error", err) })
 	srv, err := web.New(web.Config{
 		Content: source, Quizzes: quizzes, Progress: progress, Playground: sandboxes,
 		Secret: secretSource(cfg.secret, progress), Logger: logger, AccessLog: accessLog, Lab: newLabChecker(sandboxes), LabQueue: limit.FairQueueOptions{Slots: labSlots(&cfg)}, Limits: limits(progress, cfg.security),
