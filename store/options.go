@@ -19,6 +19,8 @@ type options struct {
 	maxSize int64
 	// writeFault fails the bolt file's writes, for tests (boltDB).
 	writeFault func() error
+	// observeRedis is told of each Redis round trip (ObserveRedis).
+	observeRedis RedisObserver
 }
 
 // Option changes how a store is opened.
@@ -46,8 +48,9 @@ func MaxSize(n int64) Option {
 	}
 }
 
-// Clock sets the clock the bolt store dates records by, for tests. Redis
-// keys expire by Redis's own clock.
+// Clock sets the clock the bolt store dates records by, and the Redis
+// store times its round trips by (ObserveRedis), for tests. Redis keys
+// expire by Redis's own clock.
 func Clock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
 }

@@ -44,6 +44,9 @@ func OpenRedis(url string, opts ...Option) (*Store, error) {
 	opt.DialerRetries = 2
 	opt.DialerRetryTimeout = 50 * time.Millisecond
 	rdb := redis.NewClient(opt)
+	if o.observeRedis != nil {
+		rdb.AddHook(observeHook{observe: o.observeRedis, now: o.now})
+	}
 	return &Store{b: &redisBackend{rdb: rdb, prefix: "locklab:", ttl: o.progressTTL}, name: "redis " + opt.Addr}, nil
 }
 

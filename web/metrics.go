@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/subtle"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,9 @@ type metrics struct {
 	// line is the most frequent write.
 	execA, execB prometheus.Counter
 	races        *prometheus.CounterVec
+	// streams measures event streams from open to close: they last
+	// minutes, and would drown the request latencies.
+	streams prometheus.Histogram
 	// series keeps each route's metrics by route, method and status.
 	series sync.Map
 }
@@ -37,7 +41,17 @@ type metrics struct {
 // is one: how many sandboxes are alive.
 type sandboxCounter interface{ Len() int }
 
-func newMetrics(pg Playground) *metrics {
+// metricsSources are what the metrics read beside the playground.
+type metricsSources struct {
+	// version is the binary's version, for locklab_build_info.
+	version string
+	// open are the event streams being served.
+	open *openStreams
+	// redis are the Redis store's round trips, if the store is Redis.
+	redis *RedisMetrics
+}
+
+func newMetrics(pg Playground, src metricsSources) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -59,10 +73,24 @@ func newMetrics(pg Playground) *metrics {
 		races: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "locklab_race_runs_total", Help: "Race scenarios computed, by scenario.",
 		}, []string{"scenario"}),
+		streams: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "locklab_event_stream_duration_seconds", Help: "How long event streams stayed open, from the request to its end; they are not in locklab_http_request_duration_seconds.",
+			Buckets: []float64{1, 10, 60, 300, 900, 1800, 3600, 7200, 14400},
+		}),
 	}
 	m.execA, m.execB = m.execs.WithLabelValues(string(playground.ClientA)), m.execs.WithLabelValues(string(playground.ClientB))
-	m.reg.MustRegister(m.requests, m.latency, m.answers, m.rateLimited, m.execs, m.races,
+	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "locklab_build_info", Help: "Always 1; its labels say which build is running: the binary's version and the Go version it was built with.",
+	}, []string{"version", "go_version"})
+	buildInfo.WithLabelValues(src.version, runtime.Version()).Set(1)
+	m.reg.MustRegister(m.requests, m.latency, m.answers, m.rateLimited, m.execs, m.races, m.streams, buildInfo,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "locklab_event_streams_open", Help: "Event streams (live updates of workshop pages) open now.",
+		}, func() float64 { return float64(src.open.len()) }),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if src.redis != nil {
+		m.reg.MustRegister(src.redis.errors, src.redis.latency)
+	}
 	// Worker restarts and script timeouts, when the playground counts them
 	// (the supervisor of worker processes does both, the in-process
 	// manager the timeouts).
@@ -105,8 +133,9 @@ type seriesKey struct {
 // record counts a request by its route pattern (never the raw path, which
 // would let anyone create unbounded label values), method and status.
 // Methods outside the standard ones count as "other": the route patterns,
-// statuses and standard methods are a fixed, small set.
-func (m *metrics) record(route, method string, status int, latency time.Duration) {
+// statuses and standard methods are a fixed, small set. An event stream's
+// time goes to the streams' histogram, not the requests' latencies.
+func (m *metrics) record(route, method string, status int, latency time.Duration, stream bool) {
 	if !standardMethod(method) {
 		method = "other"
 	}
@@ -120,7 +149,43 @@ func (m *metrics) record(route, method string, status int, latency time.Duration
 	}
 	rs := v.(routeSeries)
 	rs.requests.Inc()
+	if stream {
+		m.streams.Observe(latency.Seconds())
+		return
+	}
 	rs.latency.Observe(latency.Seconds())
+}
+
+// RedisMetrics are the Redis store's round trips: errors by command and
+// latency. The binary makes them, hands Observe to the store, which calls
+// it after every command or pipeline, and the metrics to the server
+// (Config.RedisMetrics), which serves them on /metrics.
+type RedisMetrics struct {
+	errors  *prometheus.CounterVec
+	latency prometheus.Histogram
+}
+
+// NewRedisMetrics returns Redis metrics that nothing has observed yet.
+func NewRedisMetrics() *RedisMetrics {
+	return &RedisMetrics{
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_redis_errors_total", Help: "Redis round trips of the store that failed, by command (pipeline for a pipeline).",
+		}, []string{"op"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "locklab_redis_latency_seconds", Help: "Time of the store's Redis round trips (a command or a pipeline), failed ones included.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+		}),
+	}
+}
+
+// Observe records one round trip: op is the command's name (a fixed set,
+// the commands the store sends) or "pipeline"; err is nil unless it
+// failed.
+func (r *RedisMetrics) Observe(op string, took time.Duration, err error) {
+	r.latency.Observe(took.Seconds())
+	if err != nil {
+		r.errors.WithLabelValues(op).Inc()
+	}
 }
 
 // exec counts a command line run as client.
@@ -141,8 +206,17 @@ func standardMethod(m string) bool {
 	return false
 }
 
+// handler serves the metrics, compressing them itself, as it must where
+// no middleware does (MetricsHandler's listener).
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// siteHandler serves the metrics uncompressed, for the site's listener,
+// whose compress middleware compresses them: both would send a scraper
+// gzip inside gzip.
+func (m *metrics) siteHandler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, DisableCompression: true})
 }
 
 // handleMetrics serves /metrics on the site's own listener; with a
@@ -160,7 +234,7 @@ func (s *Server) handleMetrics(c echo.Context) error {
 			return echo.NewHTTPError(http.StatusUnauthorized, "send the metrics token as Authorization: Bearer")
 		}
 	}
-	s.metrics.handler().ServeHTTP(c.Response(), c.Request())
+	s.metrics.siteHandler().ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 

@@ -1,10 +1,19 @@
 package web
 
 import (
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+
+	"github.com/locklab/locklab/limit"
+	"github.com/locklab/locklab/store"
 )
 
 // TestMetricsProtection checks the metrics token on the site's listener,
@@ -53,5 +62,147 @@ func TestMetricsProtection(t *testing.T) {
 				t.Errorf("MetricsHandler GET /metrics = %d; want %d with the metrics", code, tt.own)
 			}
 		})
+	}
+}
+
+// metricLine returns the line of /metrics that starts with series (a
+// name with its labels, as the exposition format writes them), and the
+// whole page for messages.
+func metricLine(t *testing.T, s *Server, series string) (string, string) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	s.MetricsHandler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	for _, line := range strings.Split(w.Body.String(), "\n") {
+		if strings.HasPrefix(line, series+" ") {
+			return line, w.Body.String()
+		}
+	}
+	return "", w.Body.String()
+}
+
+// wantMetric fails unless /metrics has series with value.
+func wantMetric(t *testing.T, s *Server, series, value string) {
+	t.Helper()
+	if got, _ := metricLine(t, s, series); got != series+" "+value {
+		t.Errorf("/metrics: %q; want %q", got, series+" "+value)
+	}
+}
+
+// awaitMetric waits until /metrics has series with value: a stream's
+// handler ends within a tick of its client going, and is counted then.
+func awaitMetric(t *testing.T, s *Server, series, value string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, _ := metricLine(t, s, series)
+		if got == series+" "+value {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics: %q; want %q", got, series+" "+value)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestBuildInfoMetric(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Version = "v1.2.3-test"
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMetric(t, s, `locklab_build_info{go_version="`+runtime.Version()+`",version="v1.2.3-test"}`, "1")
+}
+
+// TestEventStreamMetrics: an open stream counts in
+// locklab_event_streams_open; once it ends, its time is in
+// locklab_event_stream_duration_seconds and not in the requests'
+// latencies, while the request itself is counted as any other.
+func TestEventStreamMetrics(t *testing.T) {
+	s, base, code := streamsServer(t, limit.StreamCaps{})
+	l := joined(t, base, code, "ada")
+	wantMetric(t, s, "locklab_event_streams_open", "0")
+	status, _, msg, closeStream := openEvents(t, l, "192.0.2.1")
+	if status != 200 {
+		t.Fatalf("events = %d %s; want 200", status, msg)
+	}
+	wantMetric(t, s, "locklab_event_streams_open", "1")
+	closeStream()
+	awaitMetric(t, s, "locklab_event_stream_duration_seconds_count", "1")
+	wantMetric(t, s, "locklab_event_streams_open", "0")
+	wantMetric(t, s, `locklab_http_requests_total{method="GET",route="/api/workshop/events",status="200"}`, "1")
+	wantMetric(t, s, `locklab_http_request_duration_seconds_count{method="GET",route="/api/workshop/events"}`, "0")
+	// Other requests still have their latencies.
+	wantMetric(t, s, `locklab_http_request_duration_seconds_count{method="POST",route="/join"}`, "1")
+}
+
+// TestRedisMetrics: with the Redis store's round trips observed, a read
+// of progress counts as a round trip, and with Redis gone as an error.
+func TestRedisMetrics(t *testing.T) {
+	m := miniredis.RunT(t)
+	rm := NewRedisMetrics()
+	st, err := store.OpenRedis("redis://"+m.Addr(), store.ObserveRedis(rm.Observe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cfg := testConfig(t)
+	cfg.Progress, cfg.RedisMetrics = st, rm
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLearner(t, newServerFor(t, s))
+	wantMetric(t, s, "locklab_redis_latency_seconds_count", "0")
+	// An answer: a write of the answer (a transaction) and a read of the
+	// topic after it, each one round trip.
+	if code, _, body := l.answer("gc-pause", "fencing"); code != 200 {
+		t.Fatalf("answer = %d %s", code, body)
+	}
+	wantMetric(t, s, "locklab_redis_latency_seconds_count", "2")
+	if line, _ := metricLine(t, s, `locklab_redis_errors_total{op="pipeline"}`); line != "" {
+		t.Errorf("/metrics: %q; want no errors while Redis is up", line)
+	}
+	m.Close()
+	if code, _, body := l.answer("gc-pause", "fencing"); code != 503 {
+		t.Fatalf("answer with Redis gone = %d %s; want 503", code, body)
+	}
+	wantMetric(t, s, `locklab_redis_errors_total{op="pipeline"}`, "1")
+	wantMetric(t, s, "locklab_redis_latency_seconds_count", "3") // the write, which failed
+}
+
+// TestNoRedisMetricsWithoutRedis: a server whose store is not Redis
+// serves no Redis metrics.
+func TestNoRedisMetricsWithoutRedis(t *testing.T) {
+	s, err := New(testConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, page := metricLine(t, s, ""); strings.Contains(page, "locklab_redis_") {
+		t.Error("/metrics has Redis metrics with no Redis store")
+	}
+}
+
+// TestMetricsGzippedOnce: a scraper that accepts gzip gets the metrics
+// compressed once on either listener, not gzip inside gzip.
+func TestMetricsGzippedOnce(t *testing.T) {
+	s, err := New(testConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]http.Handler{"site": s, "MetricsHandler": s.MetricsHandler()} {
+		r := httptest.NewRequest("GET", "/metrics", nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		zr, err := gzip.NewReader(w.Body)
+		if err != nil {
+			t.Fatalf("%s: GET /metrics with gzip = %d, %q: %v", name, w.Code, w.Header().Get("Content-Encoding"), err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil || !strings.Contains(string(body), "go_goroutines") {
+			t.Errorf("%s: GET /metrics, gunzipped once: %v, %.40q; want the metrics", name, err, body)
+		}
 	}
 }

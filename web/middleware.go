@@ -47,7 +47,7 @@ func (s *Server) observed(c echo.Context, start time.Time, err error) {
 	if route == "" || res.Status == http.StatusNotFound && route == "/*" {
 		route = "unmatched"
 	}
-	s.metrics.record(route, req.Method, res.Status, latency)
+	s.metrics.record(route, req.Method, res.Status, latency, res.Header().Get(echo.HeaderContentType) == sseContentType)
 	level := slog.LevelInfo
 	if res.Status >= 500 {
 		level = slog.LevelError

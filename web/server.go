@@ -119,6 +119,11 @@ type Config struct {
 	// gives it a writer that batches lines, as a write per request costs
 	// as much as serving a small page.
 	AccessLog *slog.Logger
+	// Version is the binary's version, for /metrics (locklab_build_info).
+	Version string
+	// RedisMetrics, if set, are served on /metrics: the binary hands
+	// their Observe to the Redis store (NewRedisMetrics).
+	RedisMetrics *RedisMetrics
 }
 
 // Server is the Lock Lab HTTP handler.
@@ -210,11 +215,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: assets: %w", err)
 	}
+	open := newOpenStreams()
 	s := &Server{
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
-		secret: &secret{get: cfg.Secret}, log: cfg.Logger, failures: faillog.New(cfg.Logger, time.Now), accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, metrics: newMetrics(cfg.Playground), limits: cfg.Limits, secureCookies: cfg.SecureCookies,
-		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), streams: limit.NewStreams(cfg.Streams), open: newOpenStreams(),
+		secret: &secret{get: cfg.Secret}, log: cfg.Logger, failures: faillog.New(cfg.Logger, time.Now), accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, limits: cfg.Limits, secureCookies: cfg.SecureCookies,
+		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), streams: limit.NewStreams(cfg.Streams), open: open,
+		metrics:   newMetrics(cfg.Playground, metricsSources{version: cfg.Version, open: open, redis: cfg.RedisMetrics}),
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,
 		carry:       carry.New(cfg.CarryCodes, cfg.Progress, cfg.CarryTTL, nil),

@@ -83,6 +83,13 @@ func (o *openStreams) extend(rc *http.ResponseController, at time.Time) bool {
 	return true
 }
 
+// len is how many streams are being served.
+func (o *openStreams) len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.writers)
+}
+
 func (o *openStreams) remove(rc *http.ResponseController) {
 	o.mu.Lock()
 	delete(o.writers, rc)

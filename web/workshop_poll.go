@@ -409,6 +409,10 @@ func (s *Server) handleLearnerEvents(c echo.Context) error {
 	})
 }
 
+// sseContentType is an event stream's: the metrics tell streams from
+// other requests by it.
+const sseContentType = "text/event-stream"
+
 // sseEvent is one server-sent event: its name and its data.
 type sseEvent struct{ name, data string }
 
@@ -427,7 +431,7 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 	defer done()
 	ctx := c.Request().Context()
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set(echo.HeaderContentType, sseContentType)
 	w.Header().Set("X-Accel-Buffering", "no")
 	// The server's WriteTimeout would end the stream; each write gets its
 	// own deadline instead, so a client that stops reading is still dropped.

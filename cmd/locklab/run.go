@@ -111,7 +111,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// go-redis keeps one process-wide logger; point it at ours.
 		redis.SetLogger(redisLogger{failures})
 	}
-	progress, err := openStore(cfg)
+	// The Redis store's round trips, counted in the server's metrics.
+	redisMetrics := web.NewRedisMetrics()
+	progress, err := openStore(cfg, redisMetrics)
 	if err != nil {
 		return err
 	}
@@ -134,7 +136,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Workshops: workshops, AdminToken: cfg.adminToken, AdminLimits: adminLimits(progress), MetricsLimits: limit.NewMetricsLimits(progress),
 		CarryCodes: progress, CarryTTL: cfg.keep.carryTTL, CarryLimits: carryLimits(progress, cfg.security), Newcomers: limit.NewNewcomers(progress, cfg.security.rates(), cfg.newcomers), JoinLimits: joinLimits(progress, cfg), PublicURL: cfg.keep.publicURL,
 		MetricsToken: cfg.metricsToken, SeparateMetrics: cfg.metricsAddr != "",
-		Ready: []web.ReadyCheck{{Name: storeName(cfg), Check: progress.Ready}},
+		Ready:   []web.ReadyCheck{{Name: storeName(cfg), Check: progress.Ready}},
+		Version: readBuildInfo().Version, RedisMetrics: redisMetricsIf(cfg, redisMetrics),
 	})
 	if err != nil {
 		return err
@@ -327,14 +330,24 @@ func raceScenarios() []string {
 	return ids
 }
 
-// openStore opens the progress store: Redis when a URL is given, else the
-// embedded file store in the data directory.
-func openStore(cfg config) (*store.Store, error) {
+// openStore opens the progress store: Redis when a URL is given, its
+// round trips observed by rm, else the embedded file store in the data
+// directory.
+func openStore(cfg config, rm *web.RedisMetrics) (*store.Store, error) {
 	ttl := store.ProgressTTL(cfg.keep.progressTTL)
 	if cfg.redisURL != "" {
-		return store.OpenRedis(cfg.redisURL, ttl)
+		return store.OpenRedis(cfg.redisURL, ttl, store.ObserveRedis(rm.Observe))
 	}
 	return store.OpenBolt(cfg.dataDir, ttl, store.MaxSize(cfg.progressMax))
+}
+
+// redisMetricsIf is rm when the store is Redis, else nil: the file store
+// has no round trips to count, and /metrics leaves the Redis metrics out.
+func redisMetricsIf(cfg config, rm *web.RedisMetrics) *web.RedisMetrics {
+	if cfg.redisURL != "" {
+		return rm
+	}
+	return nil
 }
 
 // storeName is what /readyz calls the store when it is down: "redis",
