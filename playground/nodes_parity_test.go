@@ -1,7 +1,6 @@
 package playground
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/redistest"
 	"github.com/locklab/locklab/internal/testenv"
 )
 
@@ -99,7 +99,7 @@ func (r *realNode) launch() error {
 	r.kill = func() { _ = cmd.Process.Kill() }
 	deadline := time.After(realNodeStart)
 	for {
-		if err := pingNode(r.addr()); err == nil {
+		if err := redistest.Ping(r.addr()); err == nil {
 			return nil
 		}
 		select {
@@ -154,29 +154,6 @@ func (r *realNode) start(persist bool) {
 	if err := r.launch(); err != nil {
 		r.t.Fatalf("start real node %d again: %v", r.n, err)
 	}
-}
-
-// pingNode sends PING in the inline protocol and expects +PONG.
-func pingNode(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := c.SetDeadline(time.Now().Add(time.Second)); err != nil {
-		return err
-	}
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(line) != "+PONG" {
-		return fmt.Errorf("ping %s: got %q", addr, line)
-	}
-	return nil
 }
 
 // serverClosed is what redis-cli prints for the first line it sends on a

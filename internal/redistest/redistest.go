@@ -88,7 +88,7 @@ func launch(t testing.TB, bin string, port int) (*Server, error) {
 	}}
 	deadline := time.Now().Add(startTimeout)
 	for {
-		if err := ping(addr); err == nil {
+		if err := Ping(addr); err == nil {
 			t.Cleanup(s.Stop)
 			return s, nil
 		}
@@ -114,8 +114,9 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// ping sends PING in the inline protocol and expects +PONG.
-func ping(addr string) error {
+// Ping sends PING to the server at addr in the inline protocol and
+// expects +PONG: how a test knows a server it started is ready.
+func Ping(addr string) error {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return err

@@ -4,7 +4,7 @@ import "testing"
 
 func TestStart(t *testing.T) {
 	addr := Start(t)
-	if err := ping(addr); err != nil {
-		t.Fatalf("ping(%q) = %v; want nil", addr, err)
+	if err := Ping(addr); err != nil {
+		t.Fatalf("Ping(%q) = %v; want nil", addr, err)
 	}
 }
