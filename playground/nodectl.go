@@ -46,6 +46,18 @@ type NodeInfo struct {
 	SkewMS int64 `json:"skew_ms"`
 }
 
+// State names the node's state as learners read it: "running",
+// "stopped" or "not started".
+func (n NodeInfo) State() string {
+	switch {
+	case !n.Up:
+		return "stopped"
+	case !n.Used:
+		return "not started"
+	}
+	return "running"
+}
+
 // NodeChange is what a node action did.
 type NodeChange struct {
 	// Text says it in a sentence for the transcript.

@@ -36,7 +36,7 @@ func (ns *nodeSet) nodeLine(client Client, line string) (res Result, ok bool, er
 	if err != nil {
 		return ns.answer(client, fmt.Sprintf("(the node line failed: %v)", err)), true, nil
 	}
-	return ns.answer(client, strings.Join(append([]string{c.Text}, expiredLines(c.Expired)...), "\n")), true, nil
+	return ns.answer(client, strings.Join(append([]string{c.Text}, ExpiredLines(c.Expired)...), "\n")), true, nil
 }
 
 // parseNodeLine reads "N action [persist | ±MS]"; msg says what is wrong.
@@ -80,8 +80,11 @@ func parseNodeLine(args []string) (op NodeOp, n int, msg string) {
 // buttons' API does: a day.
 const maxNodeJump = 24 * time.Hour
 
-// expiredLines are the transcript's lines for keys that expired.
-func expiredLines(keys []string) []string {
+// ExpiredLines are the transcript's lines for keys that expired in a
+// clock move: "lock:invoice:7 expired" for each of the first ten, then
+// how many more, so that a thousand keys with one TTL do not fill the
+// transcript.
+func ExpiredLines(keys []string) []string {
 	const named = 10
 	var out []string
 	for i, k := range keys {
@@ -100,12 +103,9 @@ func nodesText(info []NodeInfo) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		state := "running"
-		switch {
-		case !n.Up:
-			state = "stopped"
-		case !n.Used:
-			state = "not started yet (it starts when a line uses it)"
+		state := n.State()
+		if !n.Used && n.Up {
+			state += " yet (it starts when a line uses it)"
 		}
 		fmt.Fprintf(&b, "node %d: %s", n.Node, state)
 		if n.SkewMS != 0 {

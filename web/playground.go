@@ -238,19 +238,8 @@ func advanceNotices(ms int64, expired []string) []string {
 	if len(expired) == 0 {
 		return append(lines, "No key expired.")
 	}
-	for i, k := range expired {
-		if i == maxExpiredNamed {
-			return append(lines, "and "+strconv.Itoa(len(expired)-i)+" more keys expired")
-		}
-		lines = append(lines, k+" expired")
-	}
-	return lines
+	return append(lines, playground.ExpiredLines(expired)...)
 }
-
-// maxExpiredNamed is how many expired keys an advance names one by one; a
-// sandbox of a thousand keys with one TTL would otherwise fill the
-// transcript.
-const maxExpiredNamed = 10
 
 func advanceBy(ms int64) (time.Duration, error) {
 	d := time.Duration(ms) * time.Millisecond

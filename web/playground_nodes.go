@@ -85,14 +85,7 @@ func nodeNumber(c echo.Context) (int, error) {
 
 // nodeNotices are the transcript's lines for a node action.
 func nodeNotices(c playground.NodeChange) []string {
-	lines := []string{c.Text}
-	for i, k := range c.Expired {
-		if i == maxExpiredNamed {
-			return append(lines, "and "+strconv.Itoa(len(c.Expired)-i)+" more keys expired")
-		}
-		lines = append(lines, k+" expired")
-	}
-	return lines
+	return append([]string{c.Text}, playground.ExpiredLines(c.Expired)...)
 }
 
 // nodeResponse is the answer to a node action: what it did, in a
@@ -183,14 +176,7 @@ func (s *Server) nodeForm(c echo.Context, id string) ([]views.PGEntry, error) {
 func pgNodes(info []playground.NodeInfo) []views.PGNode {
 	out := make([]views.PGNode, len(info))
 	for i, n := range info {
-		state := "running"
-		switch {
-		case !n.Up:
-			state = "stopped"
-		case !n.Used:
-			state = "not started"
-		}
-		out[i] = views.PGNode{N: n.Node, State: state}
+		out[i] = views.PGNode{N: n.Node, State: n.State()}
 		if n.SkewMS != 0 {
 			out[i].Skew = skewText(n.SkewMS)
 		}
