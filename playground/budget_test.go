@@ -162,42 +162,6 @@ func TestSandboxExecWithin(t *testing.T) {
 	}
 }
 
-func TestFollowSavesAtMostOnceASecond(t *testing.T) {
-	m1, m2, store, clock := newReplicas(t, Options{})
-	mustExec(t, m1, "ada", ClientA, "SET k 1") // saved at once
-	if got := store.saveCount(); got != 1 {
-		t.Fatalf("%d saves after the first write; want 1", got)
-	}
-	for _, line := range []string{"SET k 2", "INCR k", "INCR k"} {
-		mustExec(t, m1, "ada", ClientA, line)
-	}
-	if got, timers := store.saveCount(), clock.Pending(); got != 1 || timers != 1 {
-		t.Errorf("%d saves and %d timers after 3 more writes within the second; want 1 and 1", got, timers)
-	}
-	// Within the second, another replica sees the first write only: the
-	// trade-off.
-	wantOutput(t, m2, "replica 2 within the second", "ada", ClientA, "GET k", `"1"`)
-	clock.Add(time.Second)
-	if got := store.saveCount(); got != 2 {
-		t.Errorf("%d saves a second later; want 2, the last state", got)
-	}
-	wantOutput(t, m2, "replica 2 a second later", "ada", ClientA, "GET k", `"4"`)
-
-	// A deferred save does not overwrite what another replica saved
-	// meanwhile: the learner moved, and that copy is newer.
-	mustExec(t, m1, "ada", ClientA, "SET k m1-first") // pulls 4, saves at once
-	mustExec(t, m1, "ada", ClientA, "SET k m1-later") // deferred
-	mustExec(t, m2, "ada", ClientA, "SET k m2")
-	clock.Add(time.Second)
-	wantOutput(t, m1, "replica 1 after the learner moved", "ada", ClientA, "GET k", `"m2"`)
-
-	// Closing a replica saves what it had deferred.
-	mustExec(t, m1, "ada", ClientA, "SET k a")
-	mustExec(t, m1, "ada", ClientA, "SET k b")
-	m1.Close()
-	wantOutput(t, m2, "replica 2 after replica 1 closed", "ada", ClientA, "GET k", `"b"`)
-}
-
 func TestSandboxQueuedBytesLimit(t *testing.T) {
 	clock := newFakeClock()
 	s := newTestSandbox(t, clock, Limits{MaxQueuedBytes: 1000})

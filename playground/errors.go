@@ -39,6 +39,10 @@ var (
 	// restored to its state before the line, but the line may have run
 	// for any time up to then, so what it used is unknown.
 	ErrStopped = errors.New("playground: stopped while running the line")
+	// ErrBusy: the learner's sandbox kept changing on another replica of
+	// the server while a call ran here (many requests at once from one
+	// learner); nothing the call did was kept.
+	ErrBusy = errors.New("playground: sandbox busy on another replica")
 )
 
 // A RefusedError is the playground refusing a line before Redis sees it.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // SandboxCopies keeps a copy of each learner's sandbox where every
@@ -18,8 +20,10 @@ import (
 // learner's command, it compares the version of its own sandbox with the
 // store's (Version, one cheap round trip) and, if they differ, restores
 // the sandbox from the copy (Load); after a command that may have changed
-// the sandbox, it saves it (Save). The store being down never fails a
-// command: the sandbox then lives on in this replica alone.
+// the sandbox, it saves it (Save) before the command's reply is given,
+// on condition that no other replica saved since. The store being down
+// never fails a command: the sandbox then lives on in this replica alone
+// until the store is back.
 //
 // The keys, scripts and clock of a sandbox follow the learner; the
 // connection state of its two clients (a MULTI in progress, WATCH) stays
@@ -33,13 +37,18 @@ type SandboxCopies interface {
 	// none.
 	Load(ctx context.Context, learner string) (version string, data []byte, err error)
 	// Save replaces the learner's copy with data, kept for ttl, and
-	// returns its new version.
-	Save(ctx context.Context, learner string, data []byte, ttl time.Duration) (version string, err error)
+	// returns its new version, but only if the copy's version is still
+	// base ("": there is no copy); else it saves nothing and returns
+	// saved false. The check and the write are one step for the store.
+	Save(ctx context.Context, learner, base string, data []byte, ttl time.Duration) (version string, saved bool, err error)
 }
 
-// savedFormat is the first byte of a saved copy, so that a replica can
-// tell a copy written by a later version of the program.
-const savedFormat = 1
+// The first byte of a saved copy says how it is encoded, so that a
+// replica can tell a copy written by another version of the program.
+const (
+	savedGob     = 1 // encoding/gob, as written before
+	savedMsgpack = 2 // MessagePack, written now
+)
 
 // saved is a sandbox as SandboxCopies keeps it: the snapshot, and the
 // Manager's clock when it was taken, from which a replica that restores
@@ -51,11 +60,14 @@ type saved struct {
 }
 
 // encodeSaved encodes snap, taken at now, for SandboxCopies. It uses
-// gob, which keeps binary values as they are, where JSON would not.
+// MessagePack, which keeps binary values as they are, where JSON would
+// not, and costs a small copy a few microseconds, where gob spends most
+// of its time describing the types again for every copy: a copy is saved
+// after every write.
 func encodeSaved(snap Snapshot, now time.Time) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.WriteByte(savedFormat)
-	if err := gob.NewEncoder(&buf).Encode(saved{SavedAtMS: now.UnixMilli(), Snapshot: snap}); err != nil {
+	buf.WriteByte(savedMsgpack)
+	if err := msgpack.NewEncoder(&buf).Encode(saved{SavedAtMS: now.UnixMilli(), Snapshot: snap}); err != nil {
 		return nil, fmt.Errorf("encode sandbox copy: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -63,13 +75,20 @@ func encodeSaved(snap Snapshot, now time.Time) ([]byte, error) {
 
 // decodeSaved decodes a copy and returns its snapshot as of now: the TTLs
 // shorter by the time since it was saved, the keys whose TTL ran out in
-// that time left out.
+// that time left out. It reads copies in either encoding, so that
+// replicas of the version before and this one can run side by side.
 func decodeSaved(data []byte, now time.Time) (Snapshot, error) {
-	if len(data) == 0 || data[0] != savedFormat {
+	var s saved
+	var err error
+	switch {
+	case len(data) > 0 && data[0] == savedMsgpack:
+		err = msgpack.Unmarshal(data[1:], &s)
+	case len(data) > 0 && data[0] == savedGob:
+		err = gob.NewDecoder(bytes.NewReader(data[1:])).Decode(&s)
+	default:
 		return Snapshot{}, errors.New("decode sandbox copy: unknown format")
 	}
-	var s saved
-	if err := gob.NewDecoder(bytes.NewReader(data[1:])).Decode(&s); err != nil {
+	if err != nil {
 		return Snapshot{}, fmt.Errorf("decode sandbox copy: %w", err)
 	}
 	return s.Snapshot.aged(now.Sub(time.UnixMilli(s.SavedAtMS))), nil
@@ -111,123 +130,91 @@ func maxSavedBytes(l Limits) int {
 }
 
 // use runs f on the session's sandbox. With Options.SandboxCopies set, it
-// does so under the session's lock: first it brings the sandbox up to date
-// with the copy another replica saved, if there is a newer one (moved
-// then reports that it did), and afterwards it saves the sandbox if f
-// may have changed it: at once if urgent is set, else as saveSoon does.
-func (m *Manager) use(ctx context.Context, s *session, urgent bool, f func(Box) error) (moved bool, err error) {
+// does so under the session's lock, and makes sure f's work is that of a
+// sandbox up to date with the shared copy, saved before use returns: a
+// reply is never given for a change the other replicas cannot see, nor
+// from a sandbox older than the copy another replica saved.
+//
+// It is optimistic, so that a command costs one round trip to the store
+// when the learner stays on this replica. f runs on the sandbox as it is
+// here. If f changed it, the sandbox is saved on condition that the copy
+// is still the one the sandbox was brought up to date with, as a fencing
+// token makes a storage refuse a late writer; if f changed nothing, the
+// copy's version is checked instead. Either way, if another replica saved
+// in between (the learner moved, or sent requests to two replicas at
+// once), what f did here is thrown away, the sandbox is restored from the
+// copy and f runs again on it (moved then reports that it was restored),
+// up to maxConflicts times; then use returns ErrBusy. The other replica's
+// change is kept and f's reply is that of a command run after it.
+func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved bool, err error) {
 	if m.opts.SandboxCopies == nil {
 		return false, f(s.box)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	moved = m.pull(ctx, s)
-	err = f(s.box)
-	if urgent {
-		s.savedAt = time.Time{}
-	}
-	m.saveSoon(s)
-	return moved, err
-}
-
-// saveSoon saves the session's sandbox if it may have changed: at once if
-// its last save is SaveEvery old, else when it is, so that a learner
-// typing fast costs one save a second, not one a command, and the last
-// state is always saved. It is called with s.mu held.
-//
-// The trade-off: for up to SaveEvery after a command, the shared copy
-// may lack its changes. A learner whose next command lands on another
-// replica within that time finds their sandbox as it was before the
-// unsaved commands; the deferred save then does not overwrite the copy
-// the other replica saved since (see saveDue), so the sandbox stays
-// consistent, one second back in time, rather than forking.
-func (m *Manager) saveSoon(s *session) {
-	if !s.unsaved && s.box.Writes() == s.writes {
-		return
-	}
-	now := m.opts.Now()
-	due := s.savedAt.Add(m.opts.SaveEvery)
-	if !now.Before(due) {
-		if s.later != nil {
-			s.later()
-			s.later = nil
+	for attempt := 0; ; attempt++ {
+		pulled := attempt > 0
+		if pulled && m.pull(ctx, s) {
+			moved = true
 		}
-		m.push(context.Background(), s, false)
-		s.savedAt = now
-		return
-	}
-	if s.later == nil {
-		s.later = m.opts.AfterFunc(due.Sub(now), func() { m.saveDue(s) })
-	}
-}
-
-// saveDue is the deferred save of saveSoon.
-func (m *Manager) saveDue(s *session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.later == nil {
-		return // saved or cancelled meanwhile
-	}
-	s.later = nil
-	if !s.unsaved && s.box.Writes() == s.writes {
-		return
-	}
-	// The learner may have moved on to another replica, which saved a
-	// newer copy: theirs wins; the changes here are lost.
-	ver, err := m.opts.SandboxCopies.Version(context.Background(), s.learner, m.opts.IdleTimeout)
-	if err == nil && ver != s.version {
-		s.writes, s.unsaved = s.box.Writes(), false
-		return
-	}
-	m.push(context.Background(), s, false)
-	s.savedAt = m.opts.Now()
-}
-
-// saveNow does at once the deferred save of a session, if one is due, as
-// its sandbox is about to be closed.
-func (m *Manager) saveNow(s *session) {
-	if m.opts.SandboxCopies == nil {
-		return
-	}
-	s.mu.Lock()
-	pending := s.later != nil
-	s.mu.Unlock()
-	if pending {
-		m.saveDue(s)
+		err = f(s.box)
+		switch m.push(ctx, s, false) {
+		case saveDone, saveFailed:
+			return moved, err
+		case saveNothing:
+			if pulled || m.current(ctx, s) {
+				return moved, err
+			}
+		}
+		if attempt+1 >= maxConflicts {
+			return moved, ErrBusy
+		}
 	}
 }
 
-// cancelSave drops the deferred save of a session, if any.
-func (m *Manager) cancelSave(s *session) {
-	if m.opts.SandboxCopies == nil {
-		return
+// maxConflicts is how many times use runs a call whose save found that
+// another replica had saved first. A learner who moved costs one more;
+// two requests at once from one learner may cost two.
+const maxConflicts = 4
+
+// saveResult is what push did.
+type saveResult int
+
+const (
+	saveNothing  saveResult = iota // nothing to save
+	saveDone                       // the copy now holds the sandbox
+	saveFailed                     // the store failed: the sandbox lives on here
+	saveConflict                   // another replica saved first: nothing saved
+)
+
+// current reports whether the session's sandbox is up to date with the
+// shared copy, or the store cannot tell (it is down: the sandbox here is
+// all there is). It is called with s.mu held.
+func (m *Manager) current(ctx context.Context, s *session) bool {
+	ver, err := m.opts.SandboxCopies.Version(ctx, s.learner, m.opts.IdleTimeout)
+	if err != nil {
+		m.followFailed("check the shared copy of a sandbox", err)
+		return true
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.later != nil {
-		s.later()
-		s.later = nil
-	}
+	return ver == "" || ver == s.version
 }
 
 // pull replaces the session's sandbox with the learner's saved copy if
 // that copy is not the one the sandbox matches, and reports whether it
-// did. It is called with s.mu held.
+// did. If there is no copy any more (it expired, or Redis lost it), the
+// sandbox here is all there is: it is saved as a new copy next. It is
+// called with s.mu held.
 func (m *Manager) pull(ctx context.Context, s *session) bool {
-	ver, err := m.opts.SandboxCopies.Version(ctx, s.learner, m.opts.IdleTimeout)
-	if err != nil {
-		m.followFailed("check the shared copy of a sandbox", err)
-		return false
-	}
-	if ver == "" || ver == s.version {
-		return false
-	}
 	ver, data, err := m.opts.SandboxCopies.Load(ctx, s.learner)
 	if err != nil {
 		m.followFailed("load the shared copy of a sandbox", err)
 		return false
 	}
-	if ver == "" || ver == s.version {
+	if ver == "" {
+		s.version, s.unsaved = "", true
+		return false
+	}
+	if ver == s.version {
 		return false
 	}
 	if max := maxSavedBytes(m.opts.Limits); len(data) > max {
@@ -266,17 +253,18 @@ func (m *Manager) pull(ctx context.Context, s *session) bool {
 }
 
 // push saves the session's sandbox if it may have changed since it was
-// last saved or restored, or in any case if force is set. It is called
-// with s.mu held.
-func (m *Manager) push(ctx context.Context, s *session, force bool) {
+// last saved or restored, or in any case if force is set, on condition
+// that the shared copy is still the one it was brought up to date with.
+// It is called with s.mu held.
+func (m *Manager) push(ctx context.Context, s *session, force bool) saveResult {
 	writes := s.box.Writes()
 	if !force && !s.unsaved && writes == s.writes {
-		return
+		return saveNothing
 	}
 	now := m.opts.Now()
 	snap, err := s.box.Snapshot()
 	if errors.Is(err, ErrClosed) {
-		return // the session is gone; so is what there was to save
+		return saveFailed // the session is gone; so is what there was to save
 	}
 	var data []byte
 	if err == nil {
@@ -289,16 +277,21 @@ func (m *Manager) push(ctx context.Context, s *session, force bool) {
 		// Not worth trying again until the sandbox changes.
 		s.writes, s.unsaved = writes, false
 		m.followFailed("save the shared copy of a sandbox", err)
-		return
+		return saveFailed
 	}
 	// The learner's command has run: save even if they went away.
-	ver, err := m.opts.SandboxCopies.Save(context.WithoutCancel(ctx), s.learner, data, m.opts.IdleTimeout)
-	if err != nil {
+	ver, saved, err := m.opts.SandboxCopies.Save(context.WithoutCancel(ctx), s.learner, s.version, data, m.opts.IdleTimeout)
+	switch {
+	case err != nil:
 		s.writes, s.unsaved = writes, true
 		m.followFailed("save the shared copy of a sandbox", err)
-		return
+		return saveFailed
+	case !saved:
+		// The next pull restores the other replica's copy.
+		return saveConflict
 	}
 	s.version, s.writes, s.unsaved = ver, writes, false
+	return saveDone
 }
 
 // followFailed logs a failure of the sandbox copies as a warning: the

@@ -18,13 +18,11 @@ func loadLine(lib, fn, ret string) string {
 // TestFunctionsFollowAcrossReplicas checks that function libraries are
 // in the copy another replica restores, and so is their deletion.
 func TestFunctionsFollowAcrossReplicas(t *testing.T) {
-	m1, m2, _, clock := newReplicas(t, Options{})
+	m1, m2, _, _ := newReplicas(t, Options{})
 	mustExec(t, m1, "ada", ClientA, loadLine("locks", "owner", "redis.call('GET', keys[1])"))
 	mustExec(t, m1, "ada", ClientA, "SET lock:1 tok")
-	clock.RunTimers()
 	wantOutput(t, m2, "replica 2", "ada", ClientB, "FCALL owner 1 lock:1", `"tok"`)
 	mustExec(t, m2, "ada", ClientA, "FUNCTION DELETE locks")
-	clock.RunTimers()
 	wantOutput(t, m1, "replica 1", "ada", ClientA, "FCALL owner 1 lock:1", "(error) ERR Function not found")
 }
 

@@ -61,14 +61,6 @@ type Options struct {
 	// learner's sandbox follows them from one replica to another; see
 	// SandboxCopies.
 	SandboxCopies SandboxCopies
-	// SaveEvery spaces out the saves of a learner's sandbox to
-	// SandboxCopies: the first change after a quiet SaveEvery is saved at
-	// once, later ones together when SaveEvery has passed since that
-	// save; default 1 second. See follow.go for what this costs a learner who moves.
-	SaveEvery time.Duration
-	// AfterFunc runs f after d, for the deferred saves; default
-	// time.AfterFunc. Tests give a fake clock's.
-	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// Logger gets the failures of SandboxCopies, as warnings; default none.
 	Logger *slog.Logger
 
@@ -138,8 +130,6 @@ type session struct {
 	version string // of the shared copy box matches; "" if none
 	writes  uint64 // box.Writes() when box matched that copy
 	unsaved bool   // a save failed: box has changes the copy lacks
-	savedAt time.Time
-	later   func() bool // stops the deferred save, if one is due
 }
 
 type dropped struct {
@@ -171,12 +161,6 @@ func NewManager(opts Options) *Manager {
 	opts.NewBox = func(o SandboxOptions) (Box, error) { return newNodeSet(cfg, o.Learner, o.Restore) }
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.SaveEvery <= 0 {
-		opts.SaveEvery = time.Second
-	}
-	if opts.AfterFunc == nil {
-		opts.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
 	if opts.ActiveFor <= 0 {
 		opts.ActiveFor = 2 * time.Minute
@@ -233,8 +217,13 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 		}
 		var res Result
 		size := -1
-		moved, err := m.use(ctx, s, false, func(box Box) (err error) {
+		// A line run again on another replica's newer copy (see use) is
+		// charged for every run.
+		var scripts, run time.Duration
+		moved, err := m.use(ctx, s, func(box Box) (err error) {
 			res, size, err = box.ExecWithin(ctx, client, line, allow)
+			scripts, run = scripts+res.ScriptTime, run+res.RunTime
+			res.ScriptTime, res.RunTime = scripts, run
 			// In the same turn, so that with SandboxCopies it costs no
 			// second look at the shared copy; an extra, without which
 			// the reply stands.
@@ -278,18 +267,28 @@ func (m *Manager) Reset(learner string) error {
 	delete(m.dropped, learner)
 	m.mu.Unlock()
 	if old != nil {
-		m.cancelSave(old) // the copy is replaced below
 		old.box.Close()
 	}
 	s, _, err := m.get(learner, true)
 	if err != nil || m.opts.SandboxCopies == nil {
 		return err
 	}
-	// The other replicas must drop their copies too.
+	// The other replicas must drop their copies too: the fresh sandbox
+	// replaces whatever copy there is now.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m.push(context.Background(), s, true)
-	return nil
+	for range maxConflicts {
+		ver, err := m.opts.SandboxCopies.Version(context.Background(), learner, m.opts.IdleTimeout)
+		if err != nil {
+			m.followFailed("check the shared copy of a sandbox", err)
+			return nil
+		}
+		s.version = ver
+		if m.push(context.Background(), s, true) != saveConflict {
+			return nil
+		}
+	}
+	return ErrBusy
 }
 
 // Advance moves the learner's sandbox clock forward by d and returns the
@@ -301,9 +300,7 @@ func (m *Manager) Advance(learner string, d time.Duration) (Advanced, error) {
 			return Advanced{}, err
 		}
 		var a Advanced
-		// A clock move is one click, which lessons make to watch a TTL run
-		// out, often from another page: it is saved at once.
-		_, err = m.use(context.Background(), s, true, func(box Box) (err error) {
+		_, err = m.use(context.Background(), s, func(box Box) (err error) {
 			a, err = box.Advance(d)
 			return err
 		})
@@ -322,7 +319,7 @@ func (m *Manager) Keys(learner string) ([]KeyInfo, error) {
 			return []KeyInfo{}, err
 		}
 		var keys []KeyInfo
-		_, err = m.use(context.Background(), s, false, func(box Box) (err error) {
+		_, err = m.use(context.Background(), s, func(box Box) (err error) {
 			keys, err = box.Keys()
 			return err
 		})
@@ -345,7 +342,7 @@ func (m *Manager) Clock(learner string) (time.Time, error) {
 			return m.opts.Now(), nil
 		}
 		var now time.Time
-		_, err = m.use(context.Background(), s, false, func(box Box) error {
+		_, err = m.use(context.Background(), s, func(box Box) error {
 			now = box.Now()
 			return nil
 		})
@@ -455,14 +452,12 @@ func (m *Manager) dropLocked(s *session, now time.Time, notice string) *session 
 	return m.removeLocked(s.learner)
 }
 
-// closeSessions closes the boxes of removed sessions, saving first what
-// a deferred save still had to save.
+// closeSessions closes the boxes of removed sessions.
 func (m *Manager) closeSessions(ss []*session) {
 	for _, s := range ss {
 		if s == nil {
 			continue
 		}
-		m.saveNow(s)
 		s.box.Close()
 	}
 }

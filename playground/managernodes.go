@@ -6,8 +6,7 @@ import (
 )
 
 // Node applies op to the learner's node n (1 to MaxNodes), starting their
-// sandbox, or that node, if they have none yet. Like a clock move, it is
-// saved at once for the other replicas.
+// sandbox, or that node, if they have none yet.
 func (m *Manager) Node(ctx context.Context, learner string, n int, op NodeOp) (NodeChange, error) {
 	for attempt := 0; ; attempt++ {
 		s, _, err := m.get(learner, true)
@@ -15,7 +14,7 @@ func (m *Manager) Node(ctx context.Context, learner string, n int, op NodeOp) (N
 			return NodeChange{}, err
 		}
 		var c NodeChange
-		_, err = m.use(ctx, s, true, func(box Box) (err error) {
+		_, err = m.use(ctx, s, func(box Box) (err error) {
 			ns, err := nodesOf(box)
 			if err != nil {
 				return err
@@ -50,7 +49,7 @@ func (m *Manager) Nodes(learner string) ([]NodeInfo, error) {
 			return FreshNodes(), nil
 		}
 		var info []NodeInfo
-		_, err = m.use(context.Background(), s, false, func(box Box) error {
+		_, err = m.use(context.Background(), s, func(box Box) error {
 			ns, err := nodesOf(box)
 			if err == nil {
 				info, err = ns.info()

@@ -26,7 +26,8 @@ const sandboxBackoff = 2 * time.Second
 // Redis, so that every replica of the server can restore it: the sandbox
 // follows the learner when a load balancer sends them to another replica.
 // A copy is opaque bytes with a version, a random string that changes
-// with every Save; it expires when the learner has been away for the ttl
+// with every Save, which saves only over the version the caller last
+// saw; it expires when the learner has been away for the ttl
 // the caller gives. It has the methods of playground.SandboxCopies and is
 // safe for concurrent use.
 type SandboxCopies struct {
@@ -92,28 +93,42 @@ func (c *SandboxCopies) Load(ctx context.Context, learner string) (string, []byt
 	return ver, []byte(data), nil
 }
 
+// saveIfAt replaces a learner's copy (KEYS[1]) with a new version
+// (ARGV[2]) and data (ARGV[3]) kept for ARGV[4] ms, only if its version is
+// still ARGV[1] ("" for no copy). It returns the new version, or false
+// when another replica saved since.
+var saveIfAt = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], 'v') or ''
+if cur ~= ARGV[1] then return false end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return ARGV[2]
+`)
+
 // Save replaces the learner's copy with data, kept for ttl, and returns
-// its new version.
-func (c *SandboxCopies) Save(ctx context.Context, learner string, data []byte, ttl time.Duration) (string, error) {
+// its new version, if the copy's version is still base ("": none); else
+// it saves nothing and returns saved false. The check and the write are
+// one script, so two replicas saving on the same copy cannot both win.
+func (c *SandboxCopies) Save(ctx context.Context, learner, base string, data []byte, ttl time.Duration) (string, bool, error) {
 	if len(data) > maxSandboxCopy {
-		return "", fmt.Errorf("store: save sandbox copy: %d bytes, more than %d", len(data), maxSandboxCopy)
+		return "", false, fmt.Errorf("store: save sandbox copy: %d bytes, more than %d", len(data), maxSandboxCopy)
 	}
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	ver := hex.EncodeToString(b)
-	key := c.prefix + learner
+	saved := false
 	err := c.do(ctx, "save", learner, func(ctx context.Context) error {
-		_, err := c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.HSet(ctx, key, copyVersion, ver, copyData, data)
-			p.PExpire(ctx, key, ttl)
+		err := saveIfAt.Run(ctx, c.rdb, []string{c.prefix + learner}, base, ver, data, ttl.Milliseconds()).Err()
+		if errors.Is(err, redis.Nil) {
 			return nil
-		})
+		}
+		saved = err == nil
 		return err
 	})
-	if err != nil {
-		return "", err
+	if err != nil || !saved {
+		return "", false, err
 	}
-	return ver, nil
+	return ver, true, nil
 }
 
 // do checks the learner id and runs one call to Redis through the

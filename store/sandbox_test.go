@@ -34,9 +34,9 @@ func TestSandboxCopies(t *testing.T) {
 			}
 			// Copies are bytes, kept as they are.
 			first := []byte("\x00\xffcopy\r\n")
-			v1, err := c.Save(ctx, alice, first, time.Minute)
-			if err != nil || v1 == "" {
-				t.Fatalf("Save = %q, %v", v1, err)
+			v1, saved, err := c.Save(ctx, alice, "", first, time.Minute)
+			if err != nil || !saved || v1 == "" {
+				t.Fatalf("Save = %q, %v, %v", v1, saved, err)
 			}
 			if v, err := c.Version(ctx, alice, time.Minute); err != nil || v != v1 {
 				t.Errorf("Version = %q, %v; want %q", v, err, v1)
@@ -44,17 +44,27 @@ func TestSandboxCopies(t *testing.T) {
 			if v, data, err := c.Load(ctx, alice); err != nil || v != v1 || string(data) != string(first) {
 				t.Errorf("Load = %q, %q, %v; want %q, %q", v, data, err, v1, first)
 			}
-			v2, err := c.Save(ctx, alice, []byte("second"), time.Minute)
-			if err != nil || v2 == v1 {
-				t.Errorf("second Save = %q, %v; want a new version, not %q", v2, err, v1)
+			v2, saved, err := c.Save(ctx, alice, v1, []byte("second"), time.Minute)
+			if err != nil || !saved || v2 == v1 {
+				t.Errorf("second Save = %q, %v, %v; want a new version, not %q", v2, saved, err, v1)
+			}
+			// A replica that saved v1, or saw no copy, and did not see v2
+			// since, saves nothing.
+			for _, base := range []string{v1, "", "nonsense"} {
+				if v, saved, err := c.Save(ctx, alice, base, []byte("late"), time.Minute); err != nil || saved || v != "" {
+					t.Errorf("Save over %q after v2 = %q, %v, %v; want nothing saved", base, v, saved, err)
+				}
+			}
+			if v, data, _ := c.Load(ctx, alice); v != v2 || string(data) != "second" {
+				t.Errorf("Load after late saves = %q, %q; want %q, \"second\"", v, data, v2)
 			}
 			if v, _ := c.Version(ctx, bob, time.Minute); v != "" {
 				t.Errorf("bob's Version = %q; want none, copies are per learner", v)
 			}
-			if _, err := c.Save(ctx, "bad id", []byte("x"), time.Minute); !errors.Is(err, ErrBadLearner) {
+			if _, _, err := c.Save(ctx, "bad id", "", []byte("x"), time.Minute); !errors.Is(err, ErrBadLearner) {
 				t.Errorf("Save for a malformed id = %v; want ErrBadLearner", err)
 			}
-			if _, err := c.Save(ctx, alice, make([]byte, maxSandboxCopy+1), time.Minute); err == nil {
+			if _, _, err := c.Save(ctx, alice, v2, make([]byte, maxSandboxCopy+1), time.Minute); err == nil {
 				t.Error("Save of an oversized copy = nil error")
 			}
 			if v, _ := c.Version(ctx, alice, time.Minute); v != v2 {
@@ -75,7 +85,7 @@ func TestSandboxCopiesExpire(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() })
 	c := sandboxCopies(t, s)
-	v, err := c.Save(ctx, alice, []byte("x"), 30*time.Minute)
+	v, _, err := c.Save(ctx, alice, "", []byte("x"), 30*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +127,7 @@ func TestSandboxCopiesOutage(t *testing.T) {
 	}
 	deadline := time.Now().Add(sandboxBackoff + 5*time.Second)
 	for {
-		_, err = c.Save(ctx, alice, []byte("x"), time.Minute)
+		_, _, err = c.Save(ctx, alice, "", []byte("x"), time.Minute)
 		if err == nil || time.Now().After(deadline) {
 			break
 		}

@@ -94,6 +94,7 @@ var errorTable = []errorRule{
 	{target: playground.ErrRestarting, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
 	{target: playground.ErrStopped, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
 	{target: playground.ErrClosed, code: http.StatusServiceUnavailable, msg: "the playground is shutting down; please try again in a moment"},
+	{target: playground.ErrBusy, code: http.StatusServiceUnavailable, msg: "your sandbox was busy with your other requests; please try again"},
 	// The learner's own lines.
 	{target: playground.ErrUnknownClient, code: http.StatusBadRequest},
 	{target: playground.ErrBadAdvance, code: http.StatusBadRequest},

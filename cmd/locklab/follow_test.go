@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
@@ -117,6 +118,12 @@ func TestSandboxFollowsLearnerThroughRedis(t *testing.T) {
 			exec(1, "EXISTS lock:1", "(integer) 0")
 			if keys, err := reps[1].Keys(learner); err != nil || len(keys) != 0 {
 				t.Errorf("replica 2 Keys after a reset on replica 1 = %v, %v; want none", keys, err)
+			}
+
+			// Lines alternating between the replicas, as a load balancer
+			// without sticky sessions sends them: no write is lost.
+			for i := 1; i <= 100; i++ {
+				exec(i%2, "INCR n", fmt.Sprintf("(integer) %d", i))
 			}
 
 			// Redis down: each replica serves the sandbox it has.

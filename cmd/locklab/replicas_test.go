@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -117,7 +118,8 @@ func startReplicas(t *testing.T, env map[string]string) (string, string) {
 // them from one to the other.
 func TestTwoReplicasShareRedis(t *testing.T) {
 	const adminToken = "replica-admin-token-0123"
-	a, b := startReplicas(t, map[string]string{"LOCKLAB_ADMIN_TOKEN": adminToken})
+	// A rate limit that lets 100 lines through at once.
+	a, b := startReplicas(t, map[string]string{"LOCKLAB_ADMIN_TOKEN": adminToken, "LOCKLAB_RATE_LIMIT": "1000"})
 
 	t.Run("progress", func(t *testing.T) {
 		code, learner, body := answerAs(t, a, "", "gc-pause", "fencing")
@@ -185,6 +187,24 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 		}
 		if out := br.exec(a, "GET lock:1"); out != "(nil)" {
 			t.Errorf("GET on A after a reset on B = %q; want (nil)", out)
+		}
+		// Lines alternating between the replicas, as a load balancer
+		// without sticky sessions sends them: every write is there for
+		// the next line, whichever replica takes it.
+		for i := 1; i <= 100; i++ {
+			base := []string{a, b}[i%2]
+			if out, want := br.exec(base, "INCR n"), fmt.Sprintf("(integer) %d", i); out != want {
+				t.Fatalf("INCR #%d = %q; want %q", i, out, want)
+			}
+		}
+		if out := br.exec(a, "SET lock:2 tok NX PX 30000"); out != "OK" {
+			t.Fatalf("SET on A = %q", out)
+		}
+		if out := br.exec(b, `EVAL "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0" 1 lock:2 tok`); out != "(integer) 1" {
+			t.Errorf("release on B = %q; want (integer) 1", out)
+		}
+		if out := br.exec(a, "SET lock:2 other NX PX 30000"); out != "OK" {
+			t.Errorf("SET on A right after the release on B = %q; want OK, the lock free", out)
 		}
 	})
 
