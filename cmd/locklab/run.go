@@ -35,13 +35,15 @@ type config struct {
 	contentDir string
 	dataDir    string
 	redisURL   string
-	secret     string
-	idle       time.Duration
-	sandboxes  int
-	security   securityConfig
-	keep       keepConfig
-	adminToken string
-	logFormat  string
+	// redisURLFile is REDIS_URL_FILE, read when no URL is given.
+	redisURLFile string
+	secret       string
+	idle         time.Duration
+	sandboxes    int
+	security     securityConfig
+	keep         keepConfig
+	adminToken   string
+	logFormat    string
 	// maxParticipants caps each workshop's participants.
 	maxParticipants int
 	// joinRate and joinCodes are workshop joins a second and wrong join
@@ -210,10 +212,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.StringVar(&cfg.contentDir, "content", "", "serve course content from this directory, re-read on every request, instead of the embedded content (env LOCKLAB_CONTENT)")
 	fset.StringVar(&cfg.dataDir, "data", "data", "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
 	fset.StringVar(&cfg.redisURL, "redis-url", "", "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
-	// Secrets have no flag, so that they never show in a process list.
-	cfg.secret = getenv("LOCKLAB_SECRET")
-	cfg.adminToken = getenv("LOCKLAB_ADMIN_TOKEN")
-	cfg.metricsToken = getenv("LOCKLAB_METRICS_TOKEN")
+	// Secrets have no flag, so that they never show in a process list;
+	// each may come from a file (NAME_FILE).
+	if err := readSecrets(&cfg, getenv); err != nil {
+		return config{}, err
+	}
 	fset.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this address only, not on -addr (for a private network) (env LOCKLAB_METRICS_ADDR)")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env LOCKLAB_LOG_FORMAT)")
 	addLimitFlags(fset, getenv, &cfg)
@@ -227,6 +230,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args[1:]); err != nil {
+		return config{}, err
+	}
+	if err := redisURLFromFile(&cfg); err != nil {
 		return config{}, err
 	}
 	if err := checkLimitFlags(cfg); err != nil {
@@ -245,6 +251,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if cfg.secret != "" && len(cfg.secret) < 16 {
 		return config{}, fmt.Errorf("LOCKLAB_SECRET must be at least 16 characters long")
+	}
+	// Without it, the key would be kept in Redis: a Redis that restarts
+	// empty would give each replica started after it a new key, and an
+	// instructor would be signed in on some replicas and out on others.
+	if cfg.redisURL != "" && cfg.secret == "" {
+		return config{}, fmt.Errorf("with REDIS_URL, set LOCKLAB_SECRET (or LOCKLAB_SECRET_FILE): 16 or more random characters, the same on every replica (openssl rand -base64 24), so that a Redis that restarts empty signs nobody out")
 	}
 	if fset.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q (see -h)", fset.Arg(0))

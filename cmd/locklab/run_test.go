@@ -22,6 +22,10 @@ func startServer(t *testing.T, env map[string]string, args ...string) (string, *
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
+	if env["REDIS_URL"] != "" && env["LOCKLAB_SECRET"] == "" {
+		// Replicas sharing Redis share a signing key, as operators set it.
+		env["LOCKLAB_SECRET"] = "test-signing-key-0123456789"
+	}
 	dataDir := env["LOCKLAB_DATA"]
 	if dataDir == "" {
 		dataDir = t.TempDir()
