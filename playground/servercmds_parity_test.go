@@ -230,38 +230,46 @@ func TestParityHashOrder(t *testing.T) {
 // not show: those are taken out of redis-cli's output before comparing.
 func TestParityCommandHelp(t *testing.T) {
 	addr := startRedis(t)
-	bin := testenv.LookPath(t, "Debian: apt-get install redis-server redis-tools", "redis-cli")
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One redis-cli per line, reading it from its input: redis-cli writes
-	// help through a buffer, after anything written around it at once.
-	help := func(line string) string {
-		cmd := exec.Command(bin, "-h", host, "-p", port, "--no-raw")
-		cmd.Stdin = strings.NewReader(line + "\n")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("redis-cli %q: %v", line, err)
-		}
-		return strings.TrimSuffix(string(out), "\n")
-	}
+	help := func(line string) string { return cliHelp(t, addr, line) }
 	s, err := NewSandbox(SandboxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	colours := regexp.MustCompile("\x1b\\[[0-9;]*m|\r")
 	for _, line := range []string{
 		"help SET", "help set", "HELP get", "help OBJECT", "help OBJECT ENCODING", "help object freq",
 		"help CLIENT SETNAME", "help EVAL", "help SCRIPT", "help WAIT", "help PUBLISH", "help @hash",
 		"help @scripting", "help @transactions", "help @nosuch", "help NOSUCH", "help SET NX", "? SET",
 		"help FCALL", "help FUNCTION", "help @generic", "help HSET extra words here",
 	} {
-		want := colours.ReplaceAllString(help(line), "")
+		want := help(line)
 		res, _ := s.Exec(context.Background(), ClientA, line)
 		if res.Output != want {
 			t.Errorf("%s:\n got %q\nwant %q", line, res.Output, want)
 		}
 	}
+}
+
+// helpColours are the colour codes and carriage returns redis-cli prints
+// in help, which the playground's terminal does not show.
+var helpColours = regexp.MustCompile("\x1b\\[[0-9;]*m|\r")
+
+// cliHelp returns what redis-cli --no-raw prints for a help line against
+// the server at addr, colour codes taken out. It runs one redis-cli for
+// the line, reading it from its input: redis-cli writes help through a
+// buffer, after anything written around it at once.
+func cliHelp(t *testing.T, addr, line string) string {
+	t.Helper()
+	bin := testenv.LookPath(t, "Debian: apt-get install redis-server redis-tools", "redis-cli")
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-h", host, "-p", port, "--no-raw")
+	cmd.Stdin = strings.NewReader(line + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("redis-cli %q: %v", line, err)
+	}
+	return helpColours.ReplaceAllString(strings.TrimSuffix(string(out), "\n"), "")
 }
