@@ -70,5 +70,10 @@ func fixReply(name string, v resp.Value) resp.Value {
 	if rest, ok := strings.CutPrefix(v.Str, "ERR invalid expire time in "); ok && !strings.Contains(rest, "'") {
 		v.Str = "ERR invalid expire time in '" + strings.ToLower(name) + "' command"
 	}
+	// Arity checked by the command itself (MSET's pairs, HSET's): Redis
+	// words it as it words every arity error.
+	if rest, ok := strings.CutPrefix(v.Str, "ERR wrong number of arguments for "); ok && !strings.Contains(rest, "'") {
+		v.Str = "ERR wrong number of arguments for '" + strings.ToLower(name) + "' command"
+	}
 	return v
 }
