@@ -23,6 +23,7 @@ type vm struct {
 	// the library tables and their read-only stand-ins.
 	protected map[*lua.LTable]bool
 	strProxy  *lua.LTable // what getmetatable("") returns
+	envMeta   *lua.LTable // what getmetatable(_G) returns
 	handler   *lua.LFunction
 	run       *run // the script being run, nil between runs
 	acct      *account
@@ -117,6 +118,11 @@ func newVM(e *Engine) *vm {
 	gmt.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(g, gmt)
 	v.env = v.readonly(g)
+	// Redis 7.0 lets a script see _G's metatable, read-only: its __index
+	// reports a missing global.
+	envMeta := L.CreateTable(0, 1)
+	envMeta.RawSetString("__index", gmt.RawGetString("__index"))
+	v.envMeta = v.readonly(envMeta)
 	g.RawSetString("_G", v.env)
 	v.protected[g] = true
 	L.Env = v.env // loadstring and friends give new functions this env
@@ -241,6 +247,16 @@ func (v *vm) installBase(e *Engine) {
 		obj := L.CheckAny(1)
 		if _, ok := obj.(lua.LString); ok {
 			L.Push(v.strProxy)
+			return 1
+		}
+		if t, ok := obj.(*lua.LTable); ok && v.protected[t] {
+			// Redis's read-only tables have no metatable of their own,
+			// but for _G's.
+			if t == v.env {
+				L.Push(v.envMeta)
+			} else {
+				L.Push(lua.LNil)
+			}
 			return 1
 		}
 		mt := L.GetMetatable(obj)

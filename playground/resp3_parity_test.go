@@ -5,7 +5,8 @@ import "testing"
 // TestParityRESP3Calls compares what scripts see of redis.call's replies
 // after redis.setresp(3), as Redis 7.0 converts RESP3 into Lua: maps,
 // sets, scores as doubles, pairs of member and score, nulls as nil; and
-// redis.acl_check_cmd, which looks commands up as Redis does.
+// redis.acl_check_cmd, which looks commands up as Redis does; and the
+// metatables of Redis's read-only tables.
 func TestParityRESP3Calls(t *testing.T) {
 	var cases []parityCase
 	for _, line := range []string{
@@ -45,6 +46,22 @@ func TestParityRESP3Calls(t *testing.T) {
 		`EVAL "return redis.acl_check_cmd('get', 'a', 'b', 'c')" 0`,
 		`EVAL "return redis.acl_check_cmd('subscribe', 'ch')" 0`,
 		`EVAL "return redis.pcall('acl_check_cmd')" 0`,
+		// Read-only tables: _G's metatable is there to see, not to change;
+		// the libraries have none.
+		`EVAL "return type(getmetatable(_G))" 0`,
+		`EVAL "return type(getmetatable(_G).__index)" 0`,
+		`EVAL "local g = getmetatable(_G)\ng.__index = {}" 0`,
+		`EVAL "getmetatable(_G).__index = nil" 0`,
+		`EVAL "return type(getmetatable(redis))" 0`,
+		`EVAL "return type(getmetatable(string))" 0`,
+		`EVAL "return type(getmetatable(''))" 0`,
+		`EVAL "return type(getmetatable(cjson))" 0`,
+		`EVAL "return type(getmetatable(math))" 0`,
+		`EVAL "return type(getmetatable(getmetatable(_G)))" 0`,
+		`EVAL "return getmetatable(_G).__metatable" 0`,
+		`EVAL "return getmetatable(_G).nosuch" 0`,
+		`EVAL "return setmetatable(getmetatable(_G), {})" 0`,
+		`EVAL "return getmetatable(_G).__index(_G, 'x')" 0`,
 	} {
 		cases = append(cases, parityCase{client: ClientA, line: line})
 	}
