@@ -33,15 +33,18 @@ func (s *memSnapshots) Load(_ context.Context, learner string) (string, []byte, 
 	return c[0], []byte(c[1]), nil
 }
 
-func (s *memSnapshots) Save(_ context.Context, learner string, data []byte, _ time.Duration) (string, error) {
+func (s *memSnapshots) Save(_ context.Context, learner, base string, data []byte, _ time.Duration) (string, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.copies[learner][0] != base {
+		return "", false, nil
+	}
 	s.seq++
 	if s.copies == nil {
 		s.copies = map[string][2]string{}
 	}
 	s.copies[learner] = [2]string{strconv.Itoa(s.seq), string(data)}
-	return strconv.Itoa(s.seq), nil
+	return strconv.Itoa(s.seq), true, nil
 }
 
 // TestSupervisorFollowsLearners runs one learner on two replicas, one
@@ -52,7 +55,7 @@ func (s *memSnapshots) Save(_ context.Context, learner string, data []byte, _ ti
 func TestSupervisorFollowsLearners(t *testing.T) {
 	clock := newFakeClock()
 	store := &memSnapshots{}
-	popts := playground.Options{Now: clock.Now, SandboxCopies: store, AfterFunc: clock.AfterFunc}
+	popts := playground.Options{Now: clock.Now, SandboxCopies: store}
 	logs := newLogRecorder(t)
 	sup := newTestSupervisor(t, Options{Workers: 1, Playground: popts, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	local := playground.NewManager(popts)
@@ -79,10 +82,8 @@ func TestSupervisorFollowsLearners(t *testing.T) {
 	if _, err := sup.Advance("ada", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	clock.RunTimers() // the deferred save of the Advance
 	run("in process", local, "PTTL lock:1", "(integer) 15000")
 	run("in process", local, "INCR n", "(integer) 2")
-	clock.RunTimers()
 
 	// Restored into the worker from the store, then the worker dies: the
 	// sandbox comes back from its mirror, which the restore seeded.
