@@ -16,14 +16,14 @@ import (
 // learner when a load balancer sends their next request to another
 // replica. The copies are opaque bytes with a version; a version changes
 // with every Save and is never reused for a learner. A Manager with
-// Options.SandboxCopies set uses it as follows: before it runs a
-// learner's command, it compares the version of its own sandbox with the
-// store's (Version, one cheap round trip) and, if they differ, restores
-// the sandbox from the copy (Load); after a command that may have changed
-// the sandbox, it saves it (Save) before the command's reply is given,
-// on condition that no other replica saved since. The store being down
-// never fails a command: the sandbox then lives on in this replica alone
-// until the store is back.
+// Options.SandboxCopies set runs a learner's command on its own sandbox,
+// then, before the reply is given, saves the sandbox if the command
+// changed it (Save, on condition that no other replica saved since) or
+// else compares its version with the store's (Version); if another
+// replica's copy is newer, it restores that copy (Load) and runs the
+// command again on it (see Manager.use). The store being down never
+// fails a command: the sandbox then lives on in this replica alone until
+// the store is back.
 //
 // The keys, scripts and clock of a sandbox follow the learner; the
 // connection state of its two clients (a MULTI in progress, WATCH) stays

@@ -21,7 +21,14 @@ func secretFromEnv(getenv func(string) string, name string) (string, error) {
 	case v != "":
 		return "", fmt.Errorf("both %s and %s_FILE are set; set one", name, name)
 	}
-	f, err := os.Open(file)
+	return secretFile(name, file)
+}
+
+// secretFile reads the secret name from the file at path, without its
+// final newline; an unreadable, empty or oversized file is an error
+// naming name_FILE.
+func secretFile(name, path string) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("%s_FILE: %w", name, err)
 	}
@@ -29,11 +36,11 @@ func secretFromEnv(getenv func(string) string, name string) (string, error) {
 	b := make([]byte, maxSecretFile+1)
 	n, _ := f.Read(b)
 	if n > maxSecretFile {
-		return "", fmt.Errorf("%s_FILE: %s is longer than %d bytes", name, file, maxSecretFile)
+		return "", fmt.Errorf("%s_FILE: %s is longer than %d bytes", name, path, maxSecretFile)
 	}
 	s := strings.TrimRight(string(b[:n]), "\r\n")
 	if s == "" {
-		return "", fmt.Errorf("%s_FILE: %s is empty", name, file)
+		return "", fmt.Errorf("%s_FILE: %s is empty", name, path)
 	}
 	return s, nil
 }
@@ -66,12 +73,7 @@ func redisURLFromFile(cfg *config) error {
 	if cfg.redisURLFile == "" || cfg.redisURL != "" {
 		return nil
 	}
-	url, err := secretFromEnv(func(k string) string {
-		if k == "REDIS_URL_FILE" {
-			return cfg.redisURLFile
-		}
-		return ""
-	}, "REDIS_URL")
+	url, err := secretFile("REDIS_URL", cfg.redisURLFile)
 	cfg.redisURL = url
 	return err
 }
