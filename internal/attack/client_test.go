@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -54,6 +55,11 @@ type browser struct {
 	jar *cookiejar.Jar
 	c   *http.Client
 	xff string
+
+	// csrfMu makes requests sent at once share one CSRF cookie: each
+	// fetching its own would leave some forms with another's token, which
+	// the server refuses (403) before looking at them.
+	csrfMu sync.Mutex
 }
 
 // untrustedTransport connects from 127.0.0.2: the servers trust only
@@ -113,6 +119,8 @@ func (b *browser) cookie(name string) string {
 
 // csrf returns the CSRF token, fetching the cookie first if needed.
 func (b *browser) csrf() string {
+	b.csrfMu.Lock()
+	defer b.csrfMu.Unlock()
 	if tok := b.cookie("_csrf"); tok != "" {
 		return tok
 	}
