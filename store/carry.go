@@ -177,26 +177,32 @@ func (b *boltBackend) takeCarry(_ context.Context, code string, now time.Time) (
 
 // Redis: "carry:<code>" is a hash (learner, exp in Unix ms, used) that
 // Redis drops carryGrace after it expires; "carry-by:<learner>" names the
-// learner's current code and expires with it. Each step is one script, so
-// it is atomic however many replicas ask at once.
+// learner's current code and expires with it. The two are in different
+// slots of a cluster, so no script touches both: each step is a script on
+// one key, atomic however many replicas ask at once, and the steps are
+// ordered so that one cut short leaves nothing a learner can misuse (a
+// code replaced but not yet dropped expires; a learner's pointer to a used
+// code reads as no code).
 var (
+	// putCarryScript creates a code for a learner unless it exists.
+	// KEYS = code; ARGV = learner, exp ms, drop at ms.
 	putCarryScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local old = redis.call('GET', KEYS[2])
-if old and old ~= ARGV[4] then
-  local k = ARGV[5] .. old
-  if redis.call('HGET', k, 'learner') == ARGV[1] then redis.call('DEL', k) end
-end
 redis.call('HSET', KEYS[1], 'learner', ARGV[1], 'exp', ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[2], ARGV[4])
-redis.call('PEXPIREAT', KEYS[2], ARGV[2])
 return 1`)
-	liveCarryScript = redis.NewScript(`
-local code = redis.call('GET', KEYS[1])
-if not code then return false end
-local v = redis.call('HMGET', ARGV[1] .. code, 'learner', 'exp', 'used')
-return {code, v[1] or '', v[2] or '', v[3] or ''}`)
+	// pointCarryScript makes code the learner's current one and returns
+	// the one it replaces. KEYS = carry-by; ARGV = code, exp ms.
+	pointCarryScript = redis.NewScript(`
+local old = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
+return old`)
+	// dropCarryScript deletes a replaced code, if it is still the
+	// learner's. KEYS = code; ARGV = learner.
+	dropCarryScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'learner') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`)
+	// takeCarryScript uses a code once. KEYS = code; ARGV = now ms.
 	takeCarryScript = redis.NewScript(`
 local v = redis.call('HMGET', KEYS[1], 'learner', 'exp', 'used')
 if not v[2] then return {'unknown'} end
@@ -204,9 +210,12 @@ if v[3] then return {'used'} end
 if tonumber(v[2]) <= tonumber(ARGV[1]) then return {'expired'} end
 redis.call('HSET', KEYS[1], 'used', '1')
 redis.call('HDEL', KEYS[1], 'learner')
-local by = ARGV[2] .. v[1]
-if redis.call('GET', by) == ARGV[3] then redis.call('DEL', by) end
 return {'ok', v[1], v[2]}`)
+	// unpointCarryScript forgets a learner's code once used, if it is
+	// still their current one. KEYS = carry-by; ARGV = code.
+	unpointCarryScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`)
 )
 
 func (r *redisBackend) carryKey(code string) string      { return r.prefix + "carry:" + code }
@@ -216,41 +225,57 @@ func (r *redisBackend) putCarry(ctx context.Context, code string, t carry.Ticket
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	exp := t.Expires.UnixMilli()
-	ok, err := putCarryScript.Run(ctx, r.rdb, []string{r.carryKey(code), r.carryByKey(t.Learner)},
-		t.Learner, exp, t.Expires.Add(carryGrace).UnixMilli(), code, r.prefix+"carry:").Int()
+	ok, err := r.write(ctx, putCarryScript, []string{r.carryKey(code)}, t.Learner, exp, t.Expires.Add(carryGrace).UnixMilli()).Int()
 	if err != nil {
 		return unavailable(err)
 	}
 	if ok == 0 {
 		return carry.ErrTaken
 	}
-	return nil
+	old, err := r.write(ctx, pointCarryScript, []string{r.carryByKey(t.Learner)}, code, exp).Text()
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	if old != code {
+		// The learner's earlier code goes: one live code per learner.
+		err = dropCarryScript.Run(ctx, r.rdb, []string{r.carryKey(old)}, t.Learner).Err()
+	}
+	return unavailable(err)
 }
 
 func (r *redisBackend) liveCarry(ctx context.Context, learner string, now time.Time) (string, carry.Ticket, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	v, err := liveCarryScript.Run(ctx, r.rdb, []string{r.carryByKey(learner)}, r.prefix+"carry:").StringSlice()
+	code, err := r.rdb.Get(ctx, r.carryByKey(learner)).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", carry.Ticket{}, carry.ErrUnknown
 	}
 	if err != nil {
 		return "", carry.Ticket{}, unavailable(err)
 	}
-	if len(v) != 4 || v[1] != learner || v[3] != "" {
+	v, err := r.rdb.HMGet(ctx, r.carryKey(code), "learner", "exp", "used").Result()
+	if err != nil {
+		return "", carry.Ticket{}, unavailable(err)
+	}
+	owner, _ := v[0].(string)
+	expires, _ := v[1].(string)
+	if owner != learner || v[2] != nil {
 		return "", carry.Ticket{}, carry.ErrUnknown
 	}
-	exp, ok := parseMillis(v[2])
+	exp, ok := parseMillis(expires)
 	if !ok || !now.Before(exp) {
 		return "", carry.Ticket{}, carry.ErrUnknown
 	}
-	return v[0], carry.Ticket{Learner: learner, Expires: exp}, nil
+	return code, carry.Ticket{Learner: learner, Expires: exp}, nil
 }
 
 func (r *redisBackend) takeCarry(ctx context.Context, code string, now time.Time) (carry.Ticket, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	v, err := takeCarryScript.Run(ctx, r.rdb, []string{r.carryKey(code)}, now.UnixMilli(), r.prefix+"carry-by:", code).StringSlice()
+	v, err := r.write(ctx, takeCarryScript, []string{r.carryKey(code)}, now.UnixMilli()).StringSlice()
 	if err != nil {
 		return carry.Ticket{}, unavailable(err)
 	}
@@ -266,6 +291,9 @@ func (r *redisBackend) takeCarry(ctx context.Context, code string, now time.Time
 		return carry.Ticket{}, fmt.Errorf("%w: unexpected reply %q", ErrUnavailable, v)
 	}
 	exp, _ := parseMillis(v[2])
+	// The code is used; the learner's pointer to it is tidied after. If
+	// that fails, the pointer names a used code, which reads as none.
+	_ = unpointCarryScript.Run(ctx, r.rdb, []string{r.carryByKey(v[1])}, code).Err()
 	return carry.Ticket{Learner: v[1], Expires: exp}, nil
 }
 

@@ -21,6 +21,10 @@ type options struct {
 	writeFault func() error
 	// observeRedis is told of each Redis round trip (ObserveRedis).
 	observeRedis RedisObserver
+	// redisMode is the kind of Redis the URL names (RedisMode).
+	redisMode string
+	// warn is told of what goes wrong without failing a call (Warn).
+	warn func(error)
 }
 
 // Option changes how a store is opened.

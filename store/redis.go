@@ -17,37 +17,32 @@ const opTimeout = 700 * time.Millisecond
 // the Redis share the progress. Every read or write of a learner renews
 // the hash's expiry, so Redis itself drops learners not seen for ttl.
 type redisBackend struct {
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	prefix string
 	ttl    time.Duration
+	// replicas is whether saves wait for a replica now (durable.go).
+	replicas replicaGate
+	warn     func(error)
+	now      func() time.Time
 }
 
-// OpenRedis connects to the Redis at url (redis://[user:pass@]host:port/db).
+// OpenRedis connects to the Redis at url: one node
+// (redis://[user:pass@]host:port/db), a Sentinel group or a cluster (see
+// RedisMode).
 // It does not fail when Redis is down: each call reports ErrUnavailable
 // until Redis is back, with no restart needed.
 func OpenRedis(url string, opts ...Option) (*Store, error) {
 	o := newOptions(opts)
-	opt, err := redis.ParseURL(url)
+	c, err := newRedisClient(url, o.redisMode)
 	if err != nil {
-		return nil, fmt.Errorf("store: REDIS_URL: %w", err)
+		return nil, err
 	}
-	opt.DialTimeout = 300 * time.Millisecond
-	opt.ReadTimeout = time.Second
-	opt.WriteTimeout = time.Second
-	opt.PoolTimeout = 300 * time.Millisecond
-	// No retries: many calls are scripts that count (answers, commands,
-	// limits), and one retried after a read timeout, though Redis had run
-	// it, would count twice. A failed call reports ErrUnavailable instead.
-	opt.MaxRetries = -1
-	// A Redis that refuses connections should fail a call in milliseconds,
-	// not after go-redis's default five dial attempts.
-	opt.DialerRetries = 2
-	opt.DialerRetryTimeout = 50 * time.Millisecond
-	rdb := redis.NewClient(opt)
 	if o.observeRedis != nil {
-		rdb.AddHook(observeHook{observe: o.observeRedis, now: o.now})
+		c.AddHook(observeHook{observe: o.observeRedis, now: o.now})
 	}
-	return &Store{b: &redisBackend{rdb: rdb, prefix: "locklab:", ttl: o.progressTTL}, name: "redis " + opt.Addr}, nil
+	b := &redisBackend{rdb: c.UniversalClient, prefix: "locklab:", ttl: o.progressTTL, warn: o.warn, now: o.now}
+	b.replicas.failover = c.mode != ModeSingle
+	return &Store{b: b, name: c.name}, nil
 }
 
 func (r *redisBackend) key(learner string) string { return r.prefix + "learner:" + learner }
@@ -62,17 +57,20 @@ func unavailable(err error) error {
 func (r *redisBackend) add(ctx context.Context, learner string, flags ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	args := make([]any, 0, 2*len(flags))
+	args := make([]any, 0, 1+2*len(flags))
+	args = append(args, r.ttl.Milliseconds())
 	for _, f := range flags {
 		args = append(args, f, 1)
 	}
-	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, r.key(learner), args...)
-		p.Expire(ctx, r.key(learner), r.ttl)
-		return nil
-	})
-	return unavailable(err)
+	return unavailable(r.write(ctx, addFlagsScript, []string{r.key(learner)}, args...).Err())
 }
+
+// addFlagsScript sets a learner's flags and renews their expiry, at once.
+// KEYS = the learner's hash; ARGV = ttl ms, then flag, 1, flag, 1...
+var addFlagsScript = redis.NewScript(`
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`)
 
 func (r *redisBackend) list(ctx context.Context, learner string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)

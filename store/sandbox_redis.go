@@ -31,8 +31,11 @@ const sandboxBackoff = 2 * time.Second
 // the caller gives. It has the methods of playground.SandboxCopies and is
 // safe for concurrent use.
 type SandboxCopies struct {
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	prefix string
+	// write runs a saving script as the store's other writes are run:
+	// acknowledged by a replica where there is failover (durable.go).
+	write func(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd
 
 	breaker *limit.Breaker
 }
@@ -45,7 +48,7 @@ func (s *Store) SandboxCopies() (*SandboxCopies, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:", breaker: &limit.Breaker{Timeout: opTimeout, Backoff: sandboxBackoff}}, true
+	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:", write: r.write, breaker: &limit.Breaker{Timeout: opTimeout, Backoff: sandboxBackoff}}, true
 }
 
 // Fields of the hash that holds a learner's copy.
@@ -118,7 +121,7 @@ func (c *SandboxCopies) Save(ctx context.Context, learner, base string, data []b
 	ver := hex.EncodeToString(b)
 	saved := false
 	err := c.do(ctx, "save", learner, func(ctx context.Context) error {
-		err := saveIfAt.Run(ctx, c.rdb, []string{c.prefix + learner}, base, ver, data, ttl.Milliseconds()).Err()
+		err := c.write(ctx, saveIfAt, []string{c.prefix + learner}, base, ver, data, ttl.Milliseconds()).Err()
 		if errors.Is(err, redis.Nil) {
 			return nil
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 
 	"github.com/locklab/locklab/internal/redistest"
+	"github.com/locklab/locklab/internal/testenv"
 )
 
 const (
@@ -48,7 +49,31 @@ func backends(t *testing.T) map[string]func(t *testing.T) *Store {
 			t.Cleanup(func() { s.Close() })
 			return s
 		},
+		"cluster": func(t *testing.T) *Store {
+			s, _ := openCluster(t)
+			return s
+		},
 	}
+}
+
+// openCluster opens two stores, as two replicas, on a Redis Cluster of
+// three masters with a replica each, started for the test: every script
+// and transaction then runs where keys in different slots would be
+// refused (CROSSSLOT), and every write waits for a replica. A cluster
+// takes seconds to start, so it is in the slow tier.
+func openCluster(t *testing.T) (*Store, *Store) {
+	t.Helper()
+	testenv.Slow(t, "Redis Cluster")
+	c := redistest.StartCluster(t, 3, 1)
+	open := func() *Store {
+		s, err := OpenRedis(c.URL(), RedisMode(ModeCluster), Warn(func(err error) { t.Errorf("store warned: %v", err) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	return open(), open()
 }
 
 func TestStoreBehaviour(t *testing.T) {

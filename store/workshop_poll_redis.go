@@ -194,7 +194,7 @@ func (r *redisBackend) predict(ctx context.Context, code, id, learner string, pr
 				}
 			}
 		}
-		n, err := redis.NewScript(predictScript).Run(ctx, r.rdb, keys, args...).Int()
+		n, err := r.write(ctx, redis.NewScript(predictScript), keys, args...).Int()
 		if err != nil {
 			return unavailable(err)
 		}

@@ -18,28 +18,31 @@ import (
 // workshop outlives the rest.
 const workshopTTL = 400 * 24 * time.Hour
 
-// A workshop lives in these keys, under <prefix>ws:<code>; the scripts
-// below refer to them by position in wsKeys.
+// A workshop lives in these keys, under <prefix>ws:{<code>}; the scripts
+// below refer to them by position in wsKeys. The braces make the code the
+// keys' hash tag, so on a Redis Cluster they are all in one slot and a
+// script may touch them together. (Before there were tags, the keys were
+// named without braces; Upgrade renames them.)
 //
-//	ws:<code>            hash: title, started, ended (Unix ms; ended only once
+//	ws:{<code>}          hash: title, started, ended (Unix ms; ended only once
 //	                     ended), closed ("1" while closed to newcomers)
-//	ws:<code>:members    hash: learner -> joined (Unix ms)
-//	ws:<code>:nicks      hash: learner -> nickname
-//	ws:<code>:seen       hash: learner -> last active (Unix ms)
-//	ws:<code>:counts     hash: counter -> count
-//	ws:<code>:pcounts    hash: <learner>/<counter> -> count
-//	ws:<code>:first      set: <learner>/<question> answered
-//	ws:<code>:completed  set: <learner>/<topic> completed
-//	ws:<code>:polls      hash: <poll> -> the poll as JSON, <poll>/choices ->
+//	ws:{<code>}:members  hash: learner -> joined (Unix ms)
+//	ws:{<code>}:nicks    hash: learner -> nickname
+//	ws:{<code>}:seen     hash: learner -> last active (Unix ms)
+//	ws:{<code>}:counts   hash: counter -> count
+//	ws:{<code>}:pcounts  hash: <learner>/<counter> -> count
+//	ws:{<code>}:first    set: <learner>/<question> answered
+//	ws:{<code>}:completed set: <learner>/<topic> completed
+//	ws:{<code>}:polls    hash: <poll> -> the poll as JSON, <poll>/choices ->
 //	                     its outcome ids joined by commas, <poll>/revealed
 //	                     -> Unix ms (only once revealed)
-//	ws:<code>:picks      hash: <poll>/<learner> -> prediction (ids, commas)
-//	ws:<code>:lab        set: <learner>/<challenge> solved
-//	ws:<code>:pollcounts hash: <poll>/<outcome> -> participants who picked it,
+//	ws:{<code>}:picks    hash: <poll>/<learner> -> prediction (ids, commas)
+//	ws:{<code>}:lab      set: <learner>/<challenge> solved
+//	ws:{<code>}:pollcounts hash: <poll>/<outcome> -> participants who picked it,
 //	                     <poll>/#answered -> participants who predicted
-//	ws:<code>:nickidx    hash: k/<nickname key> -> the learner who has it,
+//	ws:{<code>}:nickidx  hash: k/<nickname key> -> the learner who has it,
 //	                     l/<learner> -> their nickname key
-//	ws:<code>:removed    set: learners the instructor removed
+//	ws:{<code>}:removed  set: learners the instructor removed
 //
 // The workshop hash also holds poll (the current poll's id) and polls (how
 // many were opened). Polls live in fixed keys, not one key per poll, so
@@ -47,9 +50,11 @@ const workshopTTL = 400 * 24 * time.Hour
 //
 // <prefix>workshops is a sorted set of codes by start time, for
 // Workshops; codes of expired workshops are dropped from it as they are
-// found.
+// found. It is written apart from a workshop's keys (it is in another
+// slot): after the workshop is created, and pruned only of a code whose
+// start time is still the one found expired.
 func (r *redisBackend) wsKeys(code string) []string {
-	k := r.prefix + "ws:" + code
+	k := r.prefix + "ws:{" + code + "}"
 	return []string{k, k + ":members", k + ":nicks", k + ":seen", k + ":counts", k + ":pcounts", k + ":" + workshop.GateFirst, k + ":" + workshop.GateCompleted,
 		k + ":polls", k + ":picks", k + ":pollcounts", k + ":" + workshop.GateLab, k + ":nickidx", k + ":removed"}
 }
@@ -96,13 +101,12 @@ const (
 	scriptChanged   = -14
 )
 
-// createScript: KEYS = wsKeys + index; ARGV = title, started, ttl ms, code.
+// createScript: KEYS = wsKeys; ARGV = title, started, ttl ms.
 const createScript = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return -2 end
-for i = 2, #KEYS - 1 do redis.call('DEL', KEYS[i]) end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
 redis.call('HSET', KEYS[1], 'title', ARGV[1], 'started', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[#KEYS], ARGV[2], ARGV[4])
 return 1
 `
 
@@ -244,7 +248,7 @@ var errChanged = errors.New("changed since read")
 
 // run runs a script and turns its result into an error.
 func (r *redisBackend) run(ctx context.Context, src string, keys []string, args ...any) error {
-	n, err := redis.NewScript(src).Run(ctx, r.rdb, keys, args...).Int()
+	n, err := r.write(ctx, redis.NewScript(src), keys, args...).Int()
 	if err != nil {
 		return unavailable(err)
 	}
@@ -294,8 +298,12 @@ func ttlMillis() int64 { return workshopTTL.Milliseconds() }
 func (r *redisBackend) createWorkshop(ctx context.Context, w workshop.Workshop) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	keys := append(r.wsKeys(w.Code), r.wsIndex())
-	return r.run(ctx, createScript, keys, w.Title, toMillis(w.StartedAt), ttlMillis(), w.Code)
+	if err := r.run(ctx, createScript, r.wsKeys(w.Code), w.Title, toMillis(w.StartedAt), ttlMillis()); err != nil {
+		return err
+	}
+	// Listed once it exists. Should Redis fail in between, the caller
+	// hears it; the unlisted workshop is never used and expires.
+	return unavailable(r.rdb.ZAdd(ctx, r.wsIndex(), redis.Z{Score: float64(toMillis(w.StartedAt)), Member: w.Code}).Err())
 }
 
 // getMeta reads a workshop's hash for parseMeta.
@@ -347,33 +355,34 @@ func (r *redisBackend) workshops(ctx context.Context, limit int) ([]workshop.Wor
 	defer cancel()
 	var (
 		out  []workshop.Workshop
-		gone []string
+		gone []redis.Z
 		seen = map[string]bool{}
 	)
 	// Page through the index, newest first, skipping codes whose workshop
 	// has expired, until limit workshops are found.
 	for start := int64(0); len(out) < limit; start += int64(limit) {
-		codes, err := r.rdb.ZRevRange(ctx, r.wsIndex(), start, start+int64(limit)-1).Result()
+		codes, err := r.rdb.ZRevRangeWithScores(ctx, r.wsIndex(), start, start+int64(limit)-1).Result()
 		if err != nil {
 			return nil, unavailable(err)
 		}
 		cmds := make([]*redis.SliceCmd, len(codes))
 		_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for i, code := range codes {
-				cmds[i] = getMeta(ctx, p, r.wsKeys(code)[wsKeyMeta])
+			for i, z := range codes {
+				cmds[i] = getMeta(ctx, p, r.wsKeys(z.Member.(string))[wsKeyMeta])
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, unavailable(err)
 		}
-		for i, code := range codes {
+		for i, z := range codes {
+			code := z.Member.(string)
 			w, ok, err := parseMeta(code, cmds[i].Val())
 			switch {
 			case err != nil:
 				return nil, err
 			case !ok:
-				gone = append(gone, code)
+				gone = append(gone, z)
 			case !seen[code] && len(out) < limit:
 				// A workshop created while we page moves the others
 				// down one place, and one may show up twice.
@@ -386,25 +395,24 @@ func (r *redisBackend) workshops(ctx context.Context, limit int) ([]workshop.Wor
 		}
 	}
 	if len(gone) > 0 {
-		keys, codes := []string{r.wsIndex()}, make([]any, 0, len(gone))
-		for _, code := range gone {
-			keys = append(keys, r.wsKeys(code)[wsKeyMeta])
-			codes = append(codes, code)
+		args := make([]any, 0, 2*len(gone))
+		for _, g := range gone {
+			args = append(args, g.Member, g.Score)
 		}
 		// Tidying the index is not what the caller asked for: if it
 		// fails, the list is still right and the next call tries again.
-		_ = r.run(ctx, pruneScript, keys, codes...)
+		_ = r.run(ctx, pruneScript, []string{r.wsIndex()}, args...)
 	}
 	return out, nil
 }
 
-// pruneScript drops codes from the index whose workshop has expired. It
-// checks again that each is gone, in case another replica has just created
-// a workshop with the same code. KEYS = index, then each code's workshop
-// key; ARGV = the codes.
+// pruneScript drops codes from the index whose workshop has expired: each
+// only if its start time is still the one found with it, as another
+// replica may have just created a workshop with the same code and listed
+// it anew. KEYS = index; ARGV = code, start time, code, start time...
 const pruneScript = `
-for i = 1, #ARGV do
-  if redis.call('EXISTS', KEYS[i + 1]) == 0 then redis.call('ZREM', KEYS[1], ARGV[i]) end
+for i = 1, #ARGV, 2 do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('ZREM', KEYS[1], ARGV[i]) end
 end
 return 1
 `

@@ -55,6 +55,7 @@ func workshopBackends() map[string]func(t *testing.T) (s, replica *Store) {
 			addr := redistest.Start(t)
 			return openRedisStore(t, addr), openRedisStore(t, addr)
 		},
+		"cluster": openCluster,
 	}
 }
 
@@ -559,7 +560,7 @@ func TestWorkshopRedisTTL(t *testing.T) {
 	mustFlush(t, s)
 	var keys []string
 	for _, k := range m.Keys() {
-		if strings.HasPrefix(k, "locklab:ws:TTL1") {
+		if strings.HasPrefix(k, "locklab:ws:{TTL1}") {
 			keys = append(keys, k)
 			if ttl := m.TTL(k); ttl != workshopTTL {
 				t.Errorf("TTL(%s) = %v; want %v, refreshed by the last write", k, ttl, workshopTTL)

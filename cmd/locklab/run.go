@@ -35,6 +35,8 @@ type config struct {
 	contentDir string
 	dataDir    string
 	redisURL   string
+	// redisMode is single, sentinel or cluster (store.RedisMode).
+	redisMode string
 	// redisURLFile is REDIS_URL_FILE, read when no URL is given.
 	redisURLFile string
 	secret       string
@@ -115,11 +117,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// The Redis store's round trips, counted in the server's metrics.
 	redisMetrics := web.NewRedisMetrics()
-	progress, err := openStore(cfg, redisMetrics)
+	progress, err := openStore(cfg, redisMetrics, func(err error) { failures.Warn("redis save not copied to a replica", "error", err) })
 	if err != nil {
 		return err
 	}
 	defer progress.Close()
+	go upgradeStore(ctx, progress, logger)
 	sandboxes, err := newSandboxes(cfg, logger, sandboxCopies(progress))
 	if err != nil {
 		return err
@@ -211,7 +214,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fset.StringVar(&cfg.addr, "addr", ":8080", "address to listen on (env LOCKLAB_ADDR)")
 	fset.StringVar(&cfg.contentDir, "content", "", "serve course content from this directory, re-read on every request, instead of the embedded content (env LOCKLAB_CONTENT)")
 	fset.StringVar(&cfg.dataDir, "data", "data", "directory for learners' progress when Redis is not used (env LOCKLAB_DATA)")
-	fset.StringVar(&cfg.redisURL, "redis-url", "", "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db), shared by every replica (env REDIS_URL)")
+	fset.StringVar(&cfg.redisURL, "redis-url", "", "keep progress, workshops, rate limits and playground sandboxes in this Redis (redis://host:port/db; Sentinel: redis://sentinel:26379?master_name=NAME&addr=sentinel2:26379; Cluster: redis://node1:6379?addr=node2:6379 with -redis-mode cluster), shared by every replica (env REDIS_URL)")
+	fset.StringVar(&cfg.redisMode, "redis-mode", "", "what -redis-url names: single, sentinel or cluster; empty reads a URL with master_name as Sentinel, any other as one node (env LOCKLAB_REDIS_MODE)")
 	// Secrets have no flag, so that they never show in a process list;
 	// each may come from a file (NAME_FILE).
 	if err := readSecrets(&cfg, getenv); err != nil {
@@ -343,12 +347,12 @@ func raceScenarios() []string {
 }
 
 // openStore opens the progress store: Redis when a URL is given, its
-// round trips observed by rm, else the embedded file store in the data
+// round trips observed by rm and what it warns of told to warn, else the embedded file store in the data
 // directory.
-func openStore(cfg config, rm *web.RedisMetrics) (*store.Store, error) {
+func openStore(cfg config, rm *web.RedisMetrics, warn func(error)) (*store.Store, error) {
 	ttl := store.ProgressTTL(cfg.keep.progressTTL)
 	if cfg.redisURL != "" {
-		return store.OpenRedis(cfg.redisURL, ttl, store.ObserveRedis(rm.Observe))
+		return store.OpenRedis(cfg.redisURL, ttl, store.ObserveRedis(rm.Observe), store.RedisMode(cfg.redisMode), store.Warn(warn))
 	}
 	return store.OpenBolt(cfg.dataDir, ttl, store.MaxSize(cfg.progressMax))
 }

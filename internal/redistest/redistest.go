@@ -66,12 +66,29 @@ func start(t testing.TB, bin string) (string, error) {
 // shutdown with the test.
 func launch(t testing.TB, bin string, port int) (*Server, error) {
 	t.Helper()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cmd := exec.Command(bin,
+	return launchWith(t, bin, port)
+}
+
+// launchWith is launch with extraArgs appended to the command line: they
+// override the defaults, since redis-server keeps the last value of an
+// option (--appendonly yes for a node whose crash must keep its data).
+func launchWith(t testing.TB, bin string, port int, extraArgs ...string) (*Server, error) {
+	t.Helper()
+	args := append([]string{
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no",
 		"--dir", t.TempDir(),
-	)
+	}, extraArgs...)
+	return launchArgs(t, bin, port, args)
+}
+
+// launchArgs runs bin with exactly args, for a server that answers on
+// port, and waits for PING like launch. Sentinel needs it: its config
+// file must be the first argument, before any option.
+func launchArgs(t testing.TB, bin string, port int, args []string) (*Server, error) {
+	t.Helper()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	cmd := exec.Command(bin, args...)
 	var out testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
