@@ -43,6 +43,15 @@ var (
 	// the server while a call ran here (many requests at once from one
 	// learner); nothing the call did was kept.
 	ErrBusy = errors.New("playground: sandbox busy on another replica")
+	// ErrStoreDown: the shared copies of sandboxes (Options.SandboxCopies)
+	// could not be reached, so the call could neither be saved for the
+	// other replicas nor checked against them; it is refused, as what it
+	// did here alone might be lost or contradicted when the learner's next
+	// request reaches another replica. A line refused after it ran may
+	// have been saved all the same (the reply to a save that Redis made
+	// can be lost): the learner's next call starts from the shared copy,
+	// whatever it holds.
+	ErrStoreDown = errors.New("playground: shared sandbox store unreachable")
 )
 
 // A RefusedError is the playground refusing a line before Redis sees it.

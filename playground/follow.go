@@ -21,9 +21,10 @@ import (
 // changed it (Save, on condition that no other replica saved since) or
 // else compares its version with the store's (Version); if another
 // replica's copy is newer, it restores that copy (Load) and runs the
-// command again on it (see Manager.use). The store being down never
-// fails a command: the sandbox then lives on in this replica alone until
-// the store is back.
+// command again on it (see Manager.use). A command that cannot reach the
+// store is refused (ErrStoreDown) rather than answered from this replica
+// alone, whose sandbox another replica may have moved past, or may move
+// past unseen; the next command starts from the shared copy.
 //
 // The keys, scripts and clock of a sandbox follow the learner; the
 // connection state of its two clients (a MULTI in progress, WATCH) stays
@@ -153,16 +154,31 @@ func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		pulled := attempt > 0
-		if pulled && m.pull(ctx, s) {
-			moved = true
+		// After a conflict, or a call that could not reach the store, the
+		// sandbox is brought up to date with the copy before f runs.
+		pulled := attempt > 0 || s.stale
+		if pulled {
+			restored, err := m.pull(ctx, s)
+			if err != nil {
+				return moved, err
+			}
+			moved = moved || restored
 		}
 		err = f(s.box)
 		switch m.push(ctx, s, false) {
 		case saveDone, saveFailed:
 			return moved, err
+		case saveUnreachable:
+			return moved, ErrStoreDown
 		case saveNothing:
-			if pulled || m.current(ctx, s) {
+			if pulled {
+				return moved, err
+			}
+			ok, cerr := m.current(ctx, s)
+			if cerr != nil {
+				return moved, cerr
+			}
+			if ok {
 				return moved, err
 			}
 		}
@@ -181,55 +197,60 @@ const maxConflicts = 4
 type saveResult int
 
 const (
-	saveNothing  saveResult = iota // nothing to save
-	saveDone                       // the copy now holds the sandbox
-	saveFailed                     // the store failed: the sandbox lives on here
-	saveConflict                   // another replica saved first: nothing saved
+	saveNothing     saveResult = iota // nothing to save
+	saveDone                          // the copy now holds the sandbox
+	saveFailed                        // the sandbox cannot be copied (too large): it lives on here
+	saveUnreachable                   // the store failed: the sandbox is stale until restored
+	saveConflict                      // another replica saved first: nothing saved
 )
 
 // current reports whether the session's sandbox is up to date with the
-// shared copy, or the store cannot tell (it is down: the sandbox here is
-// all there is). It is called with s.mu held.
-func (m *Manager) current(ctx context.Context, s *session) bool {
+// shared copy; ErrStoreDown if the store cannot tell. It is called with
+// s.mu held.
+func (m *Manager) current(ctx context.Context, s *session) (bool, error) {
 	ver, err := m.opts.SandboxCopies.Version(ctx, s.learner, m.opts.IdleTimeout)
 	if err != nil {
 		m.followFailed("check the shared copy of a sandbox", err)
-		return true
+		return false, ErrStoreDown
 	}
-	return ver == "" || ver == s.version
+	return ver == "" || ver == s.version, nil
 }
 
 // pull replaces the session's sandbox with the learner's saved copy if
-// that copy is not the one the sandbox matches, and reports whether it
-// did. If there is no copy any more (it expired, or Redis lost it), the
-// sandbox here is all there is: it is saved as a new copy next. It is
-// called with s.mu held.
-func (m *Manager) pull(ctx context.Context, s *session) bool {
+// that copy is not the one the sandbox matches, or the sandbox is stale,
+// and reports whether it did; ErrStoreDown if the store cannot be read.
+// If there is no copy any more (it expired, or Redis lost it), the
+// sandbox here is all there is: it is saved as a new copy next. A copy
+// that cannot be restored here (too large, or in an unknown encoding) is
+// logged and the sandbox here goes on. It is called with s.mu held.
+func (m *Manager) pull(ctx context.Context, s *session) (bool, error) {
 	ver, data, err := m.opts.SandboxCopies.Load(ctx, s.learner)
 	if err != nil {
 		m.followFailed("load the shared copy of a sandbox", err)
-		return false
+		return false, ErrStoreDown
 	}
+	stale := s.stale
+	s.stale = false
 	if ver == "" {
 		s.version, s.unsaved = "", true
-		return false
+		return false, nil
 	}
-	if ver == s.version {
-		return false
+	if ver == s.version && !stale {
+		return false, nil
 	}
 	if max := maxSavedBytes(m.opts.Limits); len(data) > max {
 		m.followFailed("load the shared copy of a sandbox", fmt.Errorf("%d bytes, more than %d", len(data), max))
-		return false
+		return false, nil
 	}
 	snap, err := decodeSaved(data, m.opts.Now())
 	if err != nil {
 		m.followFailed("load the shared copy of a sandbox", err)
-		return false
+		return false, nil
 	}
 	box, err := m.opts.NewBox(SandboxOptions{Now: m.opts.Now, Limits: m.opts.Limits, Scripts: m.scripts, Learner: s.learner, Restore: &snap})
 	if err != nil {
 		m.followFailed("restore the shared copy of a sandbox", err)
-		return false
+		return false, nil
 	}
 	m.mu.Lock()
 	e, ok := m.sessions[s.learner]
@@ -245,11 +266,11 @@ func (m *Manager) pull(ctx context.Context, s *session) bool {
 		// Reset, Sweep or Close took the session meanwhile; the caller
 		// finds its sandbox closed and tries again.
 		box.Close()
-		return false
+		return false, nil
 	}
 	old.Close()
 	s.version, s.writes, s.unsaved = ver, box.Writes(), false
-	return true
+	return true, nil
 }
 
 // push saves the session's sandbox if it may have changed since it was
@@ -283,9 +304,11 @@ func (m *Manager) push(ctx context.Context, s *session, force bool) saveResult {
 	ver, saved, err := m.opts.SandboxCopies.Save(context.WithoutCancel(ctx), s.learner, s.version, data, m.opts.IdleTimeout)
 	switch {
 	case err != nil:
-		s.writes, s.unsaved = writes, true
+		// The line's reply is not given: the next call restores the
+		// copy, whether or not this save reached it.
+		s.stale = true
 		m.followFailed("save the shared copy of a sandbox", err)
-		return saveFailed
+		return saveUnreachable
 	case !saved:
 		// The next pull restores the other replica's copy.
 		return saveConflict
@@ -294,10 +317,10 @@ func (m *Manager) push(ctx context.Context, s *session, force bool) saveResult {
 	return saveDone
 }
 
-// followFailed logs a failure of the sandbox copies as a warning: the
-// command goes on with the sandbox of this replica. A SandboxCopies that
-// keeps failing, such as a Redis that is down, is logged once a minute
-// per operation, with a count of the failures not logged.
+// followFailed logs a failure of the sandbox copies as a warning. A
+// SandboxCopies that keeps failing, such as a Redis that is down, is
+// logged once a minute per operation, with a count of the failures not
+// logged.
 func (m *Manager) followFailed(op string, err error) {
-	m.followWarns.Warn("playground: "+op+"; the sandbox is served from this replica", "error", err)
+	m.followWarns.Warn("playground: "+op, "error", err)
 }

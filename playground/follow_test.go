@@ -28,6 +28,9 @@ type memSnapshots struct {
 	saves     int
 	conflicts int
 	down      bool
+	// lostReply makes the next Save save and then fail, as a Redis whose
+	// reply never arrived.
+	lostReply bool
 }
 
 type memCopy struct {
@@ -90,6 +93,10 @@ func (s *memSnapshots) Save(_ context.Context, learner, base string, data []byte
 	s.saves++
 	c := memCopy{version: strconv.Itoa(s.seq), data: data, expires: s.now().Add(ttl)}
 	s.copies[learner] = c
+	if s.lostReply {
+		s.lostReply = false
+		return "", false, errDown
+	}
 	return c.version, true, nil
 }
 
@@ -207,29 +214,48 @@ func TestFollowSavesOnlyChanges(t *testing.T) {
 	}
 }
 
+// TestFollowStoreDown: with the store unreachable, lines are refused
+// rather than answered by one replica alone, and nothing they did here
+// is kept; when it is back, each replica starts again from the copy.
 func TestFollowStoreDown(t *testing.T) {
 	m1, m2, store, _ := newReplicas(t, Options{})
 	mustExec(t, m1, "ada", ClientA, "SET k 1")
+	mustExec(t, m2, "ada", ClientA, "GET k")
 	store.setDown(true)
-	// Each replica goes on with the sandbox it has.
-	wantOutput(t, m1, "replica 1, store down", "ada", ClientA, "INCR k", "(integer) 2")
-	wantOutput(t, m1, "replica 1, store down", "ada", ClientA, "GET k", `"2"`)
-	wantOutput(t, m2, "replica 2, store down", "ada", ClientA, "GET k", "(nil)")
-	if _, err := m1.Advance("ada", time.Second); err != nil {
-		t.Errorf("Advance with the store down: %v", err)
+	for _, tt := range []struct {
+		m    *Manager
+		line string
+	}{{m1, "INCR k"}, {m1, "GET k"}, {m2, "SET k 9"}, {m2, "GET k"}} {
+		if res, err := tt.m.Exec(context.Background(), "ada", ClientA, tt.line); !errors.Is(err, ErrStoreDown) {
+			t.Errorf("Exec(%q) with the store down = %+v, %v; want ErrStoreDown", tt.line, res, err)
+		}
 	}
-	if err := m2.Reset("bob"); err != nil {
-		t.Errorf("Reset with the store down: %v", err)
+	if _, err := m1.Advance("ada", time.Second); !errors.Is(err, ErrStoreDown) {
+		t.Errorf("Advance with the store down: %v; want ErrStoreDown", err)
 	}
-	if _, err := m2.Keys("ada"); err != nil {
-		t.Errorf("Keys with the store down: %v", err)
+	if err := m2.Reset("ada"); !errors.Is(err, ErrStoreDown) {
+		t.Errorf("Reset with the store down: %v; want ErrStoreDown", err)
 	}
-	// When it is back, what replica 1 could not save is saved after its
-	// next command, a read included.
-
+	if _, err := m1.Keys("bob"); !errors.Is(err, ErrStoreDown) {
+		t.Errorf("Keys of a learner new here with the store down: %v; want ErrStoreDown", err)
+	}
+	// Back: the refused INCR, SET and reset left nothing on either
+	// replica, whose sandboxes had run them before their saves failed.
 	store.setDown(false)
-	mustExec(t, m1, "ada", ClientA, "GET k")
-	wantOutput(t, m2, "replica 2, store back", "ada", ClientA, "GET k", `"2"`)
+	wantOutput(t, m1, "replica 1, store back", "ada", ClientA, "GET k", `"1"`)
+	wantOutput(t, m2, "replica 2, store back", "ada", ClientA, "GET k", `"1"`)
+
+	// A save Redis made but whose reply was lost: the line is refused,
+	// and the next line, on either replica, sees what it did.
+	store.mu.Lock()
+	store.lostReply = true
+	store.mu.Unlock()
+	if _, err := m1.Exec(context.Background(), "ada", ClientA, "INCR k"); !errors.Is(err, ErrStoreDown) {
+		t.Errorf("INCR whose save reply was lost: %v; want ErrStoreDown", err)
+	}
+	wantOutput(t, m1, "replica 1, after a lost reply", "ada", ClientA, "GET k", `"2"`)
+	wantOutput(t, m2, "replica 2, after a lost reply", "ada", ClientA, "INCR k", "(integer) 3")
+	wantOutput(t, m1, "replica 1", "ada", ClientA, "GET k", `"3"`)
 }
 
 func TestFollowIdleReplicaDoesNotReset(t *testing.T) {

@@ -129,7 +129,8 @@ type session struct {
 	mu      sync.Mutex
 	version string // of the shared copy box matches; "" if none
 	writes  uint64 // box.Writes() when box matched that copy
-	unsaved bool   // a save failed: box has changes the copy lacks
+	unsaved bool   // there is no copy: box has what the store lacks
+	stale   bool   // a call failed to reach the store: box may be ahead of the copy
 }
 
 type dropped struct {
@@ -280,13 +281,20 @@ func (m *Manager) Reset(learner string) error {
 	for range maxConflicts {
 		ver, err := m.opts.SandboxCopies.Version(context.Background(), learner, m.opts.IdleTimeout)
 		if err != nil {
+			// The reset did not reach the other replicas: the learner's
+			// next call starts from the copy they share, as before it.
+			s.stale = true
 			m.followFailed("check the shared copy of a sandbox", err)
-			return nil
+			return ErrStoreDown
 		}
 		s.version = ver
-		if m.push(context.Background(), s, true) != saveConflict {
-			return nil
+		switch m.push(context.Background(), s, true) {
+		case saveConflict:
+			continue
+		case saveUnreachable:
+			return ErrStoreDown
 		}
+		return nil
 	}
 	return ErrBusy
 }
@@ -364,7 +372,7 @@ func (m *Manager) find(learner string) (*session, error) {
 	ver, err := m.opts.SandboxCopies.Version(context.Background(), learner, m.opts.IdleTimeout)
 	if err != nil {
 		m.followFailed("check the shared copy of a sandbox", err)
-		return nil, nil
+		return nil, ErrStoreDown
 	}
 	if ver == "" {
 		return nil, nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -24,7 +24,8 @@ const (
 )
 
 // ErrNotReplicated is what the store warns of when a save was not
-// acknowledged by a replica in time.
+// acknowledged by a replica in time; saves to that master then stop
+// waiting for a while.
 var ErrNotReplicated = fmt.Errorf("a save was not copied to a Redis replica within %v: the master keeps it, but would lose it in a failover; saves stop waiting for a replica for %v", replicaWait, replicaPause)
 
 // Warn has the Redis store call f when something is wrong that the
@@ -36,10 +37,23 @@ func Warn(f func(error)) Option {
 
 // replicaGate says whether saves wait for a replica: only where a
 // replica may take over (Sentinel, Cluster; a single node has no
-// failover), and not until pauseUntil.
+// failover), and not while the master they go to is paused, until the
+// Unix ns stored for its address ("" for the one master of Sentinel).
 type replicaGate struct {
-	failover   bool
-	pauseUntil atomic.Int64 // Unix ns
+	failover bool
+	paused   sync.Map // address -> int64
+}
+
+func (g *replicaGate) waits(node string, now time.Time) bool {
+	if !g.failover {
+		return false
+	}
+	until, ok := g.paused.Load(node)
+	return !ok || now.UnixNano() >= until.(int64)
+}
+
+func (g *replicaGate) pause(node string, until time.Time) {
+	g.paused.Store(node, until.UnixNano())
 }
 
 // write runs a script that changes what keys hold (keys share a slot)
@@ -47,10 +61,10 @@ type replicaGate struct {
 // writes too, as the constants above say. Its reply is the script's.
 func (r *redisBackend) write(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
 	now := r.now()
-	if !r.replicas.failover || now.UnixNano() < r.replicas.pauseUntil.Load() {
+	if !r.replicas.failover {
 		return script.Run(ctx, r.rdb, keys, args...)
 	}
-	node := redis.Cmdable(r.rdb)
+	node, addr := redis.Cmdable(r.rdb), ""
 	if cc, ok := r.rdb.(*redis.ClusterClient); ok && len(keys) > 0 {
 		// WAIT counts the replicas of the node it is sent to, over the
 		// connection that wrote: the pipeline goes to the keys' master.
@@ -60,7 +74,10 @@ func (r *redisBackend) write(ctx context.Context, script *redis.Script, keys []s
 			cmd.SetErr(err)
 			return cmd
 		}
-		node = m
+		node, addr = m, m.Options().Addr
+	}
+	if !r.replicas.waits(addr, now) {
+		return script.Run(ctx, r.rdb, keys, args...)
 	}
 	cmd, acked := scriptThenWait(ctx, node, script.EvalSha, keys, args)
 	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
@@ -72,7 +89,7 @@ func (r *redisBackend) write(ctx context.Context, script *redis.Script, keys []s
 		return cmd
 	}
 	if n, err := acked.Int(); err != nil || n < 1 {
-		r.replicas.pauseUntil.Store(now.Add(replicaPause).UnixNano())
+		r.replicas.pause(addr, now.Add(replicaPause))
 		if r.warn != nil {
 			r.warn(ErrNotReplicated)
 		}

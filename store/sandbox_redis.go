@@ -19,8 +19,9 @@ const maxSandboxCopy = 16 << 20
 
 // sandboxBackoff is how long SandboxCopies stops calling a Redis that
 // failed: every playground command checks for a copy, and none should
-// wait on a Redis that is down.
-const sandboxBackoff = 2 * time.Second
+// wait on a Redis that is down. It is short, as the playground refuses
+// lines meanwhile, and a failover is over in seconds.
+const sandboxBackoff = time.Second
 
 // SandboxCopies keeps a copy of each learner's playground sandbox in
 // Redis, so that every replica of the server can restore it: the sandbox

@@ -32,7 +32,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	code, msg := classify(err)
 	switch {
-	case code >= 500 && errors.Is(err, progress.ErrUnavailable):
+	case code >= 500 && (errors.Is(err, progress.ErrUnavailable) || errors.Is(err, playground.ErrStoreDown)):
 		// A store that is down fails every request that needs it: logged
 		// once a minute, the others counted.
 		s.failures.Log(c.Request().Context(), slog.LevelError, "request failed: store unavailable", "uri", redactURI(c.Request().RequestURI), "error", err)
@@ -95,6 +95,7 @@ var errorTable = []errorRule{
 	{target: playground.ErrStopped, code: http.StatusServiceUnavailable, msg: "the playground is restarting; please try again in a moment"},
 	{target: playground.ErrClosed, code: http.StatusServiceUnavailable, msg: "the playground is shutting down; please try again in a moment"},
 	{target: playground.ErrBusy, code: http.StatusServiceUnavailable, msg: "your sandbox was busy with your other requests; please try again"},
+	{target: playground.ErrStoreDown, code: http.StatusServiceUnavailable, msg: "the store this site's servers share your sandbox through cannot be reached just now, so the line was not answered (it may have run); please try again in a moment"},
 	// The learner's own lines.
 	{target: playground.ErrUnknownClient, code: http.StatusBadRequest},
 	{target: playground.ErrBadAdvance, code: http.StatusBadRequest},

@@ -155,21 +155,28 @@ func TestRedisMetrics(t *testing.T) {
 	}
 	l := newLearner(t, newServerFor(t, s))
 	wantMetric(t, s, "locklab_redis_latency_seconds_count", "0")
-	// An answer: a write of the answer (a transaction) and a read of the
-	// topic after it, each one round trip.
+	// An answer: a write of the answer (a script: EVALSHA, and the first
+	// time, when Redis answers NOSCRIPT, EVAL) and a read of the topic
+	// after it (a pipeline), each one round trip.
 	if code, _, body := l.answer("gc-pause", "fencing"); code != 200 {
 		t.Fatalf("answer = %d %s", code, body)
 	}
-	wantMetric(t, s, "locklab_redis_latency_seconds_count", "2")
-	if line, _ := metricLine(t, s, `locklab_redis_errors_total{op="pipeline"}`); line != "" {
-		t.Errorf("/metrics: %q; want no errors while Redis is up", line)
+	wantMetric(t, s, "locklab_redis_latency_seconds_count", "3")
+	if code, _, body := l.answer("gc-pause", "fencing"); code != 200 {
+		t.Fatalf("answer = %d %s", code, body)
+	}
+	wantMetric(t, s, "locklab_redis_latency_seconds_count", "5")
+	for _, op := range []string{"evalsha", "eval", "pipeline"} {
+		if line, _ := metricLine(t, s, `locklab_redis_errors_total{op="`+op+`"}`); line != "" {
+			t.Errorf("/metrics: %q; want no errors while Redis is up (NOSCRIPT is none)", line)
+		}
 	}
 	m.Close()
 	if code, _, body := l.answer("gc-pause", "fencing"); code != 503 {
 		t.Fatalf("answer with Redis gone = %d %s; want 503", code, body)
 	}
-	wantMetric(t, s, `locklab_redis_errors_total{op="pipeline"}`, "1")
-	wantMetric(t, s, "locklab_redis_latency_seconds_count", "3") // the write, which failed
+	wantMetric(t, s, `locklab_redis_errors_total{op="evalsha"}`, "1")
+	wantMetric(t, s, "locklab_redis_latency_seconds_count", "6") // the write, which failed
 }
 
 // TestNoRedisMetricsWithoutRedis: a server whose store is not Redis

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -69,7 +70,7 @@ func newReplica(t *testing.T, workers bool, st *store.Store, clock *testClock) r
 // TestSandboxFollowsLearnerThroughRedis runs two replicas' playgrounds on
 // one Redis (miniredis), for each kind of playground: what a learner does
 // on one replica is there on the other, with TTLs running on, the clock
-// moved and resets seen; with Redis down, each replica goes on alone.
+// moved and resets seen; with Redis down, lines are refused.
 func TestSandboxFollowsLearnerThroughRedis(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -126,15 +127,18 @@ func TestSandboxFollowsLearnerThroughRedis(t *testing.T) {
 				exec(i%2, "INCR n", fmt.Sprintf("(integer) %d", i))
 			}
 
-			// Redis down: each replica serves the sandbox it has.
+			// Redis down: lines are refused on both replicas, rather
+			// than answered by one alone.
 			exec(0, "SET k before", "OK")
 			exec(1, "GET k", `"before"`)
 			mr.Close()
-			exec(0, "SET k during", "OK")
-			exec(0, "GET k", `"during"`)
-			exec(1, "GET k", `"before"`)
-			if _, err := reps[1].Advance(learner, time.Second); err != nil {
-				t.Errorf("Advance with Redis down: %v", err)
+			for i, line := range []string{"SET k during", "GET k"} {
+				if res, err := reps[i].Exec(context.Background(), learner, playground.ClientA, line); !errors.Is(err, playground.ErrStoreDown) {
+					t.Errorf("replica %d with Redis down: %s = %+v, %v; want ErrStoreDown", i+1, line, res, err)
+				}
+			}
+			if _, err := reps[1].Advance(learner, time.Second); !errors.Is(err, playground.ErrStoreDown) {
+				t.Errorf("Advance with Redis down: %v; want ErrStoreDown", err)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/redistest"
+	"github.com/locklab/locklab/lab"
 	"github.com/locklab/locklab/workshop"
 )
 
@@ -117,10 +118,26 @@ func startReplicas(t *testing.T, env map[string]string) (string, string) {
 // a learner's progress, playground sandbox and workshop answers follow
 // them from one to the other.
 func TestTwoReplicasShareRedis(t *testing.T) {
-	const adminToken = "replica-admin-token-0123"
-	// A rate limit that lets 100 lines through at once.
-	a, b := startReplicas(t, map[string]string{"LOCKLAB_ADMIN_TOKEN": adminToken, "LOCKLAB_RATE_LIMIT": "1000"})
+	a, b := startReplicas(t, replicaEnv())
+	shareRedisJourney(t, a, b)
+}
 
+// replicaAdminToken is the instructor's token of replicaEnv.
+const replicaAdminToken = "replica-admin-token-0123"
+
+// replicaEnv is the environment of the replicas of a journey: an
+// instructor's token, and a rate limit that lets 100 lines through at
+// once.
+func replicaEnv() map[string]string {
+	return map[string]string{"LOCKLAB_ADMIN_TOKEN": replicaAdminToken, "LOCKLAB_RATE_LIMIT": "1000"}
+}
+
+// shareRedisJourney takes learners and an instructor through replicas a
+// and b, which share a Redis: progress, carry codes, the playground, the
+// lab and a workshop with a poll, each step on one replica seen on the
+// other.
+func shareRedisJourney(t *testing.T, a, b string) {
+	const adminToken = replicaAdminToken
 	t.Run("progress", func(t *testing.T) {
 		code, learner, body := answerAs(t, a, "", "gc-pause", "fencing")
 		if code != 200 {
@@ -209,22 +226,9 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 	})
 
 	t.Run("workshop", func(t *testing.T) {
-		admin := newBrowser(t)
-		admin.get(a + "/admin")
-		if resp := admin.postForm(a+"/admin/login", url.Values{"token": {adminToken}}); resp.StatusCode != 200 {
-			t.Fatalf("admin sign-in on A = %d", resp.StatusCode)
-		}
-		resp := admin.postForm(a+"/admin/workshops", url.Values{"title": {"Replicas"}})
-		code, ok := strings.CutPrefix(resp.Request.URL.Path, "/admin/workshops/")
-		if resp.StatusCode != 200 || !ok {
-			t.Fatalf("start workshop on A = %d at %s", resp.StatusCode, resp.Request.URL)
-		}
-
-		learner := newBrowser(t)
-		learner.get(b + "/join/" + code)
-		if resp := learner.postForm(b+"/join", url.Values{"code": {code}, "nickname": {"ada"}}); resp.StatusCode != 200 || resp.Request.URL.Path != "/workshop" {
-			t.Fatalf("join on B = %d at %s", resp.StatusCode, resp.Request.URL)
-		}
+		admin := signedInAdmin(t, a, adminToken)
+		code := startWorkshop(t, admin, a, "Replicas")
+		learner := joined(t, b, code, "ada")
 		if code, body := learner.postJSON(b+"/api/topics/distributed-locks/quiz/gc-pause", map[string]string{"choice": "fencing"}); code != 200 {
 			t.Fatalf("answer on B = %d %s", code, body)
 		}
@@ -250,6 +254,60 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 				t.Fatalf("CSV on A = %v after %v; want ada with 1 answer, right on the first try", got, 3*workshop.DefaultFlushEvery+2*time.Second)
 			}
 			time.Sleep(250 * time.Millisecond)
+		}
+	})
+
+	t.Run("lab", func(t *testing.T) {
+		br := newBrowser(t)
+		br.get(a + "/lab")
+		ch, err := lab.ChallengeByID("plain-del")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fix := map[string]any{"acquire": ch.Fix.Acquire, "release": ch.Fix.Release, "extend": []string{}, "fencing": ch.Fix.Fencing}
+		code, body := br.postJSON(a+"/api/lab/check", map[string]any{"recipe": fix, "challenge": ch.ID})
+		if code != 200 || !strings.Contains(body, `"just_solved":true`) {
+			t.Fatalf("solve %s on A = %d %.300s", ch.ID, code, body)
+		}
+		code, body = br.get(b + "/api/lab/challenges")
+		var chs []struct {
+			ID     string `json:"id"`
+			Solved bool   `json:"solved"`
+		}
+		if err := json.Unmarshal([]byte(body), &chs); code != 200 || err != nil {
+			t.Fatalf("challenges on B = %d %s", code, body)
+		}
+		for _, c := range chs {
+			if c.Solved != (c.ID == ch.ID) {
+				t.Errorf("challenge %s on B: solved = %v; want only %s solved, on A", c.ID, c.Solved, ch.ID)
+			}
+		}
+	})
+
+	t.Run("poll", func(t *testing.T) {
+		admin := signedInAdmin(t, a, adminToken)
+		code := startWorkshop(t, admin, a, "Poll across replicas")
+		status, body := admin.postJSON(a+"/admin/workshops/"+code+"/polls", map[string]string{"scenario": "gc-pause"})
+		var opened struct{ ID string }
+		if err := json.Unmarshal([]byte(body), &opened); status != http.StatusCreated || err != nil {
+			t.Fatalf("open a poll on A = %d %s", status, body)
+		}
+		for i, nick := range []string{"ada", "bo", "cy"} {
+			l := joined(t, []string{a, b}[i%2], code, nick)
+			if status, body := l.postJSON([]string{b, a}[i%2]+"/api/workshop/poll/"+opened.ID+"/predict", map[string][]string{"prediction": {"safe"}}); status != 200 {
+				t.Fatalf("%s predicts on the other replica = %d %s", nick, status, body)
+			}
+		}
+		var res struct {
+			Answered, Joined int
+			Counts           map[string]int
+		}
+		status, body = admin.get(b + "/admin/workshops/" + code + "/polls/" + opened.ID)
+		if err := json.Unmarshal([]byte(body), &res); status != 200 || err != nil {
+			t.Fatalf("poll on B = %d %s", status, body)
+		}
+		if res.Answered != 3 || res.Joined != 3 || res.Counts["safe"] != 3 {
+			t.Errorf("poll on B = %+v; want 3 joined, 3 answered, 3 for safe", res)
 		}
 	})
 }
@@ -281,4 +339,37 @@ func TestTwoReplicasShareRateLimits(t *testing.T) {
 	if allowed > 5 || limited == 0 {
 		t.Errorf("%d of 8 writes over two replicas allowed, %d limited; want a shared burst of 4 (5 with refill)", allowed, limited)
 	}
+}
+
+// signedInAdmin is an instructor's browser signed in on base.
+func signedInAdmin(t *testing.T, base, token string) *browser {
+	t.Helper()
+	admin := newBrowser(t)
+	admin.get(base + "/admin")
+	if resp := admin.postForm(base+"/admin/login", url.Values{"token": {token}}); resp.StatusCode != 200 {
+		t.Fatalf("admin sign-in on %s = %d", base, resp.StatusCode)
+	}
+	return admin
+}
+
+// startWorkshop starts a workshop on base and returns its code.
+func startWorkshop(t *testing.T, admin *browser, base, title string) string {
+	t.Helper()
+	resp := admin.postForm(base+"/admin/workshops", url.Values{"title": {title}})
+	code, ok := strings.CutPrefix(resp.Request.URL.Path, "/admin/workshops/")
+	if resp.StatusCode != 200 || !ok {
+		t.Fatalf("start workshop on %s = %d at %s", base, resp.StatusCode, resp.Request.URL)
+	}
+	return code
+}
+
+// joined is a learner's browser that joined workshop code on base.
+func joined(t *testing.T, base, code, nickname string) *browser {
+	t.Helper()
+	l := newBrowser(t)
+	l.get(base + "/join/" + code)
+	if resp := l.postForm(base+"/join", url.Values{"code": {code}, "nickname": {nickname}}); resp.StatusCode != 200 || resp.Request.URL.Path != "/workshop" {
+		t.Fatalf("join on %s = %d at %s", base, resp.StatusCode, resp.Request.URL)
+	}
+	return l
 }
