@@ -95,7 +95,7 @@ func TestSavesWaitForAReplica(t *testing.T) {
 
 // follow makes the redis-server at replica a replica of master and waits
 // until it is in sync.
-func follow(t *testing.T, replica, master string) {
+func follow(t testing.TB, replica, master string) {
 	t.Helper()
 	ctx := context.Background()
 	rc := redis.NewClient(&redis.Options{Addr: replica})
