@@ -35,6 +35,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case code >= 500 && (errors.Is(err, progress.ErrUnavailable) || errors.Is(err, playground.ErrStoreDown)):
 		// A store that is down fails every request that needs it: logged
 		// once a minute, the others counted.
+		st := storeProgress
+		if errors.Is(err, playground.ErrStoreDown) {
+			st = storeSandboxCopies
+		}
+		s.metrics.storeErrors.WithLabelValues(st).Inc()
 		s.failures.Log(c.Request().Context(), slog.LevelError, "request failed: store unavailable", "uri", redactURI(c.Request().RequestURI), "error", err)
 	case code >= 500:
 		s.log.Error("request failed", "uri", redactURI(c.Request().RequestURI), "error", err)

@@ -30,6 +30,9 @@ type metrics struct {
 	// line is the most frequent write.
 	execA, execB prometheus.Counter
 	races        *prometheus.CounterVec
+	// workshopEvents counts what happens in workshops, storeErrors the
+	// requests a store could not serve.
+	workshopEvents, storeErrors *prometheus.CounterVec
 	// streams measures event streams from open to close: they last
 	// minutes, and would drown the request latencies.
 	streams prometheus.Histogram
@@ -73,17 +76,31 @@ func newMetrics(pg Playground, src metricsSources) *metrics {
 		races: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "locklab_race_runs_total", Help: "Race scenarios computed, by scenario.",
 		}, []string{"scenario"}),
+		workshopEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_workshop_events_total", Help: "Workshop events on this replica, by event: started, ended, joined, poll_opened, prediction, poll_revealed.",
+		}, []string{"event"}),
+		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "locklab_store_errors_total", Help: "Requests that failed because a store could not be used, by store: progress (progress, workshops, carry codes: the data directory's file or Redis) or sandbox_copies (the copies replicas share sandboxes through).",
+		}, []string{"store"}),
 		streams: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "locklab_event_stream_duration_seconds", Help: "How long event streams stayed open, from the request to its end; they are not in locklab_http_request_duration_seconds.",
 			Buckets: []float64{1, 10, 60, 300, 900, 1800, 3600, 7200, 14400},
 		}),
 	}
 	m.execA, m.execB = m.execs.WithLabelValues(string(playground.ClientA)), m.execs.WithLabelValues(string(playground.ClientB))
+	// Every series exists from the start, at 0, so that a rate over it
+	// works before the first event.
+	for _, e := range []string{eventStarted, eventEnded, eventJoined, eventPollOpened, eventPrediction, eventPollRevealed} {
+		m.workshopEvents.WithLabelValues(e)
+	}
+	for _, st := range []string{storeProgress, storeSandboxCopies} {
+		m.storeErrors.WithLabelValues(st)
+	}
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "locklab_build_info", Help: "Always 1; its labels say which build is running: the binary's version and the Go version it was built with.",
 	}, []string{"version", "go_version"})
 	buildInfo.WithLabelValues(src.version, runtime.Version()).Set(1)
-	m.reg.MustRegister(m.requests, m.latency, m.answers, m.rateLimited, m.execs, m.races, m.streams, buildInfo,
+	m.reg.MustRegister(m.requests, m.latency, m.answers, m.rateLimited, m.execs, m.races, m.workshopEvents, m.storeErrors, m.streams, buildInfo,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "locklab_event_streams_open", Help: "Event streams (live updates of workshop pages) open now.",
 		}, func() float64 { return float64(src.open.len()) }),
@@ -116,6 +133,21 @@ func newMetrics(pg Playground, src metricsSources) *metrics {
 	}
 	return m
 }
+
+// The workshop events and stores the metrics count, a fixed set.
+const (
+	eventStarted       = "started"
+	eventEnded         = "ended"
+	eventJoined        = "joined"
+	eventPollOpened    = "poll_opened"
+	eventPrediction    = "prediction"
+	eventPollRevealed  = "poll_revealed"
+	storeProgress      = "progress"
+	storeSandboxCopies = "sandbox_copies"
+)
+
+// countWorkshop counts one workshop event.
+func (m *metrics) countWorkshop(event string) { m.workshopEvents.WithLabelValues(event).Inc() }
 
 // routeSeries is one route's request counter and latency histogram, for
 // one method and status: looked up once, then kept, so that a request pays

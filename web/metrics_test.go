@@ -2,9 +2,11 @@ package web
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strings"
 	"testing"
@@ -176,6 +178,7 @@ func TestRedisMetrics(t *testing.T) {
 		t.Fatalf("answer with Redis gone = %d %s; want 503", code, body)
 	}
 	wantMetric(t, s, `locklab_redis_errors_total{op="evalsha"}`, "1")
+	wantMetric(t, s, `locklab_store_errors_total{store="progress"}`, "1")
 	wantMetric(t, s, "locklab_redis_latency_seconds_count", "6") // the write, which failed
 }
 
@@ -211,5 +214,44 @@ func TestMetricsGzippedOnce(t *testing.T) {
 		if err != nil || !strings.Contains(string(body), "go_goroutines") {
 			t.Errorf("%s: GET /metrics, gunzipped once: %v, %.40q; want the metrics", name, err, body)
 		}
+	}
+}
+
+// TestWorkshopMetrics: a workshop's start, joins, poll, predictions,
+// reveal and end are counted, each once, and every series is there at 0
+// before the first.
+func TestWorkshopMetrics(t *testing.T) {
+	s := newAdminServer(t)
+	base := newServerFor(t, s)
+	for _, e := range []string{"started", "ended", "joined", "poll_opened", "prediction", "poll_revealed"} {
+		wantMetric(t, s, `locklab_workshop_events_total{event="`+e+`"}`, "0")
+	}
+	teacher := newLearner(t, base)
+	wcode := startWorkshop(t, teacher)
+	ws := "/admin/workshops/" + wcode
+	l := newLearner(t, base)
+	if code, _ := form(l, "/join", url.Values{"code": {wcode}, "nickname": {"Ada"}}); code != 200 {
+		t.Fatalf("join = %d", code)
+	}
+	code, body := teacher.do("POST", ws+"/polls", "application/json", `{"scenario":"gc-pause"}`)
+	var opened struct{ ID string }
+	if err := json.Unmarshal([]byte(body), &opened); code != http.StatusCreated || err != nil {
+		t.Fatalf("open poll = %d %s", code, body)
+	}
+	for _, p := range []string{`{"prediction":["safe"]}`, `{"prediction":["two-holders"]}`} {
+		if code, body := l.do("POST", "/api/workshop/poll/"+opened.ID+"/predict", "application/json", p); code != 200 {
+			t.Fatalf("predict = %d %s", code, body)
+		}
+	}
+	if code, body := teacher.do("POST", ws+"/polls/"+opened.ID+"/reveal", "", ""); code != 200 {
+		t.Fatalf("reveal = %d %s", code, body)
+	}
+	// A prediction after the reveal is refused, and not counted.
+	l.do("POST", "/api/workshop/poll/"+opened.ID+"/predict", "application/json", `{"prediction":["safe"]}`)
+	if code, _ := form(teacher, ws+"/end", url.Values{}); code != 200 {
+		t.Fatalf("end = %d", code)
+	}
+	for e, n := range map[string]string{"started": "1", "ended": "1", "joined": "1", "poll_opened": "1", "prediction": "2", "poll_revealed": "1"} {
+		wantMetric(t, s, `locklab_workshop_events_total{event="`+e+`"}`, n)
 	}
 }

@@ -80,6 +80,7 @@ func (s *Server) handleStartWorkshop(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.metrics.countWorkshop(eventStarted)
 	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+w.Code)
 }
 
@@ -88,6 +89,7 @@ func (s *Server) handleEndWorkshop(c echo.Context) error {
 	if err := s.workshops.End(c.Request().Context(), code, time.Now()); err != nil {
 		return err
 	}
+	s.metrics.countWorkshop(eventEnded)
 	return c.Redirect(http.StatusSeeOther, "/admin/workshops/"+url.PathEscape(code))
 }
 
@@ -417,6 +419,7 @@ func (s *Server) handleJoin(c echo.Context) error {
 		}
 		return render(c, http.StatusBadRequest, views.JoinPage(m))
 	}
+	s.metrics.countWorkshop(eventJoined)
 	s.setCookie(c, &http.Cookie{Name: workshopCookie, Value: code, MaxAge: 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	s.setCookie(c, &http.Cookie{Name: joinedCookie, Value: "1", MaxAge: 24 * 3600, SameSite: http.SameSiteLaxMode})
 	// The workshop page says whom they joined as, with a way to leave and

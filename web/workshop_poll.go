@@ -156,6 +156,7 @@ func (s *Server) handleOpenPoll(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.metrics.countWorkshop(eventPollOpened)
 	if wantsJSON(c) {
 		return c.JSON(http.StatusCreated, map[string]string{"id": p.ID})
 	}
@@ -200,6 +201,7 @@ func (s *Server) handleRevealPoll(c echo.Context) error {
 	if err := s.workshops.Reveal(ctx, code, id, time.Now()); err != nil {
 		return err
 	}
+	s.metrics.countWorkshop(eventPollRevealed)
 	if wantsJSON(c) || c.FormValue("back") == "" {
 		r, err := s.workshops.Poll(ctx, code, id)
 		if err != nil {
@@ -316,6 +318,7 @@ func (s *Server) predict(c echo.Context, id string, prediction []string) (worksh
 	if err := s.workshops.Predict(c.Request().Context(), code, id, learner, prediction, time.Now()); err != nil {
 		return workshop.LearnerState{}, err
 	}
+	s.metrics.countWorkshop(eventPrediction)
 	return s.workshops.Learner(c.Request().Context(), code, learner)
 }
 

@@ -19,6 +19,15 @@ func TestRedisDownLogsLittle(t *testing.T) {
 		b.postJSON(base+"/api/topics/distributed-locks/quiz/gc-pause", map[string]string{"choice": "fencing"})
 		b.postJSON(base+"/api/playground/exec", map[string]string{"line": "SET a 1", "client": "A"})
 	}
+	// Every failed request is counted, by the store that failed it.
+	_, metrics := b.get(base + "/metrics")
+	for _, st := range []string{"progress", "sandbox_copies"} {
+		series := `locklab_store_errors_total{store="` + st + `"} `
+		i := strings.Index(metrics, series)
+		if i < 0 || strings.HasPrefix(metrics[i+len(series):], "0\n") {
+			t.Errorf("/metrics: %s missing or 0 after requests that failed with Redis down", series)
+		}
+	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
