@@ -171,7 +171,7 @@ func refusal(name string, c command) string {
 		return "a sandbox is a single node, not a cluster"
 	}
 	if nb := nonBlocking(name); nb != "" {
-		return "it blocks the connection until data arrives, which would hold up your sandbox; use " + nb + ", which does not wait"
+		return "it blocks the connection until data arrives, which would hold up your sandbox; use " + nb + ", which does not wait (after MULTI it is queued and runs without waiting, as in Redis)"
 	}
 	if strings.HasPrefix(name, "X") && c.flags&flagPubSub == 0 {
 		return "streams are not part of this course"

@@ -13,6 +13,11 @@ import (
 func (s *Sandbox) run(c *conn, argv []string) (resp.Value, *RefusedError) {
 	name := strings.ToUpper(argv[0])
 	cmd, errv, ref := s.check(argv)
+	if ref != nil && c.multi && queuedBlocking(name) {
+		// Queued, to run at EXEC without blocking (blockingtx.go).
+		cmd, _ = lookupCommand(name)
+		ref = nil
+	}
 	if ref != nil || errv != nil {
 		if c.multi && name != "EXEC" && name != "DISCARD" {
 			c.dirty = true // Redis discards a transaction with a rejected command
@@ -211,6 +216,10 @@ func (s *Sandbox) exec(c *conn) resp.Value {
 		name := strings.ToUpper(argv[0])
 		if !s.lineDeadline.IsZero() && !scripting[name] && !s.runNow().Before(s.lineDeadline) {
 			out = append(out, resp.Err(fmt.Sprintf("ERR the playground did not run this command: the line used up its %v (command %d of %d)", s.limits.Script.Timeout, i+1, len(queue))))
+			continue
+		}
+		if queuedBlocking(name) {
+			out = append(out, s.runBlockingNow(c, name, argv))
 			continue
 		}
 		cmd, _ := lookupCommand(name)

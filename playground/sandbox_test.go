@@ -180,7 +180,7 @@ func TestRefusals(t *testing.T) {
 		want string
 	}{
 		{"SUBSCRIBE news", "(error) ERR the playground does not support SUBSCRIBE: it would keep your connection waiting for messages"},
-		{"BLPOP queue 0", "(error) ERR the playground does not support BLPOP: it blocks the connection until data arrives, which would hold up your sandbox; use LPOP, which does not wait"},
+		{"BLPOP queue 0", "(error) ERR the playground does not support BLPOP: it blocks the connection until data arrives, which would hold up your sandbox; use LPOP, which does not wait (after MULTI it is queued and runs without waiting, as in Redis)"},
 		{"HELLO 3", "(error) ERR the playground does not support HELLO: it switches the protocol; the playground speaks RESP2 like a plain redis-cli"},
 		{"CLIENT KILL ID 1", "(error) ERR the playground does not support CLIENT KILL: your two clients A and B are fixed; there are no others to list or kill, and only their names (SETNAME, GETNAME) can be set"},
 		{"CLIENT LIST", "(error) ERR the playground does not support CLIENT LIST: your two clients A and B are fixed; there are no others to list or kill, and only their names (SETNAME, GETNAME) can be set"},
