@@ -101,7 +101,7 @@ func allowed(name string) bool {
 	// Strings.
 	case "APPEND", "DECR", "DECRBY", "GET", "GETDEL", "GETEX", "GETRANGE", "GETSET",
 		"INCR", "INCRBY", "INCRBYFLOAT", "MGET", "MSET", "MSETNX", "PSETEX", "SET",
-		"SETEX", "SETNX", "SETRANGE", "STRLEN", "GETBIT", "SETBIT", "BITCOUNT", "BITPOS":
+		"SETEX", "SETNX", "SETRANGE", "STRLEN", "GETBIT", "SETBIT", "BITCOUNT", "BITPOS", "LCS":
 		return true
 	// Keys and TTLs.
 	case "DEL", "UNLINK", "EXISTS", "EXPIRE", "EXPIREAT", "EXPIRETIME", "PEXPIRE",

@@ -141,7 +141,7 @@ func TestCorpusParity(t *testing.T) {
 // The suite corpus's floors: what it reached, below the goal of 95% and
 // 97%. Raise them as the playground gets closer.
 const (
-	suiteFloorIdentical = 0.928
+	suiteFloorIdentical = 0.931
 	suiteFloorHonest    = 0.965
 )
 

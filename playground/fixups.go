@@ -30,6 +30,9 @@ func (s *Sandbox) override(c *conn, name string, argv []string) (resp.Value, boo
 		return s.hincrby(c, argv), true
 	case "HINCRBYFLOAT":
 		return s.hincrbyfloat(c, argv), true
+	case "LCS":
+		// miniredis has no LCS.
+		return s.lcs(argv), true
 	case "WAIT", "PUBLISH", "SELECT", "CLIENT", "OBJECT":
 		if v, ok := s.serverCommand(c, name, argv); ok {
 			return v, true

@@ -8,7 +8,7 @@ package playground
 const helpText = `Lock Lab playground: a Redis 7 sandbox of your own, driven by two clients, A and B.
 
 Commands you can use:
-strings: SET GET GETDEL GETEX GETSET SETNX SETEX PSETEX MSET MSETNX MGET APPEND STRLEN INCR INCRBY INCRBYFLOAT DECR DECRBY GETRANGE SETRANGE GETBIT SETBIT BITCOUNT BITPOS
+strings: SET GET GETDEL GETEX GETSET SETNX SETEX PSETEX MSET MSETNX MGET APPEND STRLEN INCR INCRBY INCRBYFLOAT DECR DECRBY GETRANGE SETRANGE GETBIT SETBIT BITCOUNT BITPOS LCS
 keys and TTL: DEL UNLINK EXISTS TYPE KEYS SCAN RENAME RENAMENX COPY TOUCH RANDOMKEY EXPIRE PEXPIRE EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME PERSIST TTL PTTL OBJECT ENCODING|REFCOUNT|FREQ|IDLETIME
 hashes: HSET HSETNX HMSET HGET HMGET HGETALL HDEL HEXISTS HINCRBY HINCRBYFLOAT HKEYS HVALS HLEN HSTRLEN HRANDFIELD HSCAN
 lists: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LRANGE LINDEX LINSERT LLEN LMOVE LMPOP LPOS LREM LSET LTRIM RPOPLPUSH
@@ -24,5 +24,5 @@ Each client has its own connection: MULTI and WATCH belong to the client that se
 TTLs run in real time on the sandbox clock; the clock buttons move it forward.
 Functions are your sandbox's own, as in Redis 7: FUNCTION LOAD "#!lua name=mylib\nredis.register_function('f', function(keys, args) return keys[1] end)" then FCALL f 1 k. They count with your scripts, outlive FLUSHALL and go with a reset; a function's upvalues start afresh on every call. FUNCTION DUMP and RESTORE are not available.
 WAIT answers 0 at once: a sandbox has no replicas, so no write is ever acknowledged by one (the fact behind the lesson's failover caveat). PUBLISH answers 0: nobody can subscribe to a sandbox.
-Not available: pub/sub, blocking commands (BLPOP and friends), and commands that manage the server, switch the protocol or reach other servers.
+Not available: pub/sub, blocking commands (BLPOP and friends; after MULTI they are queued and run without waiting, as in Redis), and commands that manage the server, switch the protocol or reach other servers.
 Limits: lines of 64 KiB, 1,000 arguments, values of 64 KiB, 1,000 keys, scripts of 1 second.`
