@@ -103,6 +103,8 @@ func allowed(name string) bool {
 		"INCR", "INCRBY", "INCRBYFLOAT", "MGET", "MSET", "MSETNX", "PSETEX", "SET",
 		"SETEX", "SETNX", "SETRANGE", "STRLEN", "GETBIT", "SETBIT", "BITCOUNT", "BITPOS", "LCS":
 		return true
+	case "SORT", "SORT_RO":
+		return true
 	// Keys and TTLs.
 	case "DEL", "UNLINK", "EXISTS", "EXPIRE", "EXPIREAT", "EXPIRETIME", "PEXPIRE",
 		"PEXPIREAT", "PEXPIRETIME", "PERSIST", "TTL", "PTTL", "TYPE", "KEYS", "SCAN",

@@ -141,8 +141,8 @@ func TestCorpusParity(t *testing.T) {
 // The suite corpus's floors: what it reached, below the goal of 95% and
 // 97%. Raise them as the playground gets closer.
 const (
-	suiteFloorIdentical = 0.931
-	suiteFloorHonest    = 0.965
+	suiteFloorIdentical = 0.936
+	suiteFloorHonest    = 0.97
 )
 
 // isHelpLine reports whether line is redis-cli's own help, which the

@@ -31,8 +31,10 @@ func (s *Sandbox) override(c *conn, name string, argv []string) (resp.Value, boo
 	case "HINCRBYFLOAT":
 		return s.hincrbyfloat(c, argv), true
 	case "LCS":
-		// miniredis has no LCS.
+		// miniredis has no LCS, nor SORT.
 		return s.lcs(argv), true
+	case "SORT", "SORT_RO":
+		return s.sortCmd(c, name, argv), true
 	case "WAIT", "PUBLISH", "SELECT", "CLIENT", "OBJECT":
 		if v, ok := s.serverCommand(c, name, argv); ok {
 			return v, true

@@ -361,6 +361,16 @@ func (s *Sandbox) work(name string, argv []string) int {
 	case "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE":
 		keys = movableKeys(argv)
 		keys = keys[min(1, len(keys)):]
+	case "SORT", "SORT_RO":
+		// Every element is read, and looked up again by each BY or GET
+		// pattern (counted by the words BY and GET, wherever they are).
+		n := 1
+		for _, a := range argv[2:] {
+			if strings.EqualFold(a, "BY") || strings.EqualFold(a, "GET") {
+				n++
+			}
+		}
+		return s.elements(argv[1]) * n
 	default:
 		return 0
 	}

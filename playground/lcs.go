@@ -10,7 +10,7 @@ import (
 
 // ownCommands are the commands the playground answers itself, miniredis
 // having none of them (override sends them here).
-var ownCommands = map[string]bool{"LCS": true}
+var ownCommands = map[string]bool{"LCS": true, "SORT": true, "SORT_RO": true}
 
 // maxLCSCells bounds LCS's table, its two strings' lengths multiplied:
 // the algorithm Redis uses costs that much time and memory (four bytes a

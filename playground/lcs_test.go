@@ -70,3 +70,4 @@ func isSubsequence(sub, s string) bool {
 	}
 	return sub == ""
 }
+
