@@ -70,4 +70,3 @@ func isSubsequence(sub, s string) bool {
 	}
 	return sub == ""
 }
-
