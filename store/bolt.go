@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,7 +51,7 @@ func OpenBolt(dir string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("store: data directory %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, "progress.db")
+	path := BoltFile(dir)
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("store: open the progress file: %w", err) // err names the path
@@ -296,3 +295,38 @@ func (b *boltBackend) secret(_ context.Context, fresh []byte) ([]byte, error) {
 }
 
 func (b *boltBackend) close() error { return b.db.Close() }
+
+// eachLearner calls fn with each learner's flags, in the order of their
+// ids, all read in one read transaction: a consistent snapshot of the
+// whole file, taken while the server goes on writing. bbolt grows its
+// file only between read transactions, so a slow fn holds back writes
+// that need a larger file: fn should write somewhere fast.
+func (b *boltBackend) eachLearner(ctx context.Context, fn func(learner string, flags []string) error) error {
+	return b.db.View(func(tx *bolt.Tx) error {
+		learners := tx.Bucket(learnersBucket)
+		c := learners.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if v != nil {
+				continue // a value, not a learner's bucket
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var flags []string
+			err := learners.Bucket(k).ForEach(func(f, _ []byte) error {
+				flags = append(flags, string(f))
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if len(flags) == 0 {
+				continue
+			}
+			if err := fn(string(k), flags); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -5,6 +5,8 @@
 //
 //	locklab [flags]           serve the course (see -h for flags)
 //	locklab healthcheck       exit 0 if the running server answers /healthz
+//	locklab backup FILE       write every learner's progress to FILE (- for stdout), safe while servers run
+//	locklab restore FILE      add the progress in a backup to the store's; a bad FILE changes nothing
 //	locklab version           print the version and VCS revision
 //	locklab sandbox-worker    a playground worker process; the server starts these itself
 package main

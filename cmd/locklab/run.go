@@ -76,6 +76,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 1 && args[1] == "healthcheck" {
 		return healthcheck(ctx, args[2:], getenv, stderr)
 	}
+	if len(args) > 1 && args[1] == "backup" {
+		return backupCommand(ctx, args[2:], getenv, stdout, stderr)
+	}
+	if len(args) > 1 && args[1] == "restore" {
+		return restoreCommand(ctx, args[2:], getenv, os.Stdin, stdout, stderr)
+	}
 	if len(args) > 1 && args[1] == "sandbox-worker" {
 		// The server talks to its workers over their stdin and stdout.
 		return sandboxWorker(ctx, args[2:], getenv, os.Stdin, stdout, stderr)
@@ -122,6 +128,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer progress.Close()
+	if cfg.redisURL == "" {
+		// This process holds the progress file: `locklab backup` and
+		// `locklab restore` reach it through the server (backup.go).
+		// Stopped before the store closes.
+		defer serveControl(cfg.dataDir, progress, logger)()
+	}
 	go upgradeStore(ctx, progress, logger)
 	sandboxes, err := newSandboxes(cfg, logger, sandboxCopies(progress))
 	if err != nil {
@@ -230,7 +242,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR] [-data DIR]\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0])
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR] [-data DIR]\n       %s backup [-data DIR] [-redis-url URL] [-redis-mode MODE] FILE\n       %s restore [-data DIR] [-redis-url URL] [-redis-mode MODE] FILE\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0], args[0], args[0])
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args[1:]); err != nil {
