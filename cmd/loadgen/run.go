@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +20,7 @@ var errMissed = errors.New("targets missed (see the report)")
 
 // run parses args (args[0] is the program name), simulates the workshop
 // and writes the report to stdout; progress lines go to stderr. The
-// target URL defaults to $LOCKLAB_URL, then http://127.0.0.1:8080.
+// target URLs default to $LOCKLAB_URL, then http://127.0.0.1:8080.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fset := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fset.SetOutput(stderr)
@@ -27,8 +28,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if defURL == "" {
 		defURL = "http://127.0.0.1:8080"
 	}
+	urls := &listFlag{values: []string{defURL}}
+	fset.Var(urls, "url", "base URLs of the Lock Lab server's replicas, comma-separated or with the flag repeated; each learner's requests go to them in turn (env LOCKLAB_URL)")
+	pids := &listFlag{}
+	fset.Var(pids, "pid", "processes whose memory (with their children's) is sampled and summed, comma-separated or with the flag repeated: the replicas and their redis-server; none finds the processes listening on the URLs' ports")
 	var (
-		rawURL      = fset.String("url", defURL, "base URL of the Lock Lab server (env LOCKLAB_URL)")
 		allowRemote = fset.Bool("allow-remote", false, "allow a target that is not on a loopback address")
 		learners    = fset.Int("learners", 300, "learners in the workshop, hostile ones included")
 		duration    = fset.Duration("duration", 5*time.Minute, "how long the workshop lasts")
@@ -38,13 +42,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		seed        = fset.Uint64("seed", 1, "seed for pacing, tokens and the choice of hostile learners")
 		ramp        = fset.Duration("ramp", 5*time.Second, "learners join at random times within this span (at most -duration)")
 		timeout     = fset.Duration("timeout", 5*time.Second, "client timeout for one request")
-		pid         = fset.Int("pid", 0, "server process whose memory (with its children's) is sampled; 0 finds the process listening on the URL's port")
 		sampleEvery = fset.Duration("sample", 500*time.Millisecond, "memory sampling period")
 		progress    = fset.Duration("progress", 30*time.Second, "print a progress line to stderr this often (0 for none)")
 		p99         = fset.Duration("p99", 100*time.Millisecond, "target: p99 latency of every well-behaved route under this")
-		maxRSS      = fset.Int("max-rss-mb", 512, "target: the server's peak memory (RSS of it and its children) under this many MB")
+		maxRSS      = fset.Int("max-rss-mb", 512, "target: the peak memory of the sampled processes and their children, summed, under this many MB")
 		strict      = fset.Bool("strict", false, "exit with status 1 when a target is missed")
-		adminToken  = fset.String("admin-token", getenv("LOCKLAB_ADMIN_TOKEN"), "the server's admin token: adds the poll phase (a workshop every well-behaved learner joins, and a poll they all answer) (env LOCKLAB_ADMIN_TOKEN)")
+		adminToken  = fset.String("admin-token", getenv("LOCKLAB_ADMIN_TOKEN"), "the server's admin token: adds the poll phase (a workshop every well-behaved learner joins, keeping its event stream open, and a poll they all answer) (env LOCKLAB_ADMIN_TOKEN)")
 		pollAt      = fset.Duration("poll-at", 0, "with -admin-token, when the poll opens after the start (default: 10 s after the ramp)")
 	)
 	fset.Usage = func() {
@@ -60,7 +63,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if fset.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (see -h)", fset.Arg(0))
 	}
-	target, err := loadgen.CheckTarget(*rawURL, *allowRemote)
+	targets, err := loadgen.CheckTargets(urls.values, *allowRemote)
+	if err != nil {
+		return err
+	}
+	pidList, err := loadgen.ParsePIDs(pids.values)
 	if err != nil {
 		return err
 	}
@@ -68,14 +75,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer stop()
 
 	res, err := loadgen.Run(ctx, loadgen.Config{
-		Target: target, Learners: *learners, Duration: *duration, Rate: *rate,
+		Targets: targets, Learners: *learners, Duration: *duration, Rate: *rate,
 		Hostile: *hostile, ForwardedFor: *forwarded, Seed: *seed, Ramp: min(*ramp, *duration), Timeout: *timeout,
-		PID: *pid, SampleEvery: *sampleEvery, Proc: loadgen.Proc{Root: "/proc"},
+		PIDs: pidList, SampleEvery: *sampleEvery, Proc: loadgen.Proc{Root: "/proc"},
 		Progress: stderr, ProgressEvery: *progress,
 		AdminToken: *adminToken, PollAt: pollTime(*pollAt, min(*ramp, *duration)),
 	})
 	if err != nil {
-		return fmt.Errorf("load %s: %w", target, err)
+		return fmt.Errorf("load %s: %w", strings.Join(urls.values, ","), err)
 	}
 	verdict, err := res.WriteReport(stdout, loadgen.Targets{P99: *p99, PeakRSS: int64(*maxRSS) << 20})
 	if err != nil {
@@ -94,4 +101,26 @@ func pollTime(at, ramp time.Duration) time.Duration {
 		return at
 	}
 	return ramp + 10*time.Second
+}
+
+// listFlag is a flag that may be repeated, each value a comma-separated
+// list; the first value given replaces the default.
+type listFlag struct {
+	values []string
+	set    bool
+}
+
+func (f *listFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(f.values, ",")
+}
+
+func (f *listFlag) Set(v string) error {
+	if !f.set {
+		f.values, f.set = nil, true
+	}
+	f.values = append(f.values, v)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,6 +33,12 @@ func TestRunRefusesBeforeLoading(t *testing.T) {
 		{name: "hostile over 1", args: []string{"-hostile", "2"}, wantErr: "hostile"},
 		{name: "zero rate", args: []string{"-rate", "0"}, wantErr: "rate"},
 		{name: "no such server process", args: []string{"-pid", "2147483647"}, wantErr: "-pid 2147483647"},
+		{name: "one of the processes missing", args: []string{"-pid", "1," + "2147483647"}, wantErr: "-pid 2147483647"},
+		{name: "bad pid in a list", args: []string{"-pid", "1,x"}, wantErr: `pid "x"`},
+		{name: "pid listed twice", args: []string{"-pid", "1", "-pid", "1"}, wantErr: "listed twice"},
+		{name: "replica listed twice", args: []string{"-url", "http://127.0.0.1:1,http://127.0.0.1:1"}, wantErr: "listed twice"},
+		{name: "second replica remote", args: []string{"-url", "http://127.0.0.1:1", "-url", "http://192.0.2.1"}, wantIs: loadgen.ErrNotLoopback},
+		{name: "remote replica in a list", args: []string{"-url", "http://127.0.0.1:1,http://192.0.2.1"}, wantIs: loadgen.ErrNotLoopback},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -91,5 +98,29 @@ func TestRunStrictFailsOnErrors(t *testing.T) {
 				t.Errorf("report does not contain %q:\n%s", want, report)
 			}
 		}
+	}
+}
+
+func TestListFlag(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		set  []string
+		want []string
+	}{
+		{name: "default", want: []string{"http://127.0.0.1:8080"}},
+		{name: "set once", set: []string{"a,b"}, want: []string{"a,b"}},
+		{name: "repeated", set: []string{"a", "b,c"}, want: []string{"a", "b,c"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &listFlag{values: []string{"http://127.0.0.1:8080"}}
+			for _, v := range tt.set {
+				if err := f.Set(v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(f.values, tt.want) {
+				t.Errorf("after Set(%q): %q; want %q (the first value replaces the default)", tt.set, f.values, tt.want)
+			}
+		})
 	}
 }

@@ -3,10 +3,12 @@ package loadgen
 import (
 	"bufio"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,7 +88,7 @@ func TestWorkshopAgainstRealServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := Run(ctx, Config{
-		Target: target, Learners: 10, Duration: 5 * time.Second, Rate: 10, Hostile: 0.1,
+		Targets: []*url.URL{target}, Learners: 10, Duration: 5 * time.Second, Rate: 10, Hostile: 0.1,
 		Seed: 7, Ramp: time.Second, Timeout: 5 * time.Second,
 		SampleEvery: 100 * time.Millisecond, Proc: Proc{Root: "/proc"},
 	})
@@ -113,15 +115,19 @@ func TestWorkshopAgainstRealServer(t *testing.T) {
 			t.Errorf("route %q got no requests; routes: %v", route, counts)
 		}
 	}
-	// Without Config.PID the server is found by its port.
-	if m := res.Usage; m.Err != nil || m.PID != server.Process.Pid || m.Samples == 0 || m.Peak <= 0 {
-		t.Errorf("Usage = pid %d, %d samples, peak %d, error %v; want pid %d sampled", m.PID, m.Samples, m.Peak, m.Err, server.Process.Pid)
+	// Without Config.PIDs the server is found by its port.
+	if m := res.Usage; m.Err != nil || len(m.Procs) != 1 || m.Procs[0].PID != server.Process.Pid || m.Samples == 0 || m.Peak <= 0 {
+		t.Errorf("Usage = %+v, %d samples, peak %d, error %v; want pid %d sampled", m.Procs, m.Samples, m.Peak, m.Err, server.Process.Pid)
 	}
 }
 
 // TestWorkshopPollAgainstRealServer runs the poll phase: every
-// well-behaved learner joins the workshop, and when the instructor opens
-// a poll the whole room predicts within a few seconds, each counted once.
+// well-behaved learner joins the workshop and keeps its event stream
+// open, and when the instructor opens a poll every stream delivers it and
+// the whole room predicts within a few seconds, each counted once. The
+// server is named twice, as 127.0.0.1 and as localhost, so that requests
+// alternate between two targets whose cookies a browser would keep
+// apart: the learners' sessions must carry over.
 func TestWorkshopPollAgainstRealServer(t *testing.T) {
 	testenv.Slow(t, "load")
 	if _, err := os.Stat("/proc/self/status"); err != nil {
@@ -129,14 +135,14 @@ func TestWorkshopPollAgainstRealServer(t *testing.T) {
 	}
 	const token = "loadgen-admin-token-0123456789"
 	base, _ := startServer(t, "LOCKLAB_ADMIN_TOKEN="+token)
-	target, err := CheckTarget(base, false)
+	targets, err := CheckTargets([]string{base, strings.Replace(base, "127.0.0.1", "localhost", 1)}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := Run(ctx, Config{
-		Target: target, Learners: 12, Duration: 9 * time.Second, Rate: 4, Hostile: 0.1,
+		Targets: targets, Learners: 12, Duration: 9 * time.Second, Rate: 4, Hostile: 0.1,
 		Seed: 3, Ramp: time.Second, Timeout: 5 * time.Second,
 		SampleEvery: 100 * time.Millisecond, Proc: Proc{Root: "/proc"},
 		AdminToken: token, PollAt: 3 * time.Second,
@@ -150,6 +156,15 @@ func TestWorkshopPollAgainstRealServer(t *testing.T) {
 	p := res.Poll
 	if p == nil || p.Err != nil || p.ID == "" || p.Joined != res.WellBehaved || p.Total != p.Joined || p.Answered != p.Joined || !p.Revealed {
 		t.Fatalf("poll = %+v; want all %d well-behaved learners joined, counted once and revealed", p, res.WellBehaved)
+	}
+	if len(res.ByReplica.Routes) != 2 {
+		t.Errorf("requests by replica: %+v; want two replicas", res.ByReplica.Routes)
+	}
+	if s := res.Streams; s == nil || s.Learners != p.Joined || s.Open != s.Learners || s.Failed != 0 || s.EndedEarly != 0 || s.Delivered != p.Joined {
+		t.Errorf("streams = %+v; want all %d joined learners' streams open to the end, each delivering the poll", s, p.Joined)
+	}
+	if m := res.Usage; len(m.Procs) != 1 {
+		t.Errorf("Usage.Procs = %+v; want the one server, found once by its port", m.Procs)
 	}
 	v := res.Check(Targets{P99: time.Hour, PeakRSS: 1 << 40})
 	if !v.Pass {

@@ -30,10 +30,15 @@ type learner struct {
 	// forwardedFor, if set, is sent as X-Forwarded-For.
 	forwardedFor string
 	client       *http.Client
-	base         *url.URL
-	routes       Routes
-	rec          *Recorder
-	rng          *rand.Rand
+	// bases are the replicas; request i goes to bases[i%len(bases)].
+	bases  []*url.URL
+	turn   int // requests sent to a replica so far
+	routes Routes
+	rec    *Recorder
+	// byReplica, if not nil, also records each request with its
+	// replica as the route.
+	byReplica *Recorder
+	rng       *rand.Rand
 
 	queue     []step // what the learner does next
 	cycles    int    // cycles started
@@ -42,6 +47,17 @@ type learner struct {
 	lockSetAt time.Time
 	payloads  []step     // hostile payloads, for a hostile learner
 	poll      *pollState // the poll phase, for a learner who joined
+	// streams, if not nil, opens the learner's event stream once it has
+	// joined the workshop.
+	streams *streamRunner
+}
+
+// nextBase returns the replica the learner's next request goes to: each
+// in turn, as a load balancer without sticky sessions sends them.
+func (l *learner) nextBase() *url.URL {
+	b := l.bases[l.turn%len(l.bases)]
+	l.turn++
+	return b
 }
 
 // run sends requests until deadline, at most maxRequests of them, starting
@@ -85,7 +101,8 @@ func (l *learner) do(ctx context.Context, s step) {
 	if s.hostile != "" {
 		route += " [" + s.hostile + "]"
 	}
-	r, err := l.send(ctx, s)
+	base := l.nextBase()
+	r, err := l.send(ctx, base, s)
 	if ctx.Err() != nil {
 		return
 	}
@@ -127,6 +144,10 @@ func (l *learner) do(ctx context.Context, s step) {
 		}
 	}
 	l.rec.Add(o)
+	if l.byReplica != nil {
+		o.Route = base.Host
+		l.byReplica.Add(o)
+	}
 }
 
 // describe names a step's body for an error message.
@@ -141,9 +162,9 @@ func describe(s step) string {
 	return clip(b)
 }
 
-// send makes the request of s and reads the whole answer. It sets
-// reply.sent even when the request fails.
-func (l *learner) send(ctx context.Context, s step) (reply, error) {
+// send makes the request of s to base and reads the whole answer. It
+// sets reply.sent even when the request fails.
+func (l *learner) send(ctx context.Context, base *url.URL, s step) (reply, error) {
 	r := reply{sent: time.Now()}
 	var body io.Reader
 	switch {
@@ -158,7 +179,7 @@ func (l *learner) send(ctx context.Context, s step) (reply, error) {
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, s.method, l.base.String()+s.path, body)
+	req, err := http.NewRequestWithContext(ctx, s.method, base.String()+s.path, body)
 	if err != nil {
 		return r, fmt.Errorf("new request: %w", err)
 	}
@@ -199,7 +220,7 @@ func (l *learner) send(ctx context.Context, s step) (reply, error) {
 
 // csrfToken returns the _csrf cookie's value from the learner's jar.
 func (l *learner) csrfToken() string {
-	for _, c := range l.client.Jar.Cookies(l.base) {
+	for _, c := range l.client.Jar.Cookies(l.bases[0]) {
 		if c.Name == "_csrf" {
 			return c.Value
 		}
@@ -222,3 +243,24 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 		return true
 	}
 }
+
+// sharedJar keeps the cookies of every replica under one origin's, as a
+// browser does behind a load balancer, where the replicas are one site:
+// replicas on other ports of the same host share cookies anyway, but
+// "localhost" and "127.0.0.1" would not.
+type sharedJar struct {
+	jar http.CookieJar
+	as  *url.URL // the origin whose cookies every replica's are
+}
+
+func (j sharedJar) key(u *url.URL) *url.URL {
+	k := *u
+	k.Scheme, k.Host = j.as.Scheme, j.as.Host
+	return &k
+}
+
+func (j sharedJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	j.jar.SetCookies(j.key(u), cookies)
+}
+
+func (j sharedJar) Cookies(u *url.URL) []*http.Cookie { return j.jar.Cookies(j.key(u)) }

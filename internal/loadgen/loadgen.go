@@ -29,9 +29,13 @@ import (
 	"time"
 )
 
-// Config says what workshop to simulate against which server.
+// Config says what workshop to simulate against which servers.
 type Config struct {
-	Target   *url.URL      // the server's base URL, checked with CheckTarget
+	// Targets are the base URLs of the server's replicas, checked with
+	// CheckTargets. Each learner sends its requests to them in turn, as a
+	// load balancer without sticky sessions would: the replicas must
+	// share their store, since a learner's session moves between them.
+	Targets  []*url.URL
 	Learners int           // learners in the workshop, hostile ones included
 	Duration time.Duration // how long the workshop lasts
 	Rate     float64       // requests per second per learner
@@ -43,9 +47,11 @@ type Config struct {
 	Ramp         time.Duration // learners join at random times within this span
 	Timeout      time.Duration // client timeout for one request
 
-	// PID is the server process whose memory, with its children's, is
-	// sampled. Zero means: find the process listening on Target's port.
-	PID int
+	// PIDs are the processes whose memory, with their children's, is
+	// sampled and summed: the replicas, and their store if it runs on
+	// this machine. None means: find the processes listening on the
+	// targets' ports.
+	PIDs []int
 	// SampleEvery is the memory sampling period.
 	SampleEvery time.Duration
 	// Proc reads process information; Proc{Root: "/proc"} on Linux.
@@ -53,7 +59,9 @@ type Config struct {
 
 	// AdminToken, if set, adds the poll phase: the run starts a workshop
 	// that every well-behaved learner joins first, and PollAt after the
-	// start an instructor opens a poll that the whole room answers.
+	// start an instructor opens a poll that the whole room answers. Each
+	// learner who joined keeps the workshop's event stream open from then
+	// on, as its page does, on a replica of its own.
 	AdminToken string
 	PollAt     time.Duration
 
@@ -72,24 +80,29 @@ type Result struct {
 	Requests        Summary // well-behaved learners' requests
 	Hostile         Summary // hostile learners' requests, ordinary ones included
 	Usage           Usage
-	Poll            *PollResult // the poll phase, when there was one
+	// ByReplica are the well-behaved learners' requests by replica (the
+	// target's host and port as the route), when there are several.
+	ByReplica Summary
+	Poll      *PollResult   // the poll phase, when there was one
+	Streams   *StreamResult // the learners' event streams, with the poll phase
 }
 
-// Usage is what sampling the server's process tree, and the load
+// Usage is what sampling the servers' process trees, and the load
 // generator itself, found.
 type Usage struct {
-	PID       int
-	Source    string // how PID was found
-	Warning   string // doubts about PID, such as another process listening on the port
-	Err       error  // why the server could not be sampled, if it could not
-	Samples   int
-	Peak      int64         // highest summed RSS, in bytes
+	Procs    []ProcUsage // one per -pid, or per server found by its port
+	Warnings []string    // doubts about the pids, such as another process listening on a port
+	Err      error       // why the servers could not be sampled, or sampling stopped
+	Samples  int         // samples that read every process
+	// Peak is the highest RSS of all the trees together at one sample,
+	// in bytes.
+	Peak      int64
 	PeakAt    time.Duration // since the start
-	PeakProcs int           // processes in the tree at the peak
-	MaxProcs  int           // most processes seen in the tree
-	Last      int64         // RSS at the last sample
-	// CPU is the CPU time the server's tree used between the first and
-	// the last sample, over Span.
+	PeakProcs int           // processes in the trees at the peak
+	MaxProcs  int           // most processes seen in the trees together
+	Last      int64         // RSS of all the trees at the last sample
+	// CPU is the CPU time the trees used between the first and the last
+	// sample, over Span.
 	CPU, Span time.Duration
 	SelfPeak  int64         // the load generator's own peak RSS
 	SelfCPU   time.Duration // the load generator's CPU time over the run
@@ -98,6 +111,32 @@ type Usage struct {
 	// generator used came from other programs competing with them.
 	MachineCPU time.Duration
 	CPUs       int
+}
+
+// ProcUsage is what sampling one process and its children found. A
+// process that is also in the tree of an earlier one is counted there
+// only.
+type ProcUsage struct {
+	PID      int
+	Source   string // how PID was found
+	Peak     int64  // highest RSS of the tree, in bytes
+	PeakAt   time.Duration
+	MaxProcs int   // most processes seen in the tree
+	Last     int64 // RSS of the tree at the last sample
+	CPU      time.Duration
+	cpu0     time.Duration
+}
+
+// PeakSum is the sum of each tree's own peak: at least what they held
+// together at any moment sampled, and more when their peaks came at
+// different times. The memory target is held against it, so that
+// sampling cannot flatter the run.
+func (u *Usage) PeakSum() int64 {
+	var sum int64
+	for _, p := range u.Procs {
+		sum += p.Peak
+	}
+	return sum
 }
 
 // Run simulates the workshop until cfg.Duration has passed or ctx ends,
@@ -110,28 +149,37 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Config: cfg}
 	u := &res.Usage
-	u.PID, u.Source, u.Err = cfg.serverPID()
-	if cfg.PID > 0 {
+	u.Procs, u.Err = cfg.serverPIDs()
+	if len(cfg.PIDs) > 0 {
 		// A -pid that is not running is a mistake to stop at, not a
 		// run without memory figures.
-		if _, err := cfg.Proc.TreeUsage(cfg.PID); err != nil {
-			return nil, fmt.Errorf("-pid %d: %w", cfg.PID, err)
+		for _, pid := range cfg.PIDs {
+			if _, err := cfg.Proc.TreeUsage(pid); err != nil {
+				return nil, fmt.Errorf("-pid %d: %w", pid, err)
+			}
 		}
-		u.Warning = cfg.checkListener()
+		u.Warnings = cfg.checkListeners()
 	}
 
+	// Each learner has at most one request in flight, so the idle pool
+	// never needs more than a connection per learner and replica; the
+	// default of two idle connections per host would make most of them
+	// dial anew for every request.
+	dial := (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext
 	transport := &http.Transport{
 		// Never a proxy: the load must go where the loopback check said.
 		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        2 * cfg.Learners,
+		DialContext:         dial,
+		MaxIdleConns:        2 * cfg.Learners * len(cfg.Targets),
 		MaxIdleConnsPerHost: 2 * cfg.Learners,
 		IdleConnTimeout:     90 * time.Second,
 		ForceAttemptHTTP2:   true,
 	}
 	defer transport.CloseIdleConnections()
-	if err := waitHealthy(ctx, &http.Client{Transport: transport, Timeout: cfg.Timeout}, cfg.Target); err != nil {
-		return nil, err
+	for _, target := range cfg.Targets {
+		if err := waitHealthy(ctx, &http.Client{Transport: transport, Timeout: cfg.Timeout}, target); err != nil {
+			return nil, err
+		}
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, math.MaxUint32))
 	nHostile := int(math.Round(float64(cfg.Learners) * cfg.Hostile))
@@ -143,6 +191,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	routes := LockLabRoutes()
 	wellRec, hostileRec := NewRecorder(3), NewRecorder(3)
+	var replicaRec *Recorder
+	if len(cfg.Targets) > 1 {
+		replicaRec = NewRecorder(0)
+	}
 	start := time.Now()
 	deadline := start.Add(cfg.Duration)
 	interval := time.Duration(float64(time.Second) / cfg.Rate)
@@ -152,10 +204,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	var sampler sync.WaitGroup
-	sampler.Go(func() { res.Usage.sample(runCtx, cfg, start, wellRec, hostileRec) })
-
 	var board *pollBoard
+	var streams *streamRunner
 	var teacher sync.WaitGroup
 	if cfg.AdminToken != "" {
 		in, err := newInstructor(cfg, transport)
@@ -167,8 +217,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		board, res.Poll = &pollBoard{}, &PollResult{Workshop: code}
+		streams = newStreamRunner(runCtx, cfg, dial)
+		defer streams.transport.CloseIdleConnections()
 		teacher.Go(func() { in.runPoll(runCtx, cfg, start, code, board, res.Poll) })
 	}
+
+	var sampler sync.WaitGroup
+	sampler.Go(func() { res.Usage.sample(runCtx, cfg, start, wellRec, hostileRec, streams) })
 
 	var wg sync.WaitGroup
 	for i := range cfg.Learners {
@@ -177,43 +232,57 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("cookie jar: %w", err)
 		}
 		l := &learner{
-			id: i, hostile: hostile[i], base: cfg.Target, routes: routes,
+			id: i, hostile: hostile[i], bases: cfg.Targets, routes: routes,
 			client: &http.Client{
-				Transport: transport, Jar: jar, Timeout: cfg.Timeout,
-				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+				Transport: transport, Jar: sharedJar{jar, cfg.Targets[0]}, Timeout: cfg.Timeout,
+				CheckRedirect: noRedirects,
 			},
 			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))),
-			rec: wellRec,
+			rec: wellRec, byReplica: replicaRec,
 		}
 		if cfg.ForwardedFor {
 			l.forwardedFor = benchmarkAddr(i)
 		}
 		if l.hostile {
-			l.rec, l.payloads = hostileRec, hostilePayloads()
+			l.rec, l.byReplica, l.payloads = hostileRec, nil, hostilePayloads()
 		} else if board != nil {
 			l.poll = &pollState{board: board}
+			l.streams = streams
 			l.queue = l.joinSteps(res.Poll.Workshop, board)
 		}
 		joins := start.Add(time.Duration(l.rng.Float64() * float64(cfg.Ramp)))
 		wg.Go(func() { l.run(ctx, joins, deadline, interval, maxRequests) })
 	}
 	wg.Wait()
+	// The streams stay open until every learner is done: closing them is
+	// the end of the run, not a failure.
 	stop()
 	sampler.Wait()
 	teacher.Wait()
+	if streams != nil {
+		streams.wait()
+	}
 	if res.Poll != nil {
 		res.Poll.Joined = int(board.joined.Load())
+		res.Streams = streams.result(res.Poll.ID, board.sentAt())
 	}
 
 	res.Elapsed = time.Since(start)
 	res.Interrupted = ctx.Err() != nil
 	res.Requests, res.Hostile = wellRec.Summary(), hostileRec.Summary()
+	if replicaRec != nil {
+		res.ByReplica = replicaRec.Summary()
+	}
 	return res, nil
 }
 
+// noRedirects makes a client hand back redirects, which the learners
+// check, instead of following them.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
 func (cfg Config) validate() error {
 	switch {
-	case cfg.Target == nil:
+	case len(cfg.Targets) == 0 || slices.Contains(cfg.Targets, nil):
 		return fmt.Errorf("no target URL")
 	case cfg.Learners < 1:
 		return fmt.Errorf("learners = %d; want at least 1", cfg.Learners)
@@ -235,47 +304,75 @@ func (cfg Config) validate() error {
 	return nil
 }
 
-// serverPID returns cfg.PID, or else the process listening on the
-// target's port.
-func (cfg Config) serverPID() (int, string, error) {
-	if cfg.PID > 0 {
-		return cfg.PID, "-pid", nil
+// serverPIDs returns cfg.PIDs, or else the processes listening on the
+// targets' ports (one per port, however many targets name it).
+func (cfg Config) serverPIDs() ([]ProcUsage, error) {
+	var procs []ProcUsage
+	for _, pid := range cfg.PIDs {
+		procs = append(procs, ProcUsage{PID: pid, Source: "-pid"})
 	}
-	port := cfg.Target.Port()
+	if len(procs) > 0 {
+		return procs, nil
+	}
+	for _, target := range cfg.Targets {
+		n, err := targetPort(target)
+		if err != nil {
+			return nil, err
+		}
+		if !IsLoopback(target.Hostname()) {
+			return nil, fmt.Errorf("the server %s is not on this machine; pass -pid", target)
+		}
+		pid, err := cfg.Proc.ListenerPID(n)
+		if err != nil {
+			return nil, fmt.Errorf("find the server %s: %w; pass -pid", target, err)
+		}
+		if !slices.ContainsFunc(procs, func(p ProcUsage) bool { return p.PID == pid }) {
+			procs = append(procs, ProcUsage{PID: pid, Source: fmt.Sprintf("listener of port %d", n)})
+		}
+	}
+	return procs, nil
+}
+
+// targetPort is the TCP port of a target URL.
+func targetPort(target *url.URL) (int, error) {
+	port := target.Port()
 	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[cfg.Target.Scheme]
+		port = map[string]string{"http": "80", "https": "443"}[target.Scheme]
 	}
 	n, err := strconv.Atoi(port)
 	if err != nil {
-		return 0, "", fmt.Errorf("port %q: %w", port, err)
+		return 0, fmt.Errorf("port %q: %w", port, err)
 	}
-	if !IsLoopback(cfg.Target.Hostname()) {
-		return 0, "", fmt.Errorf("the server is not on this machine; pass -pid")
-	}
-	pid, err := cfg.Proc.ListenerPID(n)
-	if err != nil {
-		return 0, "", fmt.Errorf("find the server: %w; pass -pid", err)
-	}
-	return pid, fmt.Sprintf("listener of port %d", n), nil
+	return n, nil
 }
 
-// checkListener returns a warning when the process listening on the
-// target's port is neither cfg.PID nor one of its descendants: the
-// memory sampled would then not be the server's.
-func (cfg Config) checkListener() string {
-	port, err := strconv.Atoi(cfg.Target.Port())
-	if err != nil || !IsLoopback(cfg.Target.Hostname()) {
-		return ""
+// checkListeners returns a warning for each target whose port is served
+// by a process that is in none of the cfg.PIDs' trees: the memory sampled
+// would then not be that server's.
+func (cfg Config) checkListeners() []string {
+	var trees []int
+	for _, pid := range cfg.PIDs {
+		tree, err := cfg.Proc.Tree(pid)
+		if err != nil {
+			return nil
+		}
+		trees = append(trees, tree...)
 	}
-	listener, err := cfg.Proc.ListenerPID(port)
-	if err != nil {
-		return "" // best effort: the listener may belong to another user
+	var warnings []string
+	for _, target := range cfg.Targets {
+		port, err := targetPort(target)
+		if err != nil || !IsLoopback(target.Hostname()) {
+			continue
+		}
+		listener, err := cfg.Proc.ListenerPID(port)
+		if err != nil {
+			continue // best effort: the listener may belong to another user
+		}
+		if !slices.Contains(trees, listener) {
+			warnings = append(warnings, fmt.Sprintf("port %d is served by pid %d, which is not a -pid or one of their children", port, listener))
+		}
 	}
-	tree, err := cfg.Proc.Tree(cfg.PID)
-	if err != nil || slices.Contains(tree, listener) {
-		return ""
-	}
-	return fmt.Sprintf("port %d is served by pid %d, which is not -pid %d or one of its children", port, listener, cfg.PID)
+	return warnings
 }
 
 // waitHealthy asks /healthz until it answers 200, for up to about five
@@ -304,15 +401,14 @@ func waitHealthy(ctx context.Context, client *http.Client, base *url.URL) error 
 	return fmt.Errorf("health check of %s/healthz: %w", base, last)
 }
 
-// sample reads the RSS and CPU time of the server's process tree every
+// sample reads the RSS and CPU time of the servers' process trees every
 // cfg.SampleEvery until ctx ends, and writes a progress line every
 // cfg.ProgressEvery.
-func (u *Usage) sample(ctx context.Context, cfg Config, start time.Time, well, hostile *Recorder) {
+func (u *Usage) sample(ctx context.Context, cfg Config, start time.Time, well, hostile *Recorder, streams *streamRunner) {
 	tick := time.NewTicker(cfg.SampleEvery)
 	defer tick.Stop()
 	selfCPU0, _ := cfg.Proc.CPU(os.Getpid())
 	machine0, _, machineErr := cfg.Proc.MachineCPU()
-	var cpu0 time.Duration
 	var first time.Time
 	lastProgress := start
 	// The progress line shows what other programs used since the last one.
@@ -322,22 +418,8 @@ func (u *Usage) sample(ctx context.Context, cfg Config, start time.Time, well, h
 	maxSamples := int((cfg.Duration+cfg.Timeout)/cfg.SampleEvery) + 2
 	for range maxSamples {
 		now := time.Now()
-		if u.Err == nil {
-			tu, err := cfg.Proc.TreeUsage(u.PID)
-			if err != nil {
-				u.Err = fmt.Errorf("sample pid %d: %w", u.PID, err)
-			} else {
-				if u.Samples == 0 {
-					cpu0, first = tu.CPU, now
-				}
-				u.Samples++
-				u.Last = tu.RSS
-				u.CPU, u.Span = tu.CPU-cpu0, now.Sub(first)
-				u.MaxProcs = max(u.MaxProcs, tu.Procs)
-				if tu.RSS > u.Peak {
-					u.Peak, u.PeakAt, u.PeakProcs = tu.RSS, now.Sub(start), tu.Procs
-				}
-			}
+		if u.Err == nil && len(u.Procs) > 0 {
+			u.Err = u.sampleOnce(cfg.Proc, now, start, &first)
 		}
 		if self, err := cfg.Proc.RSS(os.Getpid()); err == nil {
 			u.SelfPeak = max(u.SelfPeak, self)
@@ -357,8 +439,12 @@ func (u *Usage) sample(ctx context.Context, cfg Config, start time.Time, well, h
 			hn, _ := hostile.Counts()
 			others := (u.MachineCPU - last.machine) - (u.CPU - last.server) - (u.SelfCPU - last.self)
 			last.server, last.self, last.machine = u.CPU, u.SelfCPU, u.MachineCPU
-			fmt.Fprintf(cfg.Progress, "loadgen: %v: well-behaved since last line: %d requests, p99 %s, max %s, %d errors; %d hostile requests in all; server RSS %s; other programs %.2f cores\n",
-				now.Sub(start).Round(time.Second), w.Count, ms(w.P99), ms(w.Max), w.Errors, hn, u.progressRSS(), cores(others, span))
+			open := ""
+			if streams != nil {
+				open = fmt.Sprintf("; %d event streams open", streams.open.Load())
+			}
+			fmt.Fprintf(cfg.Progress, "loadgen: %v: well-behaved since last line: %d requests, p99 %s, max %s, %d errors; %d hostile requests in all%s; server RSS %s; other programs %.2f cores\n",
+				now.Sub(start).Round(time.Second), w.Count, ms(w.P99), ms(w.Max), w.Errors, hn, open, u.progressRSS(), cores(others, span))
 		}
 		select {
 		case <-ctx.Done():
@@ -366,6 +452,48 @@ func (u *Usage) sample(ctx context.Context, cfg Config, start time.Time, well, h
 		case <-tick.C:
 		}
 	}
+}
+
+// sampleOnce reads every process tree once. A process that has ended is
+// an error: the sum would no longer be the servers' memory.
+func (u *Usage) sampleOnce(proc Proc, now, start time.Time, first *time.Time) error {
+	counted := make(map[int]bool)
+	var rss int64
+	var cpu time.Duration
+	var procs int
+	tus := make([]TreeUsage, len(u.Procs))
+	for i, p := range u.Procs {
+		tu, err := proc.TreeUsageExcept(p.PID, counted)
+		if err != nil {
+			return fmt.Errorf("sample pid %d: %w", p.PID, err)
+		}
+		tus[i] = tu
+	}
+	for i, tu := range tus {
+		p := &u.Procs[i]
+		if u.Samples == 0 {
+			p.cpu0 = tu.CPU
+		}
+		p.Last, p.CPU = tu.RSS, tu.CPU-p.cpu0
+		p.MaxProcs = max(p.MaxProcs, tu.Procs)
+		if tu.RSS > p.Peak {
+			p.Peak, p.PeakAt = tu.RSS, now.Sub(start)
+		}
+		rss += tu.RSS
+		cpu += p.CPU
+		procs += tu.Procs
+	}
+	if u.Samples == 0 {
+		*first = now
+	}
+	u.Samples++
+	u.Last = rss
+	u.CPU, u.Span = cpu, now.Sub(*first)
+	u.MaxProcs = max(u.MaxProcs, procs)
+	if rss > u.Peak {
+		u.Peak, u.PeakAt, u.PeakProcs = rss, now.Sub(start), procs
+	}
+	return nil
 }
 
 func (u *Usage) progressRSS() string {

@@ -38,6 +38,18 @@ type PollResult struct {
 type pollBoard struct {
 	id     atomic.Pointer[string]
 	joined atomic.Int64
+	// sent is when the instructor sent the request that opened the
+	// poll, in Unix nanoseconds; the poll's fan-out is measured from it.
+	sent atomic.Int64
+}
+
+// sentAt is when the request that opened the poll was sent, or the zero
+// time.
+func (b *pollBoard) sentAt() time.Time {
+	if n := b.sent.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 func (b *pollBoard) open() string {
@@ -47,9 +59,12 @@ func (b *pollBoard) open() string {
 	return ""
 }
 
-// instructor drives the workshop with the admin token, as a script does.
+// instructor drives the workshop with the admin token, as a script does,
+// through the same load balancer as the learners: its requests go to the
+// replicas in turn.
 type instructor struct {
-	base    *url.URL
+	bases   []*url.URL
+	turn    int
 	token   string
 	client  *http.Client
 	csrf    string
@@ -63,16 +78,18 @@ func newInstructor(cfg Config, transport http.RoundTripper) (*instructor, error)
 	if err != nil {
 		return nil, fmt.Errorf("cookie jar: %w", err)
 	}
-	return &instructor{base: cfg.Target, token: cfg.AdminToken, timeout: cfg.Timeout, client: &http.Client{
-		Transport: transport, Jar: jar, Timeout: cfg.Timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	return &instructor{bases: cfg.Targets, token: cfg.AdminToken, timeout: cfg.Timeout, client: &http.Client{
+		Transport: transport, Jar: sharedJar{jar, cfg.Targets[0]}, Timeout: cfg.Timeout,
+		CheckRedirect: noRedirects,
 	}}, nil
 }
 
 // call sends one request with the token (and the CSRF token for writes)
 // and returns the status and the body.
 func (in *instructor) call(ctx context.Context, method, path, ctype string, body string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, in.base.String()+path, strings.NewReader(body))
+	base := in.bases[in.turn%len(in.bases)]
+	in.turn++
+	req, err := http.NewRequestWithContext(ctx, method, base.String()+path, strings.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -94,7 +111,7 @@ func (in *instructor) call(ctx context.Context, method, path, ctype string, body
 		in.location = loc
 	}
 	if in.csrf == "" {
-		for _, c := range in.client.Jar.Cookies(in.base) {
+		for _, c := range in.client.Jar.Cookies(in.bases[0]) {
 			if c.Name == "_csrf" {
 				in.csrf = c.Value
 			}
@@ -127,8 +144,10 @@ func (in *instructor) startWorkshop(ctx context.Context) (string, error) {
 	return string(m[1]), nil
 }
 
-// openPoll opens a poll on the GC-pause race and returns its id.
-func (in *instructor) openPoll(ctx context.Context, code string) (string, error) {
+// openPoll opens a poll on the GC-pause race and returns its id; it
+// notes on board when it sent the request.
+func (in *instructor) openPoll(ctx context.Context, code string, board *pollBoard) (string, error) {
+	board.sent.Store(time.Now().UnixNano())
 	status, body, err := in.call(ctx, http.MethodPost, "/admin/workshops/"+code+"/polls", "application/json", `{"scenario":"gc-pause","params":{"fencing":"true"}}`)
 	if err != nil {
 		return "", fmt.Errorf("open a poll: %w", err)
@@ -171,7 +190,7 @@ func (in *instructor) runPoll(ctx context.Context, cfg Config, start time.Time, 
 	if !sleepUntil(ctx, start.Add(cfg.PollAt)) {
 		return
 	}
-	id, err := in.openPoll(ctx, code)
+	id, err := in.openPoll(ctx, code, board)
 	if err != nil {
 		res.Err = err
 		return
@@ -237,7 +256,13 @@ func (l *learner) joinSteps(code string, board *pollBoard) []step {
 	return []step{
 		{method: "GET", path: "/join/" + code, check: expectContains(code)},
 		{method: "POST", path: "/join", form: url.Values{"code": {code}, "nickname": {fmt.Sprintf("learner %d", l.id)}}, redirect: true,
-			then: func(reply) []step { board.joined.Add(1); return nil }},
+			then: func(reply) []step {
+				board.joined.Add(1)
+				if l.streams != nil {
+					l.streams.start(l)
+				}
+				return nil
+			}},
 	}
 }
 

@@ -208,12 +208,23 @@ type TreeUsage struct {
 // TreeUsage returns the summed RSS and CPU time of pid and all its
 // descendants.
 func (p Proc) TreeUsage(pid int) (TreeUsage, error) {
+	return p.TreeUsageExcept(pid, nil)
+}
+
+// TreeUsageExcept is TreeUsage leaving out the processes in counted, and
+// adds those it counts to counted (if not nil): sampling several servers
+// that way counts a process found in two trees, such as a -pid that is a
+// child of another, once.
+func (p Proc) TreeUsageExcept(pid int, counted map[int]bool) (TreeUsage, error) {
 	var u TreeUsage
 	tree, err := p.Tree(pid)
 	if err != nil {
 		return u, err
 	}
 	for i, q := range tree {
+		if counted[q] {
+			continue
+		}
 		n, err := p.RSS(q)
 		if err != nil {
 			if i == 0 {
@@ -223,6 +234,9 @@ func (p Proc) TreeUsage(pid int) (TreeUsage, error) {
 		}
 		u.RSS += n
 		u.Procs++
+		if counted != nil {
+			counted[q] = true
+		}
 		if cpu, err := p.CPU(q); err == nil {
 			u.CPU += cpu
 		}

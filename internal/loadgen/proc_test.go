@@ -232,3 +232,28 @@ func TestListenerPIDFindsThisProcess(t *testing.T) {
 		t.Errorf("ListenerPID(%d) after close = %d; want ErrNoListener", port, pid)
 	}
 }
+
+// TestTreeUsageExcept samples two trees, the second inside the first (a
+// -pid that is a child of another): each process is counted once.
+func TestTreeUsageExcept(t *testing.T) {
+	root := t.TempDir()
+	for pid, rss := range map[string]string{"1": "100", "2": "20", "3": "3"} {
+		writeFile(t, filepath.Join(root, pid, "status"), "VmRSS:\t"+rss+" kB\n")
+	}
+	writeFile(t, filepath.Join(root, "1", "task", "1", "children"), "2")
+	writeFile(t, filepath.Join(root, "2", "task", "2", "children"), "3")
+	writeFile(t, filepath.Join(root, "3", "task", "3", "children"), "")
+	p := Proc{Root: root}
+	counted := map[int]bool{}
+	a, err := p.TreeUsageExcept(1, counted)
+	if err != nil || a.RSS != 123*1024 || a.Procs != 3 {
+		t.Fatalf("TreeUsageExcept(1) = %+v, %v; want 123 kB in 3 processes", a, err)
+	}
+	b, err := p.TreeUsageExcept(2, counted)
+	if err != nil || b.RSS != 0 || b.Procs != 0 {
+		t.Errorf("TreeUsageExcept(2) after 1 = %+v, %v; want nothing left to count", b, err)
+	}
+	if c, err := p.TreeUsageExcept(2, map[int]bool{}); err != nil || c.RSS != 23*1024 {
+		t.Errorf("TreeUsageExcept(2) alone = %+v, %v; want 23 kB", c, err)
+	}
+}

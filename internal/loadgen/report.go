@@ -11,7 +11,7 @@ import (
 // Targets are what a workshop run must meet.
 type Targets struct {
 	P99     time.Duration // highest p99 latency of any well-behaved route
-	PeakRSS int64         // highest summed RSS of the server's process tree, in bytes
+	PeakRSS int64         // highest RSS of the sampled processes and their children together, in bytes
 }
 
 // Verdict says whether a run met its targets, and if not, why not.
@@ -22,7 +22,11 @@ type Verdict struct {
 
 // Check holds the result against t: every well-behaved route's p99 under
 // t.P99, no error for a well-behaved learner, and a measured peak memory
-// under t.PeakRSS. A run whose memory could not be measured fails.
+// under t.PeakRSS, where the peak is the sum of each sampled process
+// tree's own peak (Usage.PeakSum). A run whose memory could not be
+// measured fails. With the poll phase, every joined learner's prediction
+// must be counted once, and every joined learner's event stream must
+// have stayed open and delivered the poll.
 func (r *Result) Check(t Targets) Verdict {
 	v := Verdict{Pass: true}
 	note := func(ok bool, format string, args ...any) {
@@ -40,11 +44,12 @@ func (r *Result) Check(t Targets) Verdict {
 	}
 	note(r.Requests.All.Count > 0 && worst.P99 < t.P99, "p99 under %v on every well-behaved route: worst %v (%s)", t.P99, ms(worst.P99), worst.Route)
 	note(r.Requests.All.Count > 0 && r.Requests.All.Errors == 0, "no errors for well-behaved learners: %d of %d requests", r.Requests.All.Errors, r.Requests.All.Count)
-	switch {
-	case r.Usage.Err != nil || r.Usage.Samples == 0:
-		note(false, "server peak memory under %s: not measured (%v)", MB(t.PeakRSS), r.Usage.Err)
+	switch u := r.Usage; {
+	case u.Err != nil || u.Samples == 0:
+		note(false, "peak memory under %s: not measured (%v)", MB(t.PeakRSS), u.Err)
 	default:
-		note(r.Usage.Peak < t.PeakRSS, "server peak memory under %s: %s", MB(t.PeakRSS), MB(r.Usage.Peak))
+		note(u.PeakSum() < t.PeakRSS, "peak memory of the %d sampled process(es) and their children under %s: %s (the sum of each one's peak; %s at once at most)",
+			len(u.Procs), MB(t.PeakRSS), MB(u.PeakSum()), MB(u.Peak))
 	}
 	if p := r.Poll; p != nil {
 		switch {
@@ -57,6 +62,14 @@ func (r *Result) Check(t Targets) Verdict {
 				"poll: all %d well-behaved learners joined and predicted within %v of the poll opening, each counted once: %d joined, the server counts %d joined and %d answered, revealed %v",
 				r.WellBehaved, pollAnswerTime(r.Config), p.Joined, p.Total, p.Answered, p.Revealed)
 		}
+		if s := r.Streams; s != nil {
+			note(s.Learners == p.Joined && s.Open == s.Learners && s.Failed == 0 && s.EndedEarly == 0,
+				"event streams: every joined learner's stream opened and stayed open: %d of %d joined learners opened one, %d attempts failed, %d ended early",
+				s.Open, p.Joined, s.Failed, s.EndedEarly)
+			note(p.ID != "" && s.Delivered == p.Joined,
+				"poll fan-out: every joined learner's stream delivered the poll: %d of %d, p50 %s, p99 %s, max %s after the instructor opened it",
+				s.Delivered, p.Joined, ms(s.FanOut.P50), ms(s.FanOut.P99), ms(s.FanOut.Max))
+		}
 	}
 	return v
 }
@@ -66,8 +79,15 @@ func (r *Result) Check(t Targets) Verdict {
 func (r *Result) WriteReport(w io.Writer, t Targets) (Verdict, error) {
 	c := r.Config
 	p := &printer{w: w}
+	targets := make([]string, len(c.Targets))
+	for i, t := range c.Targets {
+		targets[i] = t.String()
+	}
 	p.printf("Lock Lab workshop load: %d learners (%d hostile, all joining within %v) at %.3g req/s each for %v against %s (seed %d)\n",
-		c.Learners, r.HostileLearners, c.Ramp, c.Rate, c.Duration, c.Target, c.Seed)
+		c.Learners, r.HostileLearners, c.Ramp, c.Rate, c.Duration, strings.Join(targets, ", "), c.Seed)
+	if len(targets) > 1 {
+		p.printf("Each learner's requests go to the %d replicas in turn, with its cookies shared among them\n", len(targets))
+	}
 	if r.Interrupted {
 		p.printf("INTERRUPTED after %v: the numbers cover only that part\n", r.Elapsed.Round(time.Millisecond))
 	}
@@ -82,6 +102,10 @@ func (r *Result) WriteReport(w io.Writer, t Targets) (Verdict, error) {
 	p.printf("error rate: %d of %d requests (%.3f%%), %d timeouts\n", r.Requests.All.Errors, r.Requests.All.Count, 100*rate, r.Requests.All.Timeouts)
 	p.classes(r.Requests.ErrorClasses)
 	p.samples(r.Requests.ErrorSamples)
+	if len(r.ByReplica.Routes) > 0 {
+		p.printf("\nWell-behaved requests by replica:\n")
+		p.table(r.ByReplica, false)
+	}
 
 	p.printf("\nHostile learners (%d): %d requests; their errors do not count against the targets\n", r.HostileLearners, r.Hostile.All.Count)
 	if r.Hostile.All.Count > 0 {
@@ -96,20 +120,33 @@ func (r *Result) WriteReport(w io.Writer, t Targets) (Verdict, error) {
 		p.printf("\nPoll phase: workshop %s, %d learners joined; poll %q opened at %v; the server counted %d answers of %d joined; revealed %v\n",
 			pr.Workshop, pr.Joined, pr.ID, pr.OpenedAt.Round(time.Millisecond), pr.Answered, pr.Total, pr.Revealed)
 	}
+	if s := r.Streams; s != nil {
+		p.printf("\nEvent streams (GET /api/workshop/events, one per joined learner, learner j's on replica j mod %d; not in the latency tables):\n", len(c.Targets))
+		p.printf("  %d learners with a stream, %d of them accepted at least once; %d streams accepted in all (reconnections included), %d attempts failed, %d ended early\n",
+			s.Learners, s.Open, s.Opened, s.Failed, s.EndedEarly)
+		p.classes(s.ErrorClasses)
+		p.samples(s.ErrorSamples)
+		p.printf("  poll fan-out (from the instructor sending the request that opened the poll to each stream delivering it): %d of %d streams delivered it; p50 %s, p99 %s, max %s\n",
+			s.Delivered, s.Learners, ms(s.FanOut.P50), ms(s.FanOut.P99), ms(s.FanOut.Max))
+	}
 
 	u := r.Usage
-	p.printf("\nServer memory and CPU (pid %d and its children, sampled every %v):\n", u.PID, c.SampleEvery)
+	p.printf("\nServer memory and CPU (%d process(es) and their children, sampled every %v):\n", len(u.Procs), c.SampleEvery)
 	if u.Err != nil && u.Samples == 0 {
 		p.printf("  not measured: %v\n", u.Err)
 	} else {
-		p.printf("  peak RSS %s at %v with %d process(es); last %s; %d samples; most processes %d; pid from %s\n",
-			MB(u.Peak), u.PeakAt.Round(time.Second), u.PeakProcs, MB(u.Last), u.Samples, u.MaxProcs, u.Source)
+		for _, pu := range u.Procs {
+			p.printf("  pid %d (from %s): peak RSS %s at %v; last %s; most processes %d; CPU %v, %.2f cores on average\n",
+				pu.PID, pu.Source, MB(pu.Peak), pu.PeakAt.Round(time.Second), MB(pu.Last), pu.MaxProcs, pu.CPU.Round(10*time.Millisecond), cores(pu.CPU, u.Span))
+		}
+		p.printf("  together: sum of the peaks %s; peak at one sample %s at %v with %d process(es); last %s; %d samples; most processes %d\n",
+			MB(u.PeakSum()), MB(u.Peak), u.PeakAt.Round(time.Second), u.PeakProcs, MB(u.Last), u.Samples, u.MaxProcs)
 		p.printf("  CPU %v over %v: %.2f cores on average\n", u.CPU.Round(10*time.Millisecond), u.Span.Round(time.Second), cores(u.CPU, u.Span))
 		if u.Err != nil {
 			p.printf("  sampling stopped early: %v\n", u.Err)
 		}
-		if u.Warning != "" {
-			p.printf("  WARNING: %s\n", u.Warning)
+		for _, w := range u.Warnings {
+			p.printf("  WARNING: %s\n", w)
 		}
 	}
 	p.printf("  (the load generator itself, not counted: peak RSS %s, CPU %v, %.2f cores on average)\n",

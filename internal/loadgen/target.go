@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -44,4 +46,60 @@ func IsLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// CheckTargets parses a list of base URLs, as -url gives them (each
+// entry may itself be a comma-separated list), with CheckTarget, and
+// refuses an empty list and a URL listed twice: each is a replica of its
+// own.
+func CheckTargets(raw []string, allowRemote bool) ([]*url.URL, error) {
+	var targets []*url.URL
+	seen := make(map[string]bool)
+	for _, entry := range raw {
+		for part := range strings.SplitSeq(entry, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			u, err := CheckTarget(part, allowRemote)
+			if err != nil {
+				return nil, err
+			}
+			key := strings.ToLower(u.String())
+			if seen[key] {
+				return nil, fmt.Errorf("target %q is listed twice", part)
+			}
+			seen[key] = true
+			targets = append(targets, u)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("no target URL")
+	}
+	return targets, nil
+}
+
+// ParsePIDs parses a list of process ids, as -pid gives them (each entry
+// may itself be a comma-separated list), refusing ids that are not
+// positive and ids listed twice. An empty list is nil: the servers are
+// then found by their ports.
+func ParsePIDs(raw []string) ([]int, error) {
+	var pids []int
+	for _, entry := range raw {
+		for part := range strings.SplitSeq(entry, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			pid, err := strconv.Atoi(part)
+			if err != nil || pid <= 0 {
+				return nil, fmt.Errorf("pid %q: want a positive process id", part)
+			}
+			if slices.Contains(pids, pid) {
+				return nil, fmt.Errorf("pid %d is listed twice", pid)
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
 }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -67,6 +68,59 @@ func TestIsLoopback(t *testing.T) {
 	} {
 		if got := IsLoopback(tt.host); got != tt.want {
 			t.Errorf("IsLoopback(%q) = %t; want %t", tt.host, got, tt.want)
+		}
+	}
+}
+
+func TestCheckTargets(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		raw  []string
+		want []string // "" for an error
+	}{
+		{name: "one", raw: []string{"http://127.0.0.1:1"}, want: []string{"http://127.0.0.1:1"}},
+		{name: "comma-separated", raw: []string{"http://127.0.0.1:1, http://127.0.0.1:2/"}, want: []string{"http://127.0.0.1:1", "http://127.0.0.1:2"}},
+		{name: "repeated", raw: []string{"http://127.0.0.1:1", "http://localhost:1,http://127.0.0.1:3"}, want: []string{"http://127.0.0.1:1", "http://localhost:1", "http://127.0.0.1:3"}},
+		{name: "empty entries", raw: []string{",http://127.0.0.1:1,,"}, want: []string{"http://127.0.0.1:1"}},
+		{name: "twice", raw: []string{"http://127.0.0.1:1,http://127.0.0.1:1/"}},
+		{name: "one remote", raw: []string{"http://127.0.0.1:1,http://192.0.2.1:2"}},
+		{name: "none", raw: []string{" , "}},
+		{name: "nil", raw: nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			us, err := CheckTargets(tt.raw, false)
+			var got []string
+			for _, u := range us {
+				got = append(got, u.String())
+			}
+			switch {
+			case tt.want == nil && err == nil:
+				t.Fatalf("CheckTargets(%q) = %q; want an error", tt.raw, got)
+			case tt.want != nil && (err != nil || !slices.Equal(got, tt.want)):
+				t.Fatalf("CheckTargets(%q) = %q, %v; want %q", tt.raw, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParsePIDs(t *testing.T) {
+	for _, tt := range []struct {
+		raw     []string
+		want    []int
+		wantErr bool
+	}{
+		{raw: nil, want: nil},
+		{raw: []string{"12"}, want: []int{12}},
+		{raw: []string{"12,13", "14"}, want: []int{12, 13, 14}},
+		{raw: []string{" 12 , 13 "}, want: []int{12, 13}},
+		{raw: []string{"12,12"}, wantErr: true},
+		{raw: []string{"0"}, wantErr: true},
+		{raw: []string{"-3"}, wantErr: true},
+		{raw: []string{"x"}, wantErr: true},
+	} {
+		got, err := ParsePIDs(tt.raw)
+		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
+			t.Errorf("ParsePIDs(%q) = %v, %v; want %v (error: %t)", tt.raw, got, err, tt.want, tt.wantErr)
 		}
 	}
 }
