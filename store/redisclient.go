@@ -40,7 +40,13 @@ const (
 	dialTimeout  = 300 * time.Millisecond
 	readTimeout  = time.Second
 	writeTimeout = time.Second
-	poolTimeout  = 300 * time.Millisecond
+	poolTimeout  = time.Second
+	// poolSize is a replica's connections to each Redis node. go-redis's
+	// default, ten per CPU, ran out with 1,000 learners on two replicas
+	// of a 2-CPU host: every request waits on Redis a little, and each
+	// open event stream asks it once a second. Connections are cheap for
+	// Redis (it takes 10,000 by default).
+	poolSize = 128
 	// A Redis that refuses connections should fail a call in
 	// milliseconds, not after go-redis's default five dial attempts.
 	dialerRetries      = 2
@@ -77,7 +83,7 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL: %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
 		return redisClient{redis.NewClient(opt), "redis " + opt.Addr, mode}, nil
 	case ModeSentinel:
 		if q.Get("master_name") == "" {
@@ -87,7 +93,7 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL (Sentinel): %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
 		return redisClient{redis.NewFailoverClient(opt), fmt.Sprintf("redis sentinel %s at %s", opt.MasterName, strings.Join(opt.SentinelAddrs, ",")), mode}, nil
 	case ModeCluster:
 		if q.Has("master_name") {
@@ -101,7 +107,7 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL (cluster): %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
 		cc := redis.NewClusterClient(opt)
 		cc.AddHook(reloadOnFailure{cc})
 		return redisClient{cc, "redis cluster " + strings.Join(opt.Addrs, ","), mode}, nil
@@ -109,13 +115,13 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 	return redisClient{}, fmt.Errorf("store: LOCKLAB_REDIS_MODE %q: want %s, %s or %s", mode, ModeSingle, ModeSentinel, ModeCluster)
 }
 
-// limits sets a client's timeouts and retries, the same whatever the
+// limits sets a client's timeouts, pool and retries, the same whatever the
 // deployment. There are no retries: many calls are scripts that count
 // (answers, commands, limits), and one retried after a read timeout,
 // though Redis had run it, would count twice. A failed call reports
 // ErrUnavailable instead.
-func limits(dial, read, write, pool *time.Duration, retries, dialRetries *int, dialRetryTimeout *time.Duration) {
-	*dial, *read, *write, *pool = dialTimeout, readTimeout, writeTimeout, poolTimeout
+func limits(dial, read, write, pool *time.Duration, size, retries, dialRetries *int, dialRetryTimeout *time.Duration) {
+	*dial, *read, *write, *pool, *size = dialTimeout, readTimeout, writeTimeout, poolTimeout, poolSize
 	*retries, *dialRetries, *dialRetryTimeout = -1, dialerRetries, dialerRetryTimeout
 }
 
