@@ -185,9 +185,14 @@ func TestBackupWhileWriting(t *testing.T) {
 			s := open(t)
 			const before = 300
 			var saved sync.WaitGroup
+			// Many at once, so that bolt commits them together; not all
+			// 300, which on a loaded machine keep a cluster's writes
+			// waiting past their deadline.
+			slots := make(chan struct{}, 32)
 			for i := range before {
-				// At once, so that bolt commits them together.
 				saved.Go(func() {
+					slots <- struct{}{}
+					defer func() { <-slots }()
 					if err := s.MarkStarted(ctx, learnerN(i), "locks"); err != nil {
 						t.Error(err)
 					}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,7 +42,10 @@ func Warn(f func(error)) Option {
 // Unix ns stored for its address ("" for the one master of Sentinel).
 type replicaGate struct {
 	failover bool
-	paused   sync.Map // address -> int64
+	// wait is how long a save waits (replicaWait; tests on a loaded
+	// machine give more).
+	wait   time.Duration
+	paused sync.Map // address -> int64
 }
 
 func (g *replicaGate) waits(node string, now time.Time) bool {
@@ -79,11 +83,12 @@ func (r *redisBackend) write(ctx context.Context, script *redis.Script, keys []s
 	if !r.replicas.waits(addr, now) {
 		return script.Run(ctx, r.rdb, keys, args...)
 	}
-	cmd, acked := scriptThenWait(ctx, node, script.EvalSha, keys, args)
+	wait := cmp.Or(r.replicas.wait, replicaWait)
+	cmd, acked := scriptThenWait(ctx, node, script.EvalSha, keys, args, wait)
 	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 		// A master that never ran it (one just promoted, or restarted):
 		// the script did not run, so sending it whole is safe.
-		cmd, acked = scriptThenWait(ctx, node, script.Eval, keys, args)
+		cmd, acked = scriptThenWait(ctx, node, script.Eval, keys, args, wait)
 	}
 	if cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
 		return cmd
@@ -99,10 +104,10 @@ func (r *redisBackend) write(ctx context.Context, script *redis.Script, keys []s
 
 // scriptThenWait sends a script and WAIT 1 in one pipeline, so on one
 // connection, and returns both replies.
-func scriptThenWait(ctx context.Context, node redis.Cmdable, send func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd, keys []string, args []any) (cmd, acked *redis.Cmd) {
+func scriptThenWait(ctx context.Context, node redis.Cmdable, send func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd, keys []string, args []any, wait time.Duration) (cmd, acked *redis.Cmd) {
 	_, _ = node.Pipelined(ctx, func(p redis.Pipeliner) error {
 		cmd = send(ctx, p, keys, args...)
-		acked = p.Do(ctx, "wait", 1, replicaWait.Milliseconds())
+		acked = p.Do(ctx, "wait", 1, wait.Milliseconds())
 		return nil
 	})
 	return cmd, acked

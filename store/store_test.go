@@ -70,6 +70,9 @@ func openCluster(t *testing.T) (*Store, *Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Every write waits for a replica, for as long as a loaded
+		// machine may take: a warning is a replica that never answered.
+		s.b.(*redisBackend).replicas.wait = 5 * time.Second
 		t.Cleanup(func() { s.Close() })
 		return s
 	}

@@ -81,7 +81,16 @@ type drillLearner struct {
 	incrs    []int // replies to INCR n that were 200, in order
 	answered map[string]bool
 	predicts int
-	reqs     []drillRequest
+
+	mu   sync.Mutex // reqs is read by the test while the learner works
+	reqs []drillRequest
+}
+
+// requests returns a copy of the learner's requests so far.
+func (l *drillLearner) requests() []drillRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.reqs)
 }
 
 // send makes one request without failing the test: a drill's learners
@@ -110,7 +119,9 @@ func (l *drillLearner) send(op, method, rawURL string, v any) drillRequest {
 		resp.Body.Close()
 		r.status, r.body = resp.StatusCode, string(b)
 	}
+	l.mu.Lock()
 	l.reqs = append(l.reqs, r)
+	l.mu.Unlock()
 	return r
 }
 
@@ -189,7 +200,7 @@ func failoverDrill(t *testing.T, a, b string, kill func(code string), promoted f
 		time.Sleep(250 * time.Millisecond)
 		var last time.Time
 		for _, l := range learners {
-			for _, r := range l.reqs {
+			for _, r := range l.requests() {
 				if r.status != http.StatusOK && r.at.After(last) {
 					last = r.at
 				}
@@ -205,7 +216,7 @@ func failoverDrill(t *testing.T, a, b string, kill func(code string), promoted f
 	var first, last time.Time
 	total, byStatus := 0, map[string]int{}
 	for _, l := range learners {
-		for _, r := range l.reqs {
+		for _, r := range l.requests() {
 			total++
 			byStatus[fmt.Sprintf("%s %d", r.op, r.status)]++
 			if r.status == http.StatusOK {
@@ -237,7 +248,7 @@ func failoverDrill(t *testing.T, a, b string, kill func(code string), promoted f
 	for _, k := range keys {
 		summary = append(summary, fmt.Sprintf("%s: %d", k, byStatus[k]))
 	}
-	t.Logf("master killed; %s promoted after %v; requests failed from +%v to +%v (window %v); %d requests: %s",
+	t.Logf("master killed; %s promoted after %v; requests failed from %v to %v after the kill (window %v); %d requests: %s",
 		newMaster, promotedAt.Sub(killedAt).Round(time.Millisecond), sinceOr(first, killedAt), sinceOr(last, killedAt), window.Round(time.Millisecond), total, strings.Join(summary, ", "))
 
 	// Nothing acknowledged was lost.
