@@ -137,7 +137,11 @@ func maxSavedBytes(l Limits) int {
 // from a sandbox older than the copy another replica saved.
 //
 // It is optimistic, so that a command costs one round trip to the store
-// when the learner stays on this replica. f runs on the sandbox as it is
+// when the learner stays on this replica. Once a call here has found
+// another replica's newer copy, the next ones compare versions before f
+// runs, until the copy is found current: a learner whose requests go to
+// the replicas in turn then costs f once and one save a command, not f
+// twice and a save thrown away. f runs on the sandbox as it is
 // here. If f changed it, the sandbox is saved on condition that the copy
 // is still the one the sandbox was brought up to date with, as a fencing
 // token makes a storage refuse a late writer; if f changed nothing, the
@@ -157,6 +161,17 @@ func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved
 		// After a conflict, or a call that could not reach the store, the
 		// sandbox is brought up to date with the copy before f runs.
 		pulled := attempt > 0 || s.stale
+		if !pulled && s.moving {
+			// The learner's requests go to other replicas too (a load
+			// balancer sends them in turn): compare versions first, so
+			// that f runs once, on the newest copy, rather than here, to
+			// be thrown away, and then again.
+			current, err := m.current(ctx, s)
+			if err != nil {
+				return moved, err
+			}
+			pulled, s.moving = !current, !current
+		}
 		if pulled {
 			restored, err := m.pull(ctx, s)
 			if err != nil {
@@ -167,11 +182,13 @@ func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved
 		err = f(s.box)
 		switch m.push(ctx, s, false) {
 		case saveDone, saveFailed:
+			s.moving = s.moving || attempt > 0
 			return moved, err
 		case saveUnreachable:
 			return moved, ErrStoreDown
 		case saveNothing:
 			if pulled {
+				s.moving = s.moving || attempt > 0
 				return moved, err
 			}
 			ok, cerr := m.current(ctx, s)

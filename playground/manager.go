@@ -131,6 +131,7 @@ type session struct {
 	writes  uint64 // box.Writes() when box matched that copy
 	unsaved bool   // there is no copy: box has what the store lacks
 	stale   bool   // a call failed to reach the store: box may be ahead of the copy
+	moving  bool   // the last call found another replica's newer copy (use)
 }
 
 type dropped struct {
