@@ -71,7 +71,7 @@ func TestLabInBrowser(t *testing.T) {
 			// A line that cannot run is refused, naming it, and the field
 			// is marked.
 			acquire, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#lab-acquire")))
-			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), "SET {key} {tokn} NX PX {ttl}")); err != nil {
+			if err := setValue(ctx, "#lab-acquire", "SET {key} {tokn} NX PX {ttl}"); err != nil {
 				t.Fatal(err)
 			}
 			check()
@@ -80,7 +80,7 @@ func TestLabInBrowser(t *testing.T) {
 				stayed()
 				browsertest.WaitFor(t, ctx, `document.activeElement === document.querySelector("#lab-acquire") && document.querySelector("#lab-acquire").getAttribute("aria-describedby") === "lab-acquire-help lab-error"`)
 			}
-			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), acquire)); err != nil {
+			if err := setValue(ctx, "#lab-acquire", acquire); err != nil {
 				t.Fatal(err)
 			}
 			check()
@@ -164,7 +164,7 @@ func TestLabInBrowser(t *testing.T) {
 				t.Errorf("a recipe that never takes the lock: %q; want every property not judged", unjudged)
 			}
 			shot(t, ctx, "lab-unjudged-"+name+"-390-light", 390, "light", js)
-			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lab-acquire"), acquire)); err != nil {
+			if err := setValue(ctx, "#lab-acquire", acquire); err != nil {
 				t.Fatal(err)
 			}
 
@@ -218,6 +218,21 @@ func shot(t *testing.T, ctx context.Context, name string, width int64, scheme st
 		defer browsertest.Scripts(t, ctx, false)
 	}
 	browsertest.RequireNoSerious(t, browsertest.Axe(t, ctx), name)
+}
+
+// setValue sets a field's value. Without JavaScript the form's answer is
+// a new document, which Chrome may still be settling when the field is
+// found ("No node with given id found"); it is tried again on the
+// document as it then is, at most three times.
+func setValue(ctx context.Context, sel, value string) error {
+	var err error
+	for range 3 {
+		err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(sel), value))
+		if err == nil || !strings.Contains(err.Error(), "No node with given id") && !strings.Contains(err.Error(), "Could not find node") {
+			return err
+		}
+	}
+	return err
 }
 
 // follow clicks the link and waits for an element of the page it leads
