@@ -55,7 +55,7 @@ type progressStore interface {
 // backupArgs are the commands' settings, read as the server reads its
 // own: flags, each with its environment variable, and REDIS_URL_FILE.
 type backupArgs struct {
-	cfg  config // dataDir, redisURL, redisMode, redisURLFile
+	cfg  config // dataDir, redisURL, redisMode, redisURLFile, keep.progressTTL
 	file string
 }
 
@@ -66,6 +66,7 @@ func parseBackupArgs(name string, args []string, getenv func(string) string, std
 	fset.StringVar(&a.cfg.dataDir, "data", "data", "the data directory of the progress file, when Redis is not used (env LOCKLAB_DATA)")
 	fset.StringVar(&a.cfg.redisURL, "redis-url", "", "the Redis that keeps progress, as the server's -redis-url (env REDIS_URL)")
 	fset.StringVar(&a.cfg.redisMode, "redis-mode", "", "what -redis-url names: single, sentinel or cluster (env LOCKLAB_REDIS_MODE)")
+	fset.DurationVar(&a.cfg.keep.progressTTL, "progress-ttl", store.DefaultProgressTTL, "the server's -progress-ttl: with Redis, restored learners are kept this long unseen, as the server keeps them (env LOCKLAB_PROGRESS_TTL)")
 	a.cfg.redisURLFile = getenv("REDIS_URL_FILE")
 	if err := setFromEnv(fset, getenv); err != nil {
 		return backupArgs{}, err
@@ -197,7 +198,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 // create the progress file; a backup needs one.
 func openProgress(cfg config, create bool) (progressStore, error) {
 	if cfg.redisURL != "" {
-		return store.OpenRedis(cfg.redisURL, store.RedisMode(cfg.redisMode))
+		return store.OpenRedis(cfg.redisURL, store.RedisMode(cfg.redisMode), store.ProgressTTL(cfg.keep.progressTTL))
 	}
 	sock := filepath.Join(cfg.dataDir, controlSocket)
 	if c, ok, err := dialControl(sock); ok || err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 
@@ -144,9 +145,14 @@ func TestBackupAndRestoreWithRedis(t *testing.T) {
 
 	dst := miniredis.RunT(t)
 	var stdout, stderr bytes.Buffer
-	err = restoreCommand(context.Background(), []string{"-redis-url", "redis://" + dst.Addr(), "-"}, func(string) string { return "" }, strings.NewReader(backup), &stdout, &stderr)
+	env := map[string]string{"LOCKLAB_PROGRESS_TTL": "48h"}
+	err = restoreCommand(context.Background(), []string{"-redis-url", "redis://" + dst.Addr(), "-"}, func(k string) string { return env[k] }, strings.NewReader(backup), &stdout, &stderr)
 	if err != nil || stdout.String() != "restored 2 learners from -\n" {
 		t.Fatalf("restore from stdin = %q, %v (stderr %s)", stdout.String(), err, stderr.String())
+	}
+	// Restored learners are kept as long as the server keeps them.
+	if ttl := dst.TTL("locklab:learner:" + two); ttl != 48*time.Hour {
+		t.Errorf("a restored learner's TTL = %v; want the -progress-ttl given, 48h", ttl)
 	}
 	base, _, _ = startServer(t, map[string]string{"REDIS_URL": "redis://" + dst.Addr()})
 	wantRight(t, base, map[string]int{two: 2, one: 1})
