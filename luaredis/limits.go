@@ -128,6 +128,9 @@ type watchdog struct {
 	done    chan struct{}
 	err     error // errTimeout, errMemory or the parent's error
 	n       uint32
+	// started is when the script began, resumed when it last came back
+	// from a pause (see yield).
+	started, resumed time.Time
 }
 
 func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory, pad *padGuard) *watchdog {
@@ -138,6 +141,8 @@ func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory, pa
 		mem:      mem,
 		pad:      pad,
 		done:     make(chan struct{}),
+		started:  now,
+		resumed:  now,
 	}
 	// A caller with less time left, such as a line that runs several
 	// scripts, shortens the deadline.
@@ -159,17 +164,46 @@ func (w *watchdog) check() {
 	if w.err != nil {
 		return
 	}
+	now := time.Now()
 	switch {
-	case !time.Now().Before(w.deadline):
+	case !now.Before(w.deadline):
 		w.err = errTimeout
 	case w.parent.Err() != nil:
 		w.err = w.parent.Err()
 	case w.mem.allocs != nil && w.mem.allocs()+w.virtual >= w.next && w.overMemory():
 		w.err = errMemory
 	default:
+		w.yield(now)
 		return
 	}
 	close(w.done)
+}
+
+// A script that has run for longScript goes on in slices: it runs for
+// yieldRun, then pauses for yieldPause, so that a script running into its
+// deadline takes a quarter of a core, not a whole one, and leaves the rest
+// to other learners' requests. Scripts a lesson runs end in microseconds
+// and never pause. The pauses are the script's time: its learner's script
+// time budget pays for them as for the rest of its run.
+const (
+	longScript = 20 * time.Millisecond
+	yieldRun   = 5 * time.Millisecond
+	yieldPause = 15 * time.Millisecond
+)
+
+// yield pauses a long script when its slice has run out (see longScript),
+// never past its deadline, and at once if its caller gives up.
+func (w *watchdog) yield(now time.Time) {
+	if now.Sub(w.started) < longScript || now.Sub(w.resumed) < yieldRun {
+		return
+	}
+	t := time.NewTimer(min(yieldPause, w.deadline.Sub(now)))
+	select {
+	case <-t.C:
+	case <-w.parent.Done():
+	}
+	t.Stop()
+	w.resumed = time.Now()
 }
 
 // overMemory judges the script's memory, and sets when to judge it next.
