@@ -27,6 +27,7 @@ func TestQuickCommandsOfAFullSandboxLeaveTheReader(t *testing.T) {
 		out:     &batchWriter{w: io.Discard, epoch: time.Now()},
 		ready:   make(chan *wbox),
 		failed:  make(chan error, 1),
+		trim:    newTrimmer(),
 	}
 	now := time.Now().UnixNano()
 	s.handle(&request{Op: opOpen, Box: 1, Now: now})

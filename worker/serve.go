@@ -43,6 +43,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, errlog io.Writer) erro
 		out:     &batchWriter{w: w, epoch: time.Now()},
 		ready:   make(chan *wbox),
 		failed:  make(chan error, 1),
+		trim:    newTrimmer(),
 	}
 	s.write(&response{Hello: helloMagic, PID: os.Getpid()})
 
@@ -103,6 +104,8 @@ type server struct {
 	// labTurns makes the lab checks running in this worker take turns,
 	// schedule by schedule.
 	labTurns lab.Turns
+
+	trim *trimmer // returns memory after long lines
 
 	out    *batchWriter // the responses
 	failed chan error   // the first write error
@@ -254,6 +257,7 @@ func (s *server) runQueue(b *wbox) {
 		if resp := s.run(b, req); resp != nil {
 			s.add(req, resp)
 			unwritten++
+			s.trim.after(resp.Result.RunTime)
 		}
 		if unwritten > 0 && (next == nil || unwritten >= 64 || !quick(next)) {
 			s.flush()
