@@ -24,6 +24,8 @@ type redisBackend struct {
 	replicas replicaGate
 	warn     func(error)
 	now      func() time.Time
+	// learners batches the reads of learners' workshop views.
+	learners learnerReads
 }
 
 // OpenRedis connects to the Redis at url: one node

@@ -219,12 +219,15 @@ func (r *redisBackend) revealPoll(ctx context.Context, code, id string, at int64
 
 // decodePoll reads a poll's JSON and its reveal time (Unix ms, or "").
 func decodePoll(js, revealed string) (workshop.Poll, error) {
-	var p workshop.Poll
-	if err := json.Unmarshal([]byte(js), &p); err != nil {
-		return p, fmt.Errorf("poll: %w", err)
+	p, ok := decodedPolls.get(js)
+	if !ok {
+		if err := json.Unmarshal([]byte(js), &p); err != nil {
+			return p, fmt.Errorf("poll: %w", err)
+		}
+		p.OpenedAt = fromMillis(p.OpenedAt.UnixMilli())
+		p.RevealedAt = time.Time{}
+		decodedPolls.put(js, p)
 	}
-	p.OpenedAt = fromMillis(p.OpenedAt.UnixMilli())
-	p.RevealedAt = time.Time{}
 	if revealed != "" {
 		ms, err := strconv.ParseInt(revealed, 10, 64)
 		if err != nil {
@@ -306,7 +309,7 @@ func (r *redisBackend) polls(ctx context.Context, code string) ([]workshop.PollR
 func (r *redisBackend) learnerState(ctx context.Context, code, learner string) (workshop.LearnerState, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	vals, err := redis.NewScript(learnerScript).Run(ctx, r.rdb, r.wsKeys(code), learner).Slice()
+	vals, err := r.learners.read(ctx, r.rdb, r.wsKeys(code), learner)
 	if err != nil {
 		return workshop.LearnerState{}, unavailable(err)
 	}

@@ -447,7 +447,10 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 	defer s.open.remove(rc)
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
-	tick := time.NewTicker(every)
+	// Streams check on the clock's multiples of every, all of a server's
+	// streams at once, so that their reads of a shared store go together
+	// in a few round trips rather than one each.
+	tick := time.NewTimer(untilNext(every))
 	defer tick.Stop()
 	last := map[string]string{}
 	for beats := 1; ; beats++ {
@@ -486,8 +489,15 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 			sayReconnect(w, rc)
 			return nil
 		case <-tick.C:
+			tick.Reset(untilNext(every))
 		}
 	}
+}
+
+// untilNext is the time until the clock's next multiple of every.
+func untilNext(every time.Duration) time.Duration {
+	now := time.Now()
+	return now.Truncate(every).Add(every).Sub(now)
 }
 
 // currentPollJSON is the dashboard's and presenter view's "poll" event:
