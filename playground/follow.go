@@ -37,6 +37,10 @@ type SandboxCopies interface {
 	// Load returns the learner's copy and its version; "" if there is
 	// none.
 	Load(ctx context.Context, learner string) (version string, data []byte, err error)
+	// LoadNewer is Version and, if the version is neither "" nor have,
+	// Load, in one step: the data is nil when the version is "" or have.
+	// It keeps the copy for ttl more.
+	LoadNewer(ctx context.Context, learner, have string, ttl time.Duration) (version string, data []byte, err error)
 	// Save replaces the learner's copy with data, kept for ttl, and
 	// returns its new version, but only if the copy's version is still
 	// base ("": there is no copy); else it saves nothing and returns
@@ -161,18 +165,28 @@ func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved
 		// After a conflict, or a call that could not reach the store, the
 		// sandbox is brought up to date with the copy before f runs.
 		pulled := attempt > 0 || s.stale
+		loaded := false // pulled already, with the versions compared
 		if !pulled && s.moving {
 			// The learner's requests go to other replicas too (a load
-			// balancer sends them in turn): compare versions first, so
-			// that f runs once, on the newest copy, rather than here, to
-			// be thrown away, and then again.
-			current, err := m.current(ctx, s)
+			// balancer sends them in turn): compare versions first, and
+			// take a newer copy in the same round trip, so that f runs
+			// once, on the newest copy, rather than here, to be thrown
+			// away, and then again.
+			ver, data, err := m.opts.SandboxCopies.LoadNewer(ctx, s.learner, s.version, m.opts.IdleTimeout)
 			if err != nil {
-				return moved, err
+				m.followFailed("check the shared copy of a sandbox", err)
+				return moved, ErrStoreDown
 			}
-			pulled, s.moving = !current, !current
+			s.moving = ver != "" && ver != s.version
+			if s.moving {
+				restored, err := m.restore(s, ver, data)
+				if err != nil {
+					return moved, err
+				}
+				moved, pulled, loaded = moved || restored, true, true
+			}
 		}
-		if pulled {
+		if pulled && !loaded {
 			restored, err := m.pull(ctx, s)
 			if err != nil {
 				return moved, err
@@ -246,6 +260,13 @@ func (m *Manager) pull(ctx context.Context, s *session) (bool, error) {
 		m.followFailed("load the shared copy of a sandbox", err)
 		return false, ErrStoreDown
 	}
+	return m.restore(s, ver, data)
+}
+
+// restore brings the session's sandbox up to date with the shared copy
+// of version ver, which holds data, as pull does. It is called with s.mu
+// held.
+func (m *Manager) restore(s *session, ver string, data []byte) (bool, error) {
 	stale := s.stale
 	s.stale = false
 	if ver == "" {

@@ -69,6 +69,14 @@ func (s *memSnapshots) Version(_ context.Context, learner string, ttl time.Durat
 	return c.version, nil
 }
 
+func (s *memSnapshots) LoadNewer(ctx context.Context, learner, have string, ttl time.Duration) (string, []byte, error) {
+	ver, err := s.Version(ctx, learner, ttl)
+	if err != nil || ver == "" || ver == have {
+		return ver, nil, err
+	}
+	return s.Load(ctx, learner)
+}
+
 func (s *memSnapshots) Load(_ context.Context, learner string) (string, []byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

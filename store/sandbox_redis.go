@@ -97,6 +97,38 @@ func (c *SandboxCopies) Load(ctx context.Context, learner string) (string, []byt
 	return ver, []byte(data), nil
 }
 
+// loadIfNot returns {version} of a learner's copy (KEYS[1]) when it is
+// ARGV[1], {version, data} when it is another, {} when there is none,
+// and keeps the copy for ARGV[2] ms more.
+var loadIfNot = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return {} end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if v == ARGV[1] then return {v} end
+return {v, redis.call('HGET', KEYS[1], 'data') or ''}
+`)
+
+// LoadNewer returns the version of the learner's copy ("" if there is
+// none) and, when it is not have, the copy too, in one round trip; it
+// keeps the copy for ttl more.
+func (c *SandboxCopies) LoadNewer(ctx context.Context, learner, have string, ttl time.Duration) (string, []byte, error) {
+	var vals []any
+	err := c.do(ctx, "load", learner, func(ctx context.Context) error {
+		var err error
+		vals, err = loadIfNot.Run(ctx, c.rdb, []string{c.prefix + learner}, have, ttl.Milliseconds()).Slice()
+		return err
+	})
+	if err != nil || len(vals) == 0 {
+		return "", nil, err
+	}
+	ver, _ := vals[0].(string)
+	if len(vals) < 2 || ver == "" {
+		return ver, nil, nil
+	}
+	data, _ := vals[1].(string)
+	return ver, []byte(data), nil
+}
+
 // saveIfAt replaces a learner's copy (KEYS[1]) with a new version
 // (ARGV[2]) and data (ARGV[3]) kept for ARGV[4] ms, only if its version is
 // still ARGV[1] ("" for no copy). It returns the new version, or false

@@ -58,6 +58,15 @@ func TestSandboxCopies(t *testing.T) {
 			if v, data, _ := c.Load(ctx, alice); v != v2 || string(data) != "second" {
 				t.Errorf("Load after late saves = %q, %q; want %q, \"second\"", v, data, v2)
 			}
+			// LoadNewer: the copy only when it is not the one named.
+			for _, tt := range []struct{ have, wantData string }{{v2, ""}, {v1, "second"}, {"", "second"}} {
+				if v, data, err := c.LoadNewer(ctx, alice, tt.have, time.Minute); err != nil || v != v2 || string(data) != tt.wantData {
+					t.Errorf("LoadNewer(have %q) = %q, %q, %v; want %q, %q", tt.have, v, data, err, v2, tt.wantData)
+				}
+			}
+			if v, data, err := c.LoadNewer(ctx, bob, "", time.Minute); err != nil || v != "" || data != nil {
+				t.Errorf("LoadNewer with no copy = %q, %q, %v; want nothing", v, data, err)
+			}
 			if v, _ := c.Version(ctx, bob, time.Minute); v != "" {
 				t.Errorf("bob's Version = %q; want none, copies are per learner", v)
 			}
@@ -96,6 +105,14 @@ func TestSandboxCopiesExpire(t *testing.T) {
 	m.FastForward(20 * time.Minute)
 	if got, _ := c.Version(ctx, alice, 30*time.Minute); got != v {
 		t.Errorf("Version 20 minutes after the last Version = %q; want %q", got, v)
+	}
+	m.FastForward(20 * time.Minute)
+	if got, _, _ := c.LoadNewer(ctx, alice, v, 30*time.Minute); got != v {
+		t.Errorf("LoadNewer 20 minutes after the last Version = %q; want %q", got, v)
+	}
+	m.FastForward(20 * time.Minute)
+	if got, _ := c.Version(ctx, alice, 30*time.Minute); got != v {
+		t.Errorf("Version 20 minutes after the last LoadNewer = %q; want %q", got, v)
 	}
 	m.FastForward(31 * time.Minute)
 	if got, _ := c.Version(ctx, alice, 30*time.Minute); got != "" {

@@ -26,6 +26,16 @@ func (s *memSnapshots) Version(_ context.Context, learner string, _ time.Duratio
 	return s.copies[learner][0], nil
 }
 
+func (s *memSnapshots) LoadNewer(_ context.Context, learner, have string, _ time.Duration) (string, []byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.copies[learner]
+	if c[0] == "" || c[0] == have {
+		return c[0], nil, nil
+	}
+	return c[0], []byte(c[1]), nil
+}
+
 func (s *memSnapshots) Load(_ context.Context, learner string) (string, []byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
