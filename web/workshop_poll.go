@@ -447,10 +447,7 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 	defer s.open.remove(rc)
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
-	// Streams check on the clock's multiples of every, all of a server's
-	// streams at once, so that their reads of a shared store go together
-	// in a few round trips rather than one each.
-	tick := time.NewTimer(untilNext(every))
+	tick := time.NewTimer(every)
 	defer tick.Stop()
 	last := map[string]string{}
 	for beats := 1; ; beats++ {
@@ -489,16 +486,11 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 			sayReconnect(w, rc)
 			return nil
 		case <-tick.C:
-			tick.Reset(untilNext(every))
+			tick.Reset(every)
 		}
 	}
 }
 
-// untilNext is the time until the clock's next multiple of every.
-func untilNext(every time.Duration) time.Duration {
-	now := time.Now()
-	return now.Truncate(every).Add(every).Sub(now)
-}
 
 // currentPollJSON is the dashboard's and presenter view's "poll" event:
 // the current poll, or null. It reads the poll's own counters only.
