@@ -39,16 +39,30 @@ func (m *Manager) grant(s *session) (allow, reserved int) {
 		toClose = append(toClose, m.dropLocked(victim, now, fullNotice))
 	}
 	// A call alone may take all the room there is; with others in
-	// flight, half of what they left, so that none is starved while they
-	// cannot all pass the budget together.
+	// flight, an eighth of what they left and no more than a share of the
+	// budget (see maxShare), so that none is starved while they cannot
+	// all pass the budget together.
 	free := max(m.opts.MaxDataBytes-m.data-m.reserved, 0)
 	if m.reserved > 0 {
-		free /= 2
+		free = min(free/8, m.maxShare())
 	}
 	reserved = min(want, free)
 	s.reserved += reserved
 	m.reserved += reserved
 	return s.size + reserved, reserved
+}
+
+// maxShare is the most one call may reserve while others are in flight:
+// a key at its largest, or a 512th of the budget if more. A line rarely
+// grows a sandbox by more than one key can hold. Reserving a sandbox's
+// whole allowance (4 MiB and its scripts) for each call, as before, gave
+// the budget to the first few dozen in flight, and a busy server has
+// hundreds: their writes were refused as if the playground were full
+// while its sandboxes held two megabytes. With the default budget some
+// 500 calls in flight each have room for a key, and some 540 for a
+// kilobyte.
+func (m *Manager) maxShare() int {
+	return max(m.opts.MaxDataBytes/512, m.opts.Limits.MaxKeyBytes)
 }
 
 // idleWithDataLocked returns the least recently used session that holds

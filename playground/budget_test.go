@@ -200,3 +200,29 @@ func TestManagerBudgetCountsRestoredCopies(t *testing.T) {
 		t.Errorf("replica 2 DataBytes() after restoring ada's copy = %d; want its 4002", data)
 	}
 }
+
+// TestManagerBudgetManyCallsInFlight: with hundreds of calls in flight,
+// as on a busy server, each still gets room for a key, then for a small
+// write, though none has settled; and together they never reserve more
+// than the budget.
+func TestManagerBudgetManyCallsInFlight(t *testing.T) {
+	const budget = 128 << 20
+	m, _ := newTestManager(t, Options{MaxDataBytes: budget})
+	lim := m.opts.Limits
+	var total int
+	for i := range 600 {
+		allow, reserved := m.grant(&session{})
+		total += reserved
+		switch {
+		case i == 0 && allow != lim.footprint():
+			t.Errorf("a call alone may grow its sandbox by %d bytes; want its whole allowance, %d", allow, lim.footprint())
+		case i > 0 && i < 480 && reserved < lim.MaxKeyBytes:
+			t.Fatalf("call %d in flight may grow its sandbox by %d bytes; want room for a key at its largest, %d", i+1, reserved, lim.MaxKeyBytes)
+		case i < 520 && reserved < 1<<10:
+			t.Fatalf("call %d in flight may grow its sandbox by %d bytes; want at least a kilobyte", i+1, reserved)
+		}
+	}
+	if _, reserved := m.DataBytes(); reserved != total || total > budget {
+		t.Errorf("600 calls reserved %d bytes (the Manager counts %d); want at most the budget, %d", total, reserved, budget)
+	}
+}
