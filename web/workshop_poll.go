@@ -447,7 +447,7 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 	defer s.open.remove(rc)
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
-	tick := time.NewTimer(every)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	last := map[string]string{}
 	for beats := 1; ; beats++ {
@@ -486,11 +486,9 @@ func (s *Server) stream(c echo.Context, every time.Duration, next func() ([]sseE
 			sayReconnect(w, rc)
 			return nil
 		case <-tick.C:
-			tick.Reset(every)
 		}
 	}
 }
-
 
 // currentPollJSON is the dashboard's and presenter view's "poll" event:
 // the current poll, or null. It reads the poll's own counters only.
