@@ -392,6 +392,9 @@ const buildCheck = 64 << 10
 // watchdog (see work) once buildCheck bytes were built since it last did.
 func (v *vm) build(L *lua.LState, n int) {
 	if v.built += n; v.built >= buildCheck {
+		if r := v.run; r != nil {
+			r.watchdog.built += uint64(v.built)
+		}
 		v.built = 0
 		v.work(L)
 	}
