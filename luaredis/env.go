@@ -393,7 +393,7 @@ const buildCheck = 64 << 10
 func (v *vm) build(L *lua.LState, n int) {
 	if v.built += n; v.built >= buildCheck {
 		if r := v.run; r != nil {
-			r.watchdog.built += uint64(v.built)
+			r.watchdog.work += uint64(v.built) / 1024
 		}
 		v.built = 0
 		v.work(L)

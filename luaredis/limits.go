@@ -129,10 +129,10 @@ type watchdog struct {
 	err     error // errTimeout, errMemory or the parent's error
 	n       uint32
 	// started is when the script began, resumed when it last came back
-	// from a pause (see yield); built counts the bytes of strings the
-	// libraries built for it, as vm.build reports them.
+	// from a pause (see yield); work counts what the libraries did for it
+	// (see longWork), beyond its instructions.
 	started, resumed time.Time
-	built            uint64
+	work             uint64
 }
 
 func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory, pad *padGuard) *watchdog {
@@ -185,15 +185,17 @@ func (w *watchdog) check() {
 // slices: it runs for yieldRun, then pauses for yieldPause, so that a
 // script running into its deadline takes a quarter of a core, not a whole
 // one, and leaves the rest to other learners' requests. Its work is its
-// instructions and a unit for every 64 bytes of strings the libraries
-// built for it: a script that only allocates (as one bound for the memory
-// limit) reaches the limit without a pause, however slow the machine, and
+// instructions, a unit for every KiB of strings and replies the libraries
+// built for it and callWork for each redis.call: a script that builds
+// big strings in a few instructions (as one bound for the memory limit
+// does) reaches the limit without a pause, however slow the machine, and
 // scripts a lesson runs end in microseconds and never pause. The pauses
 // are the script's time: its learner's script time budget pays for them
 // as for the rest of its run.
 const (
 	longScript = 20 * time.Millisecond
-	longWork   = 1 << 21 // some 20 ms of instructions
+	longWork   = 1 << 18 // a few milliseconds of instructions
+	callWork   = 256     // a redis.call takes as long as some hundreds
 	yieldRun   = 5 * time.Millisecond
 	yieldPause = 15 * time.Millisecond
 )
@@ -201,7 +203,7 @@ const (
 // yield pauses a long script when its slice has run out (see longScript),
 // never past its deadline, and at once if its caller gives up.
 func (w *watchdog) yield(now time.Time) {
-	if uint64(w.n)+w.built/64 < longWork || now.Sub(w.started) < longScript || now.Sub(w.resumed) < yieldRun {
+	if uint64(w.n)+w.work < longWork || now.Sub(w.started) < longScript || now.Sub(w.resumed) < yieldRun {
 		return
 	}
 	t := time.NewTimer(min(yieldPause, w.deadline.Sub(now)))

@@ -140,6 +140,7 @@ func (v *vm) call(L *lua.LState, raise bool) int {
 	if r == nil {
 		return fail("ERR redis.call used outside a script")
 	}
+	r.watchdog.work += callWork
 	var reply resp.Value
 	if c3, ok := r.caller.(RESP3Caller); ok && r.resp3 {
 		reply = c3.CallRESP3(argv, r.readOnly)

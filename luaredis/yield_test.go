@@ -45,28 +45,30 @@ func TestLongScriptYields(t *testing.T) {
 	t.Logf("CPU %v in %v", cpu, wall)
 }
 
-// TestYieldCountsWork: a script pauses once it has run 20 ms and done some
-// two million instructions' worth of work, counting 64 bytes of built
-// strings as one; a script that only allocates, as a memory bomb does,
-// reaches the memory limit first and is not slowed down before it.
+// TestYieldCountsWork: a script pauses once it has run 20 ms and done
+// longWork, counting a KiB of built strings as one instruction and a
+// redis.call as callWork; a script that builds big strings in a few
+// instructions, as a memory bomb does, reaches the memory limit first and
+// is not slowed down before it.
 func TestYieldCountsWork(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		n      uint32
-		built  uint64
+		work   uint64
 		ran    time.Duration
 		paused bool
 	}{
 		{"instructions", longWork, 0, 100 * time.Millisecond, true},
-		{"built strings", 0, 64 * longWork, 100 * time.Millisecond, true},
-		{"64 MiB of strings", 1000, 64 << 20, 100 * time.Millisecond, false},
+		{"built strings", 0, longWork, 100 * time.Millisecond, true},
+		{"64 MiB of strings", 1000, (64 << 20) / 1024, 100 * time.Millisecond, false},
+		{"redis.call in a loop", 2000, 1100 * callWork, 100 * time.Millisecond, true},
 		{"little work", longWork / 2, 0, 100 * time.Millisecond, false},
 		{"not long yet", longWork, 0, 5 * time.Millisecond, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now().Add(-tt.ran)
 			w := newWatchdog(context.Background(), start, Limits{Timeout: time.Minute, MaxAllocBytes: 64 << 20}, memory{}, nil)
-			w.n, w.built = tt.n, tt.built
+			w.n, w.work = tt.n, tt.work
 			before := time.Now()
 			w.yield(before)
 			if paused := w.resumed != start; paused != tt.paused {
