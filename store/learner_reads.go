@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -89,7 +88,7 @@ func sendLearnerReads(rdb redis.UniversalClient, batch []*learnerRead) {
 	})
 	for i, rd := range batch {
 		cmd := cmds[i]
-		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 			cmd = learnerScriptRun.Eval(ctx, rdb, rd.keys, rd.learner)
 		}
 		rd.vals, rd.err = cmd.Slice()
