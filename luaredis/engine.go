@@ -57,15 +57,11 @@ type Engine struct {
 	cache map[string]*compiled // by SHA1
 	order []string             // SHA1s, oldest first, for eviction
 	bytes int                  // script bytes in cache, as compiled.size counts them
-	// libs are the function libraries, in the order loaded, libBytes
-	// what they take, and funcIndex their functions by lower-case name
-	// (see library.go).
-	libs      []*library
-	libBytes  int
-	funcIndex map[string]funcRef
-	vm        *vm // nil until the first script runs, and after Release
-	shared    *Cache
-	now       func() time.Time
+	// libSet holds the function libraries (see library.go).
+	libSet
+	vm     *vm // nil until the first script runs, and after Release
+	shared *Cache
+	now    func() time.Time
 	// allocs counts the bytes the process has allocated: when it has
 	// grown enough, the watchdog judges what the script holds.
 	allocs func() uint64

@@ -11,8 +11,7 @@ import (
 
 // functionCommand runs FUNCTION with a subcommand, with Redis 7.0's
 // replies. Nothing runs while it does, so STATS has no running script
-// and KILL has none to kill. DUMP and RESTORE are refused: their payload
-// is Redis's RDB encoding, LZF-compressed.
+// and KILL has none to kill.
 func (e *Engine) functionCommand(ctx context.Context, argv []string) resp.Value {
 	if len(argv) < 2 {
 		return resp.Err("ERR wrong number of arguments for 'function' command")
@@ -82,8 +81,16 @@ func (e *Engine) functionCommand(ctx context.Context, argv []string) resp.Value 
 			lines[i] = resp.StatusValue(l)
 		}
 		return resp.Arr(lines...)
-	case "DUMP", "RESTORE":
-		return resp.Err("ERR FUNCTION " + sub + " is not supported: its payload is Redis's compressed RDB encoding")
+	case "DUMP":
+		if len(argv) != 2 {
+			return arity("dump")
+		}
+		return e.dumpLibraries()
+	case "RESTORE":
+		if len(argv) < 3 {
+			return arity("restore")
+		}
+		return e.restoreLibraries(ctx, argv)
 	default:
 		return resp.Err(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try FUNCTION HELP.", argv[1]))
 	}

@@ -47,8 +47,11 @@ func (v *vm) installLibraryEnv() {
 		red.RawSetString(name, runtime.RawGetString(name))
 	}
 	L.SetMetatable(red, errMeta)
-	api := L.CreateTable(0, 1)
+	api := L.CreateTable(0, 2)
 	api.RawSetString("redis", v.readonly(red))
+	// .. is compiled into a call of this global (see rewriteConcat), so
+	// the top level needs it as much as a function does.
+	api.RawSetString(concatFunc, v.globals.RawGetString(concatFunc))
 	L.SetMetatable(api, errMeta)
 	v.protected[api] = true
 	v.libAPI = api

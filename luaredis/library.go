@@ -134,9 +134,19 @@ func (e *Engine) Libraries() []string {
 	return out
 }
 
+// libSet is a set of function libraries: the engine's, or those a
+// FUNCTION RESTORE payload holds while they are checked.
+type libSet struct {
+	// libs are the libraries, in the order loaded, libBytes what they
+	// take, and funcIndex their functions by lower-case name.
+	libs      []*library
+	libBytes  int
+	funcIndex map[string]funcRef
+}
+
 // library returns the library named name (case-sensitive), or nil.
-func (e *Engine) library(name string) *library {
-	for _, lib := range e.libs {
+func (s *libSet) library(name string) *library {
+	for _, lib := range s.libs {
 		if lib.name == name {
 			return lib
 		}
@@ -147,79 +157,109 @@ func (e *Engine) library(name string) *library {
 // loadLibrary is FUNCTION LOAD [REPLACE] code, with Redis's checks in
 // Redis's order and the playground's limits.
 func (e *Engine) loadLibrary(ctx context.Context, code string, replace bool) resp.Value {
-	engine, name, body, msg := parseLibraryMeta(code)
-	switch {
-	case msg != "":
-		return resp.Err("ERR " + msg)
-	case !validName(name):
-		return resp.Err("ERR " + badLibraryName)
-	case !strings.EqualFold(engine, "lua"):
-		return resp.Err(fmt.Sprintf("ERR Engine '%s' not found", engine))
-	}
-	old := e.library(name)
-	if old != nil && !replace {
-		return resp.Err(fmt.Sprintf("ERR Library '%s' already exists", name))
-	}
-	if len(code) > e.opts.MaxScriptBytes {
-		return resp.Err(e.libraryOverLimit(len(code)))
-	}
-	proto, err := compile(body, libChunkName, e.opts.Limits)
-	if err != nil {
-		var tl *tooLargeError
-		if errors.As(err, &tl) {
-			return resp.Err(tl.msg)
-		}
-		return resp.Err("ERR Error compiling function: " + err.Error())
-	}
-	proto = trim(proto)
-	lib := &library{name: name, code: code, proto: proto, setTable: countProto(proto).setTable, size: len(code) + compiledSize(proto)}
-	drop, errv := e.roomForLibrary(lib, old)
+	drop := 0
+	lib, old, errv := e.createLibrary(ctx, &e.libSet, code, replace, func(lib, old *library) (errv *resp.Value) {
+		drop, errv = e.roomForLibraries([]*library{lib}, []*library{old})
+		return errv
+	})
 	if errv != nil {
 		return *errv
 	}
-	if e.late(ctx) {
-		return e.stopped(errTimeout, name)
-	}
-	v, r, end := e.begin(ctx, nil, lib.setTable, false)
-	lc, err := v.instantiate(lib)
-	end()
-	if werr := r.watchdog.err; werr != nil {
-		return e.stopped(werr, name)
-	}
-	if err != nil {
-		return resp.Err("ERR Error registering functions: " + err.Error())
-	}
-	if len(lc.funcs) == 0 {
-		return resp.Err("ERR No functions registered")
-	}
-	for _, f := range lc.funcs {
-		if ref, ok := e.funcIndex[strings.ToLower(f.name)]; ok && ref.lib != old {
-			return resp.Err(fmt.Sprintf("ERR Function %s already exists", f.name))
-		}
-	}
-	lib.funcs = lc.funcs
 	e.forgetOldest(drop)
 	if old != nil {
 		e.unlink(old)
 	}
 	e.link(lib)
-	return resp.Str(name)
+	return resp.Str(lib.name)
 }
 
-// roomForLibrary says how many of the oldest cached scripts must be
-// forgotten for lib to fit, in place of old if that is set, or refuses
-// it with the playground's error.
-func (e *Engine) roomForLibrary(lib, old *library) (int, *resp.Value) {
-	libs, libBytes := len(e.libs)+1, e.libBytes+lib.size
-	if old != nil {
-		libs, libBytes = libs-1, libBytes-old.size
+// createLibrary is Redis's functionsCreateWithLibraryCtx up to linking:
+// it reads code's metadata, finds the library of that name in set (an
+// error unless replace, and then old), compiles code, asks room (unless
+// nil) whether the library fits, runs its top level to register its
+// functions, and checks their names against the other libraries of set.
+// It changes nothing; errv is Redis's error or the playground's.
+func (e *Engine) createLibrary(ctx context.Context, set *libSet, code string, replace bool, room func(lib, old *library) *resp.Value) (lib, old *library, errv *resp.Value) {
+	fail := func(msg string) (*library, *library, *resp.Value) {
+		v := resp.Err(msg)
+		return nil, nil, &v
+	}
+	engine, name, body, msg := parseLibraryMeta(code)
+	switch {
+	case msg != "":
+		return fail("ERR " + msg)
+	case !validName(name):
+		return fail("ERR " + badLibraryName)
+	case !strings.EqualFold(engine, "lua"):
+		return fail(fmt.Sprintf("ERR Engine '%s' not found", engine))
+	}
+	old = set.library(name)
+	if old != nil && !replace {
+		return fail(fmt.Sprintf("ERR Library '%s' already exists", name))
+	}
+	if len(code) > e.opts.MaxScriptBytes {
+		return fail(e.libraryOverLimit(len(code)))
+	}
+	proto, err := compile(body, libChunkName, e.opts.Limits)
+	if err != nil {
+		var tl *tooLargeError
+		if errors.As(err, &tl) {
+			return fail(tl.msg)
+		}
+		return fail("ERR Error compiling function: " + err.Error())
+	}
+	proto = trim(proto)
+	lib = &library{name: name, code: code, proto: proto, setTable: countProto(proto).setTable, size: len(code) + compiledSize(proto)}
+	if room != nil {
+		if errv := room(lib, old); errv != nil {
+			return nil, nil, errv
+		}
+	}
+	if e.late(ctx) {
+		v := e.stopped(errTimeout, name)
+		return nil, nil, &v
+	}
+	v, r, end := e.begin(ctx, nil, lib.setTable, false)
+	lc, err := v.instantiate(lib)
+	end()
+	if werr := r.watchdog.err; werr != nil {
+		v := e.stopped(werr, name)
+		return nil, nil, &v
+	}
+	if err != nil {
+		return fail("ERR Error registering functions: " + err.Error())
+	}
+	if len(lc.funcs) == 0 {
+		return fail("ERR No functions registered")
+	}
+	for _, f := range lc.funcs {
+		if ref, ok := set.funcIndex[strings.ToLower(f.name)]; ok && ref.lib != old {
+			return fail(fmt.Sprintf("ERR Function %s already exists", f.name))
+		}
+	}
+	lib.funcs = lc.funcs
+	return lib, old, nil
+}
+
+// roomForLibraries says how many of the oldest cached scripts must be
+// forgotten for the libraries add to fit, in place of those of remove
+// (nil entries ignored), or refuses them with the playground's error.
+func (e *Engine) roomForLibraries(add, remove []*library) (int, *resp.Value) {
+	libs, libBytes := len(e.libs), e.libBytes
+	for _, lib := range add {
+		libs, libBytes = libs+1, libBytes+lib.size
+	}
+	for _, lib := range remove {
+		if lib != nil {
+			libs, libBytes = libs-1, libBytes-lib.size
+		}
 	}
 	if libBytes > e.opts.MaxScriptBytes {
 		v := resp.Err(e.libraryOverLimit(libBytes))
 		return 0, &v
 	}
 	if libs > e.opts.MaxScripts {
-		v := resp.Err(fmt.Sprintf("ERR the playground keeps at most %d function libraries and scripts in a sandbox; delete a library first (FUNCTION DELETE)", e.opts.MaxScripts))
+		v := resp.Err(e.tooManyLibraries())
 		return 0, &v
 	}
 	drop, after := 0, e.bytes
@@ -232,6 +272,10 @@ func (e *Engine) roomForLibrary(lib, old *library) (int, *resp.Value) {
 		return 0, &v
 	}
 	return drop, nil
+}
+
+func (e *Engine) tooManyLibraries() string {
+	return fmt.Sprintf("ERR the playground keeps at most %d function libraries and scripts in a sandbox; delete a library first (FUNCTION DELETE)", e.opts.MaxScripts)
 }
 
 // errLibFull refuses a library when Options.Room has no room for it.
@@ -253,39 +297,39 @@ func (e *Engine) forgetOldest(n int) {
 // link adds lib and its functions. Function names are one namespace in
 // any case: of two that differ only in case, the first registered is
 // the one FCALL finds, as Redis's first added is.
-func (e *Engine) link(lib *library) {
-	e.libs = append(e.libs, lib)
-	e.libBytes += lib.size
-	if e.funcIndex == nil {
-		e.funcIndex = map[string]funcRef{}
+func (s *libSet) link(lib *library) {
+	s.libs = append(s.libs, lib)
+	s.libBytes += lib.size
+	if s.funcIndex == nil {
+		s.funcIndex = map[string]funcRef{}
 	}
 	for i := range lib.funcs {
 		key := strings.ToLower(lib.funcs[i].name)
-		if _, ok := e.funcIndex[key]; !ok {
-			e.funcIndex[key] = funcRef{lib: lib, fn: &lib.funcs[i]}
+		if _, ok := s.funcIndex[key]; !ok {
+			s.funcIndex[key] = funcRef{lib: lib, fn: &lib.funcs[i]}
 		}
 	}
 }
 
 // unlink removes lib and its functions.
-func (e *Engine) unlink(lib *library) {
-	for i, l := range e.libs {
+func (s *libSet) unlink(lib *library) {
+	for i, l := range s.libs {
 		if l == lib {
-			e.libs = append(e.libs[:i:i], e.libs[i+1:]...)
+			s.libs = append(s.libs[:i:i], s.libs[i+1:]...)
 			break
 		}
 	}
-	e.libBytes -= lib.size
-	for key, ref := range e.funcIndex {
+	s.libBytes -= lib.size
+	for key, ref := range s.funcIndex {
 		if ref.lib == lib {
-			delete(e.funcIndex, key)
+			delete(s.funcIndex, key)
 		}
 	}
 }
 
 // flushLibraries removes every library, as FUNCTION FLUSH does.
-func (e *Engine) flushLibraries() {
-	e.libs, e.funcIndex, e.libBytes = nil, nil, 0
+func (s *libSet) flushLibraries() {
+	*s = libSet{}
 }
 
 // fcall is FCALL and FCALL_RO (ro): it calls the function named argv[1],

@@ -154,7 +154,8 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 		switch full := strings.ToUpper(sub.name); full {
 		case "SCRIPT|LOAD", "SCRIPT|EXISTS", "SCRIPT|FLUSH", "SCRIPT|KILL", "OBJECT|IDLETIME",
 			"OBJECT|ENCODING", "OBJECT|REFCOUNT", "OBJECT|FREQ", "OBJECT|HELP", "CLIENT|SETNAME", "CLIENT|GETNAME",
-			"FUNCTION|LOAD", "FUNCTION|LIST", "FUNCTION|DELETE", "FUNCTION|FLUSH", "FUNCTION|STATS", "FUNCTION|KILL", "FUNCTION|HELP":
+			"FUNCTION|LOAD", "FUNCTION|LIST", "FUNCTION|DELETE", "FUNCTION|FLUSH", "FUNCTION|STATS", "FUNCTION|KILL", "FUNCTION|HELP",
+			"FUNCTION|DUMP", "FUNCTION|RESTORE":
 		default:
 			return command{}, nil, notAllowed("ERR the playground does not support %s %s: %s",
 				name, strings.ToUpper(argv[1]), subRefusal(full))
@@ -170,8 +171,6 @@ func subRefusal(full string) string {
 	switch full {
 	case "SCRIPT|DEBUG":
 		return "the Lua debugger needs its own connection mode"
-	case "FUNCTION|DUMP", "FUNCTION|RESTORE":
-		return "its payload is Redis's compressed RDB encoding, which the playground does not write or read; FUNCTION LIST WITHCODE shows each library's code, to load again with FUNCTION LOAD"
 	}
 	return "type help to see what the playground supports"
 }
