@@ -100,7 +100,7 @@ type run struct {
 	resp3    bool // the script called redis.setresp(3)
 	watchdog *watchdog
 	errLine  int    // where the error was raised, set by the error handler
-	errSrc   string // chunk name of that place
+	errSrc   string // chunk name of that place, as Redis's error shows it
 }
 
 // NewEngine returns an engine with opts.
@@ -448,7 +448,7 @@ func (e *Engine) stopped(err error, sha string) resp.Value {
 // __redis__err__handler it notes where the error was raised: the innermost
 // Lua function (Go functions, such as error or redis.call, are skipped).
 func (v *vm) onError(L *lua.LState) int {
-	obj := lua51Error(L.Get(1))
+	obj := lua51Error(v.namedTypeError(L, L.Get(1)))
 	if r := v.run; r != nil {
 		for level := 1; level < 64; level++ {
 			dbg, ok := L.GetStack(level)
@@ -459,13 +459,25 @@ func (v *vm) onError(L *lua.LState) int {
 				break
 			}
 			if dbg.What != "G" && dbg.CurrentLine > 0 {
-				r.errLine, r.errSrc = dbg.CurrentLine, dbg.Source
+				r.errLine, r.errSrc = dbg.CurrentLine, "@"+dbg.Source
+				if raw, ok := v.chunkNames[dbg.Source]; ok {
+					r.errSrc = raw
+				}
 				break
 			}
 		}
 	}
 	L.Push(obj)
 	return 1
+}
+
+// namedTypeError rewords obj, an error an error handler of L was given,
+// with typeError, before its frame unwinds.
+func (v *vm) namedTypeError(L *lua.LState, obj lua.LValue) lua.LValue {
+	if s, ok := obj.(lua.LString); ok {
+		return lua.LString(typeError(L, string(s)))
+	}
+	return obj
 }
 
 // scriptError builds Redis 7's reply for a script that raised obj: an
@@ -491,7 +503,7 @@ func scriptError(obj lua.LValue, sha string, r *run) resp.Value {
 	}
 	msg = strings.TrimRight(msg, "\r\n")
 	if r.errLine > 0 {
-		msg += fmt.Sprintf(" script: %s, on @%s:%d.", sha, r.errSrc, r.errLine)
+		msg += fmt.Sprintf(" script: %s, on %s:%d.", sha, r.errSrc, r.errLine)
 	}
 	return resp.Err(msg)
 }

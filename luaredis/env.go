@@ -25,11 +25,17 @@ type vm struct {
 	strProxy  *lua.LTable // what getmetatable("") returns
 	envMeta   *lua.LTable // what getmetatable(_G) returns
 	handler   *lua.LFunction
-	run       *run // the script being run, nil between runs
-	acct      *account
-	held      func(max uint64) uint64 // acct.held, made once
-	pad       *padGuard
-	built     int // bytes of strings built since the watchdog last looked (see build)
+	// chunkNames maps the chunkID of chunks loadstring and load made to
+	// their names as given, for the end of an error's message.
+	chunkNames map[string]string
+	// pcallHandler is the message handler of the scripts' pcall: it
+	// names what a type error was about before the frames unwind.
+	pcallHandler *lua.LFunction
+	run          *run // the script being run, nil between runs
+	acct         *account
+	held         func(max uint64) uint64 // acct.held, made once
+	pad          *padGuard
+	built        int // bytes of strings built since the watchdog last looked (see build)
 	// libEnv is the environment of function libraries, libMeta its
 	// metatable, whose __index is libAPI while a library loads and the
 	// globals otherwise; loading collects what the library registers
@@ -67,13 +73,26 @@ func newVM(e *Engine) *vm {
 	g := v.globals
 
 	// What Redis leaves out or gopher-lua adds: files, modules, printing,
-	// environments, the garbage collector and bytecode.
+	// environments and the garbage collector.
 	for _, name := range []string{"dofile", "loadfile", "print", "module", "require",
 		"newproxy", "getfenv", "setfenv", "_printregs", "_GOPHER_LUA_VERSION", "package"} {
 		g.RawSetString(name, lua.LNil)
 	}
 	str := g.RawGetString("string").(*lua.LTable)
-	str.RawSetString("dump", lua.LNil)
+	// string.dump gives Lua 5.1's bytecode header and no more: gopher-lua
+	// compiles to its own code, and Redis 7 loads no bytecode, so all a
+	// script can do with a dump is have loadstring refuse it, as here.
+	str.RawSetString("dump", L.NewFunction(func(L *lua.LState) int {
+		fn, ok := L.Get(1).(*lua.LFunction)
+		if !ok {
+			argTypeError(L, 1, "dump", "function")
+		}
+		if fn.IsG {
+			L.RaiseError("unable to dump given function")
+		}
+		L.Push(lua.LString(lua51Header))
+		return 1
+	}))
 	// collectgarbage would run Go's collector for the whole process.
 	g.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 }))
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 }))
@@ -129,6 +148,10 @@ func newVM(e *Engine) *vm {
 	v.installLibraryEnv()
 
 	v.handler = L.NewFunction(v.onError)
+	v.pcallHandler = L.NewFunction(func(L *lua.LState) int {
+		L.Push(v.namedTypeError(L, L.Get(1)))
+		return 1
+	})
 	acct, err := newAccount(L)
 	if err != nil {
 		// Only a gopher-lua other than the one go.mod names gets here,
@@ -197,7 +220,7 @@ func (v *vm) installBase(e *Engine) {
 		if L.GetTop() == 0 {
 			L.ArgError(1, "value expected")
 		}
-		err := L.PCall(L.GetTop()-1, lua.MultRet, nil)
+		err := L.PCall(L.GetTop()-1, lua.MultRet, v.pcallHandler)
 		if err == nil {
 			L.Insert(lua.LTrue, 1)
 			return L.GetTop()
@@ -355,7 +378,8 @@ func (v *vm) installBase(e *Engine) {
 
 	// loadstring and load compile through the same checked path as EVAL.
 	g.RawSetString("loadstring", L.NewFunction(func(L *lua.LState) int {
-		return v.load(L, L.CheckString(1), L.OptString(2, "=(load)"), e.opts.Limits)
+		src := L.CheckString(1)
+		return v.load(L, src, L.OptString(2, src), e.opts.Limits)
 	}))
 	g.RawSetString("load", L.NewFunction(func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
@@ -413,8 +437,8 @@ func (v *vm) work(L *lua.LState) {
 }
 
 func (v *vm) load(L *lua.LState, src, name string, l Limits) int {
-	name = strings.TrimPrefix(strings.TrimPrefix(name, "="), "@")
-	proto, err := compile(src, name, l)
+	id := chunkID(name)
+	proto, err := compile(src, id, l)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
@@ -424,10 +448,57 @@ func (v *vm) load(L *lua.LState, src, name string, l Limits) int {
 		r.watchdog.pad = v.pad
 		L.SetContext(r.watchdog.context())
 	}
+	// Redis's error ends with the chunk's name as given, where its
+	// message starts with the chunkID: remember which is which, for the
+	// last few chunks.
+	if len(v.chunkNames) >= maxChunkNames {
+		clear(v.chunkNames)
+	}
+	if v.chunkNames == nil {
+		v.chunkNames = map[string]string{}
+	}
+	v.chunkNames[id] = name
 	fn := L.NewFunctionFromProto(proto)
 	fn.Env = v.env
 	L.Push(fn)
 	return 1
+}
+
+// maxChunkNames bounds vm.chunkNames.
+const maxChunkNames = 16
+
+// chunkID is Lua 5.1's luaO_chunkid: how a chunk's name shows in its
+// errors. "=name" shows as name (at most 59 bytes), "@file" as the file
+// ("..." and its last 52 bytes if it is longer), and a chunk's source as
+// [string "its first line"], cut at 43 bytes with "..." if there is more.
+// Like C, it stops at a NUL byte.
+func chunkID(name string) string {
+	const idSize = 60 // LUA_IDSIZE
+	if i := strings.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	switch {
+	case strings.HasPrefix(name, "="):
+		return name[1:min(len(name), idSize)]
+	case strings.HasPrefix(name, "@"):
+		file, room := name[1:], idSize-len(" '...' ")-1
+		if len(file) > room {
+			return "..." + file[len(file)-room:]
+		}
+		return file
+	}
+	room := idSize - len(` [string "..."] `) - 1
+	n := strings.IndexAny(name, "\n\r")
+	if n < 0 {
+		n = len(name)
+	}
+	if n > room {
+		n = room
+	}
+	if n < len(name) {
+		return `[string "` + name[:n] + `..."]`
+	}
+	return `[string "` + name + `"]`
 }
 
 // concat is the .. operator: strings and numbers, joined only if the result
@@ -454,3 +525,9 @@ func concat(L *lua.LState, max int, build func(L *lua.LState, n int)) int {
 	L.Push(lua.LString(strings.Join(parts, "")))
 	return 1
 }
+
+// lua51Header is how Lua 5.1 starts a dump on a 64-bit machine: its
+// signature, version 5.1, the official format, little-endian, and the
+// sizes of int, size_t, an instruction and a number, which is no
+// integer.
+const lua51Header = "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"

@@ -1,0 +1,62 @@
+package luaredis
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTypeErrorNames pins, without a redis-server, type errors that the
+// playground's TestParityLuaTypeErrors checks against Redis 7.0.15. It
+// fails first if a gopher-lua other than v1.1.2 keeps a frame's pc or
+// registers elsewhere: the names are then lost.
+func TestTypeErrorNames(t *testing.T) {
+	e := NewEngine(Options{})
+	for _, tt := range []struct{ script, want string }{
+		{"redis.cal('GET', 'x')", "user_script:1: attempt to call field 'cal' (a nil value)"},
+		{"local f = 5\nreturn f()", "user_script:2: attempt to call local 'f' (a number value)"},
+		{"local t = {}\nreturn t:nope()", "user_script:2: attempt to call method 'nope' (a nil value)"},
+		{"return KEYS()", "user_script:1: attempt to call global 'KEYS' (a table value)"},
+		{"local u\nlocal function g() return u() end\nreturn g()", "user_script:2: attempt to call upvalue 'u' (a nil value)"},
+		{"return (function() end)()()", "user_script:1: attempt to call a nil value"},
+		{"for k in nil do end", "user_script:1: attempt to call a nil value"},
+		{"local t = {}\nreturn t.x.y", "user_script:2: attempt to index field 'x' (a nil value)"},
+		{"local t\nt.x = 1", "user_script:2: attempt to index local 't' (a nil value)"},
+		{"local s = '10'\nlocal q\nreturn s + q", "user_script:3: attempt to perform arithmetic on local 'q' (a nil value)"},
+		{"return ARGV[1] + 1", "user_script:1: attempt to perform arithmetic on field '?' (a nil value)"},
+		{"return 1 + nil", "user_script:1: attempt to perform arithmetic on a nil value"},
+		{"return -KEYS", "user_script:1: attempt to perform arithmetic on global 'KEYS' (a table value)"},
+		{"local z\nreturn #z", "user_script:2: attempt to get length of local 'z' (a nil value)"},
+		{"local x, y = {}, 'b'\nreturn x .. y .. 'c'", "user_script:2: attempt to concatenate local 'x' (a table value)"},
+		{"return 'a' .. redis.nope .. 'b'", "user_script:1: attempt to concatenate field 'nope' (a nil value)"},
+		{"return select(2, pcall(function() local q; q() end))", ""},
+	} {
+		got := do(e, nil, "EVAL", tt.script, "0")
+		if tt.want == "" { // the message comes back as pcall's result
+			if got.Str != "user_script:1: attempt to call local 'q' (a nil value)" {
+				t.Errorf("%q = %v", tt.script, got)
+			}
+			continue
+		}
+		if !got.IsError() || !strings.HasPrefix(got.Str, "ERR "+tt.want+" script: ") {
+			t.Errorf("%q = %v; want ERR %s script: ...", tt.script, got, tt.want)
+		}
+	}
+}
+
+func TestChunkID(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"=name", "name"},
+		{"=" + strings.Repeat("n", 70), strings.Repeat("n", 59)},
+		{"@file.lua", "file.lua"},
+		{"@" + strings.Repeat("d/", 30) + "f.lua", "..." + (strings.Repeat("d/", 30) + "f.lua")[65-52:]},
+		{"return 1", `[string "return 1"]`},
+		{"return 1\nreturn 2", `[string "return 1..."]`},
+		{"\x1bLuaQ\x00\x01", `[string "` + "\x1bLuaQ" + `"]`},
+		{strings.Repeat("x", 43), `[string "` + strings.Repeat("x", 43) + `"]`},
+		{strings.Repeat("x", 44), `[string "` + strings.Repeat("x", 43) + `..."]`},
+	} {
+		if got := chunkID(tt.name); got != tt.want {
+			t.Errorf("chunkID(%q) = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
