@@ -35,6 +35,10 @@ func (s *Sandbox) override(c *conn, name string, argv []string) (resp.Value, boo
 		return s.lcs(argv), true
 	case "SORT", "SORT_RO":
 		return s.sortCmd(c, name, argv), true
+	case "LPUSH", "LPUSHX":
+		if v, ok := s.lpush(name, argv); ok {
+			return v, true
+		}
 	case "WAIT", "PUBLISH", "SELECT", "CLIENT", "OBJECT":
 		if v, ok := s.serverCommand(c, name, argv); ok {
 			return v, true

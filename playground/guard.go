@@ -82,8 +82,8 @@ func (s *Sandbox) guard(cmd command, argv []string) *RefusedError {
 	if ref := s.guardKeySize(name, argv, keys, growth); ref != nil {
 		return ref
 	}
-	if name == "RENAME" || name == "RENAMENX" {
-		keys = nil // a rename does not add a key
+	if name == "RENAME" || name == "RENAMENX" || shrinking[name] {
+		keys = nil // a rename adds no key, nor does DEL or EXPIRE
 	}
 	if s.keysBound+len(keys) > l.MaxKeys {
 		all := s.m.Keys()

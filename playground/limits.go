@@ -10,8 +10,11 @@ import (
 // Limits bound what one sandbox accepts, so that no learner can take more
 // than a fair share of the server. A zero field takes its default.
 type Limits struct {
-	MaxLineBytes  int // bytes in one typed line; default 64 KiB
-	MaxArgs       int // arguments in one command; default 1,000
+	MaxLineBytes int // bytes in one typed line; default 64 KiB
+	// MaxArgs bounds the arguments of one command; default 8,192, room
+	// for what Lua's unpack can give a script's redis.call (7,999) and a
+	// few more.
+	MaxArgs       int
 	MaxValueBytes int // bytes in one argument or string value; default 64 KiB
 	MaxKeys       int // keys in a sandbox; default 1,000
 	MaxDataBytes  int // bytes of keys and values in a sandbox; default 4 MiB
@@ -51,7 +54,7 @@ func (l Limits) withDefaults() Limits {
 		}
 	}
 	def(&l.MaxLineBytes, defaultMaxLineBytes)
-	def(&l.MaxArgs, 1000)
+	def(&l.MaxArgs, 8192)
 	def(&l.MaxValueBytes, 64<<10)
 	def(&l.MaxKeys, 1000)
 	def(&l.MaxDataBytes, 4<<20)

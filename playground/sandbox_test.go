@@ -214,6 +214,26 @@ func TestRefusals(t *testing.T) {
 	})
 }
 
+// TestKeyLimitLetsKeysGo checks that a sandbox at its key limit still
+// runs the commands that add no key, however many keys they name: DEL of
+// keys that do not exist used to count them as new.
+func TestKeyLimitLetsKeysGo(t *testing.T) {
+	s := newTestSandbox(t, newFakeClock(), Limits{MaxKeys: 3})
+	for _, tt := range []struct{ line, want string }{
+		{"MSET a 1 b 2 c 3", "OK"},
+		{"DEL w x y z", "(integer) 0"},
+		{"EXPIRE w 10", "(integer) 0"},
+		{"GETDEL w", "(nil)"},
+		{"SET d 4", "(error) ERR the playground keeps at most 3 keys in a sandbox; delete some (DEL, FLUSHDB)"},
+		{"UNLINK a b c d e", "(integer) 3"},
+		{"MSET d 4 e 5 f 6", "OK"},
+	} {
+		if res, _ := s.Exec(context.Background(), ClientA, tt.line); res.Output != tt.want {
+			t.Errorf("%s = %q; want %q", tt.line, res.Output, tt.want)
+		}
+	}
+}
+
 // TestLimits checks that each limit gives a clear error and leaves the
 // sandbox as it was.
 func TestLimits(t *testing.T) {
