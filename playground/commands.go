@@ -136,7 +136,7 @@ func allowed(name string) bool {
 		return true
 	// Server.
 	case "PING", "ECHO", "TIME", "DBSIZE", "FLUSHDB", "FLUSHALL",
-		"WAIT", "PUBLISH", "SELECT", "CLIENT":
+		"WAIT", "PUBLISH", "SELECT", "CLIENT", "COMMAND":
 		return true
 	}
 	return false
@@ -165,7 +165,7 @@ func refusal(name string, c command) string {
 		return "a sandbox has only database 0"
 	case "DEBUG", "CONFIG", "SHUTDOWN", "SAVE", "BGSAVE", "BGREWRITEAOF", "LASTSAVE",
 		"REPLICAOF", "SLAVEOF", "SYNC", "PSYNC", "FAILOVER", "MODULE", "LATENCY",
-		"SLOWLOG", "MEMORY", "INFO", "ROLE", "LOLWUT", "COMMAND", "RESET", "QUIT":
+		"SLOWLOG", "MEMORY", "INFO", "ROLE", "LOLWUT", "RESET", "QUIT":
 		return "it manages the server itself, and the playground's server is shared"
 	case "MIGRATE", "RESTORE", "RESTORE-ASKING", "DUMP":
 		return "it moves keys between servers, and a sandbox cannot reach another server"

@@ -39,7 +39,7 @@ func (s *Sandbox) override(c *conn, name string, argv []string) (resp.Value, boo
 		if v, ok := s.lpush(name, argv); ok {
 			return v, true
 		}
-	case "WAIT", "PUBLISH", "SELECT", "CLIENT", "OBJECT":
+	case "WAIT", "PUBLISH", "SELECT", "CLIENT", "OBJECT", "COMMAND":
 		if v, ok := s.serverCommand(c, name, argv); ok {
 			return v, true
 		}

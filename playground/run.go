@@ -141,7 +141,10 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 	if name == "SELECT" && selectRefused(argv[1]) {
 		return command{}, nil, notAllowed("ERR the playground does not support SELECT %s: %s", argv[1], refusal(name, cmd))
 	}
-	if name == "SCRIPT" || name == "OBJECT" || name == "CLIENT" || name == "FUNCTION" {
+	if name == "COMMAND" && len(argv) == 1 {
+		return command{}, nil, notAllowed("ERR the playground does not support COMMAND: %s", subRefusal("COMMAND"))
+	}
+	if name == "SCRIPT" || name == "OBJECT" || name == "CLIENT" || name == "FUNCTION" || name == "COMMAND" {
 		sub, ok := lookupCommand(name + "|" + strings.ToUpper(argv[1]))
 		if !ok {
 			v := resp.Err(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", resp.OneLine(argv[1]), name))
@@ -151,11 +154,16 @@ func (s *Sandbox) check(argv []string) (command, *resp.Value, *RefusedError) {
 			v := resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", sub.name))
 			return command{}, &v, nil
 		}
+		if strings.EqualFold(sub.name, "command|getkeys") {
+			if _, ref := commandGetKeys(argv); ref != nil {
+				return command{}, nil, ref
+			}
+		}
 		switch full := strings.ToUpper(sub.name); full {
 		case "SCRIPT|LOAD", "SCRIPT|EXISTS", "SCRIPT|FLUSH", "SCRIPT|KILL", "OBJECT|IDLETIME",
 			"OBJECT|ENCODING", "OBJECT|REFCOUNT", "OBJECT|FREQ", "OBJECT|HELP", "CLIENT|SETNAME", "CLIENT|GETNAME",
 			"FUNCTION|LOAD", "FUNCTION|LIST", "FUNCTION|DELETE", "FUNCTION|FLUSH", "FUNCTION|STATS", "FUNCTION|KILL", "FUNCTION|HELP",
-			"FUNCTION|DUMP", "FUNCTION|RESTORE":
+			"FUNCTION|DUMP", "FUNCTION|RESTORE", "COMMAND|GETKEYS", "COMMAND|COUNT", "COMMAND|HELP":
 		default:
 			return command{}, nil, notAllowed("ERR the playground does not support %s %s: %s",
 				name, strings.ToUpper(argv[1]), subRefusal(full))
@@ -171,6 +179,8 @@ func subRefusal(full string) string {
 	switch full {
 	case "SCRIPT|DEBUG":
 		return "the Lua debugger needs its own connection mode"
+	case "COMMAND", "COMMAND|INFO", "COMMAND|DOCS", "COMMAND|LIST", "COMMAND|GETKEYSANDFLAGS":
+		return "it describes Redis's command table, which the playground keeps only in part; COMMAND COUNT and COMMAND GETKEYS work, and help <command> describes one"
 	}
 	return "type help to see what the playground supports"
 }

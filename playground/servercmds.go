@@ -26,6 +26,20 @@ func (s *Sandbox) serverCommand(c *conn, name string, argv []string) (resp.Value
 		return selectDB(argv[1]), true
 	case "CLIENT":
 		return c.client(argv), true
+	case "COMMAND":
+		switch strings.ToUpper(argv[1]) {
+		case "COUNT":
+			return resp.Int(commandCount), true
+		case "GETKEYS":
+			v, _ := commandGetKeys(argv)
+			return v, true
+		case "HELP":
+			lines := make([]resp.Value, len(commandHelpLines))
+			for i, l := range commandHelpLines {
+				lines[i] = resp.StatusValue(l)
+			}
+			return resp.Arr(lines...), true
+		}
 	case "OBJECT":
 		switch strings.ToUpper(argv[1]) {
 		case "ENCODING":
