@@ -127,6 +127,12 @@ func (s *Sandbox) execArgv(ctx context.Context, c *conn, base Result, repeat int
 	for i := range repeat {
 		s.replyLeft, s.replyOver = s.limits.MaxReplyBuildBytes, false
 		v, ref := s.runSafely(c, argv)
+		if i == 0 && ref == nil && v.IsError() && subscribes(argv[0]) {
+			// redis-cli goes into its pub/sub mode before it sends the
+			// command (once, however many times it repeats it), and
+			// leaves it at an error.
+			out.WriteString("Reading messages... (press Ctrl-C to quit)\n")
+		}
 		formatTTY(out, v, "")
 		if ref != nil {
 			err = ref
@@ -227,4 +233,10 @@ func (s *Sandbox) runSafely(c *conn, argv []string) (v resp.Value, ref *RefusedE
 		v, ref = resp.Err(msg), nil
 	}()
 	return s.runFrozen(func() (resp.Value, *RefusedError) { return s.run(c, argv) })
+}
+
+// subscribes reports whether redis-cli takes the command for one that
+// subscribes.
+func subscribes(name string) bool {
+	return strings.EqualFold(name, "SUBSCRIBE") || strings.EqualFold(name, "PSUBSCRIBE") || strings.EqualFold(name, "SSUBSCRIBE")
 }

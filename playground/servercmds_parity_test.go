@@ -23,6 +23,12 @@ func TestParityServerCommands(t *testing.T) {
 	}
 	const noDB = "a sandbox has only database 0"
 	runParityCases(t, []parityCase{
+		// redis-cli reads a subscription's replies in its pub/sub mode,
+		// which it says it enters, and leaves at an error.
+		a("SUBSCRIBE"),
+		a("PSUBSCRIBE"),
+		a("ssubscribe"),
+		a("2 SUBSCRIBE"),
 		// WAIT: no replicas, so none acknowledges.
 		a("SET lock:1 tok NX PX 30000"),
 		a("WAIT 0 0"),
