@@ -3,6 +3,8 @@ package luaredis
 import (
 	"strings"
 	"testing"
+
+	"github.com/locklab/locklab/resp"
 )
 
 // TestTypeErrorNames pins, without a redis-server, type errors that the
@@ -57,6 +59,25 @@ func TestChunkID(t *testing.T) {
 	} {
 		if got := chunkID(tt.name); got != tt.want {
 			t.Errorf("chunkID(%q) = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPcallClosesUpvalues: a closure made in a function whose error
+// pcall caught keeps the value it captured, and one over a local of
+// pcall's caller still shares it (see upvalues.go).
+func TestPcallClosesUpvalues(t *testing.T) {
+	e := NewEngine(Options{})
+	for _, tt := range []struct {
+		script string
+		want   int64
+	}{
+		{"local f\npcall(function() local x = 1\nf = function() return x end\nerror('e') end)\nlocal a, b, c = 5, 6, 7\nreturn f()", 1},
+		{"local x = 1\nlocal function inc() x = x + 1 end\npcall(function() error('e') end)\ninc()\nreturn x", 2},
+		{"local f\npcall(function(a) f = function() a = a + 1 return a end\nerror('e') end, 41)\nlocal t = 0\nf()\nreturn f()", 43},
+	} {
+		if got := do(e, nil, "EVAL", tt.script, "0"); got.Kind != resp.Integer || got.Int != tt.want {
+			t.Errorf("%q = %v; want %d", tt.script, got, tt.want)
 		}
 	}
 }

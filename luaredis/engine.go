@@ -401,6 +401,7 @@ func (e *Engine) begin(ctx context.Context, c Caller, setTable, readOnly bool) (
 	L.SetContext(r.watchdog.context())
 	return v, r, func() {
 		v.run = nil
+		v.pcallBases = v.pcallBases[:0]
 		L.RemoveContext()
 		// Nothing of the script outlives it: not its stack, whose
 		// registers above the top keep what returned calls left there,

@@ -29,8 +29,11 @@ type vm struct {
 	// their names as given, for the end of an error's message.
 	chunkNames map[string]string
 	// pcallHandler is the message handler of the scripts' pcall: it
-	// names what a type error was about before the frames unwind.
+	// closes the upvalues of the frames the error unwinds and names what
+	// a type error was about, before they unwind. pcallBases holds the
+	// stack base of each pcall running, innermost last.
 	pcallHandler *lua.LFunction
+	pcallBases   []int
 	run          *run // the script being run, nil between runs
 	acct         *account
 	held         func(max uint64) uint64 // acct.held, made once
@@ -149,6 +152,12 @@ func newVM(e *Engine) *vm {
 
 	v.handler = L.NewFunction(v.onError)
 	v.pcallHandler = L.NewFunction(func(L *lua.LState) int {
+		// The frames the error unwinds are still there: close their
+		// upvalues (see upvalues.go) while their registers hold the
+		// values, above the function the innermost pcall called.
+		if n := len(v.pcallBases); n > 0 && v.pcallBases[n-1] >= 0 {
+			closeUpvalues(L, v.pcallBases[n-1]+1)
+		}
 		L.Push(v.namedTypeError(L, L.Get(1)))
 		return 1
 	})
@@ -220,7 +229,9 @@ func (v *vm) installBase(e *Engine) {
 		if L.GetTop() == 0 {
 			L.ArgError(1, "value expected")
 		}
+		v.pcallBases = append(v.pcallBases, stackBase(L)) // for pcallHandler
 		err := L.PCall(L.GetTop()-1, lua.MultRet, v.pcallHandler)
+		v.pcallBases = v.pcallBases[:len(v.pcallBases)-1]
 		if err == nil {
 			L.Insert(lua.LTrue, 1)
 			return L.GetTop()

@@ -8,7 +8,8 @@ import "testing"
 // it (a local, a global, a field, an upvalue, a method) or not at all (a
 // call's result, a constant), in scripts, in pcall and in functions; and
 // the names of chunks loadstring and load make, as their errors show
-// them, and string.dump's dump, which loadstring refuses.
+// them, and string.dump's dump, which loadstring refuses; and closures
+// made in a function whose error pcall caught.
 func TestParityLuaTypeErrors(t *testing.T) {
 	a := func(line string) parityCase { return parityCase{client: ClientA, line: line} }
 	cases := []parityCase{
@@ -103,6 +104,15 @@ func TestParityLuaTypeErrors(t *testing.T) {
 		a(`EVAL "return 'a' .. KEYS" 0`),
 		a(`EVAL "return 'a' .. redis.nope .. 'b'" 0`),
 		a(`EVAL "return 1 .. true" 0`),
+		// Closures made in a function that pcall caught keep their values.
+		a(`EVAL "local f\npcall(function() local x = 1\nf = function() return x end\nerror('e') end)\nlocal a, b, c = 5, 6, 7\nreturn f()" 0`),
+		a(`EVAL "local f\npcall(function() local x = 'up'\nf = function() return x end\nlocal y = nil\ny() end)\nlocal a, b, c, d, e = 5, 6, 7, 8, 9\nreturn f()" 0`),
+		a(`EVAL "local x = 1\nlocal function inc() x = x + 1 end\npcall(function() error('e') end)\ninc()\nreturn x" 0`),
+		a(`EVAL "local fs = {}\nfor i = 1, 3 do pcall(function() local v = i * 10\nfs[i] = function() return v end\nerror('e') end) end\nlocal p, q, r = 'p', 'q', 'r'\nreturn {fs[1](), fs[2](), fs[3]()}" 0`),
+		a(`EVAL "local g\nlocal ok = pcall(function() pcall(function() local z = 'inner'\ng = function() return z end\nerror('x') end)\nlocal w = 'w'\nerror('outer') end)\nlocal m, n = 1, 2\nreturn {tostring(ok), g()}" 0`),
+		a(`EVAL "local f\nlocal ok, e = pcall(function(a) f = function() a = a + 1 return a end\nerror('e') end, 41)\nlocal t1, t2 = 0, 0\nreturn {f(), f()}" 0`),
+		a(`EVAL "local n = 0\nlocal function bump() n = n + 1 end\nfor i = 1, 3 do pcall(function() bump() error('e') end) end\nbump()\nreturn n" 0`),
+		a(`EVAL "local f\nlocal ok = pcall(function() local x = 5\nf = function() return x end\nreturn 1 end)\nlocal a = 99\nreturn f()" 0`),
 	}
 	runParityCases(t, cases)
 }
