@@ -269,7 +269,16 @@ func (v *vm) installBase(e *Engine) {
 
 	setmt := g.RawGetString("setmetatable").(*lua.LFunction)
 	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
-		if t, ok := L.Get(1).(*lua.LTable); ok && v.protected[t] {
+		// Lua 5.1's checks: gopher-lua would also set the metatable of
+		// every number or string.
+		t, ok := L.Get(1).(*lua.LTable)
+		if !ok {
+			argTypeError(L, 1, "setmetatable", "table")
+		}
+		if mt := L.Get(2); mt != lua.LNil && mt.Type() != lua.LTTable {
+			argError(L, 2, "setmetatable", "nil or table expected")
+		}
+		if v.protected[t] {
 			L.Error(lua.LString(readonlyMsg), 0)
 		}
 		L.Insert(setmt, 1)
@@ -350,6 +359,9 @@ func (v *vm) installBase(e *Engine) {
 	// tostring: numbers as Lua 5.1 prints them ("%.14g").
 	tostr := g.RawGetString("tostring").(*lua.LFunction)
 	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() == 0 {
+			argError(L, 1, "tostring", "value expected")
+		}
 		if n, ok := L.Get(1).(lua.LNumber); ok {
 			L.Push(lua.LString(formatNumber(float64(n))))
 			return 1

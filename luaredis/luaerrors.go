@@ -18,7 +18,12 @@ var (
 	indexError = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'$`)
 	argError51 = regexp.MustCompile(`bad argument #(\d+) to (\w+) \(`)
 	unaryError = regexp.MustCompile(`cannot perform unm operation on (\w+)`)
+	forError   = regexp.MustCompile(`for statement (init|limit|step) must be a number`)
+	compareTwo = regexp.MustCompile(`attempt to compare (\w+) with (\w+)`)
 )
+
+// forWords are Lua 5.1's names of a numeric for's three values.
+var forWords = map[string]string{"init": "initial value", "limit": "limit", "step": "step"}
 
 // lua51Message rewords a gopher-lua error message as Lua 5.1's.
 func lua51Message(s string) string {
@@ -32,6 +37,15 @@ func lua51Message(s string) string {
 	})
 	s = unaryError.ReplaceAllString(s, "attempt to perform arithmetic on a $1 value")
 	s = indexError.ReplaceAllString(s, "attempt to index a $1 value")
+	s = forError.ReplaceAllStringFunc(s, func(m string) string {
+		return "'for' " + forWords[forError.FindStringSubmatch(m)[1]] + " must be a number"
+	})
+	s = compareTwo.ReplaceAllStringFunc(s, func(m string) string {
+		if sub := compareTwo.FindStringSubmatch(m); sub[1] == sub[2] {
+			return "attempt to compare two " + sub[1] + " values"
+		}
+		return m
+	})
 	return argError51.ReplaceAllString(s, "bad argument #$1 to '$2' (")
 }
 

@@ -197,7 +197,7 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 			case lua.LNumber:
 				size += 24 + sep
 			default:
-				return // the original reports the bad element
+				L.RaiseError("invalid value (%s) at index %d in table for 'concat'", x.Type().String(), k)
 			}
 			if size > l.MaxStringBytes {
 				L.RaiseError("resulting string too large: the playground allows %d bytes", l.MaxStringBytes)
