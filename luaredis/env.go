@@ -1,6 +1,7 @@
 package luaredis
 
 import (
+	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -81,6 +82,9 @@ func newVM(e *Engine) *vm {
 		"newproxy", "getfenv", "setfenv", "_printregs", "_GOPHER_LUA_VERSION", "package"} {
 		g.RawSetString(name, lua.LNil)
 	}
+	// math.huge is HUGE_VAL, infinity, in Lua 5.1; gopher-lua gives the
+	// largest finite number.
+	g.RawGetString("math").(*lua.LTable).RawSetString("huge", lua.LNumber(math.Inf(1)))
 	str := g.RawGetString("string").(*lua.LTable)
 	// string.dump gives Lua 5.1's bytecode header and no more: gopher-lua
 	// compiles to its own code, and Redis 7 loads no bytecode, so all a

@@ -134,6 +134,18 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 				}
 				L.Replace(arg, lua.LString(quoteLua51(string(s))))
 				out.WriteByte('s')
+			case strings.IndexByte("eEfgG", conv) >= 0:
+				n := checkNumber(L, arg, "format")
+				if math.IsInf(n, 0) || math.IsNaN(n) {
+					// C's printf writes inf and nan as words, padded to
+					// the width, whatever the precision.
+					text, spec := nonFinite(n, f[i+1:j], conv)
+					L.Replace(arg, lua.LString(text))
+					out.WriteString(spec)
+					break
+				}
+				L.Replace(arg, lua.LNumber(n))
+				out.WriteString(f[i+1 : j+1])
 			case conv != 's':
 				L.Replace(arg, lua.LNumber(checkNumber(L, arg, "format")))
 				out.WriteString(f[i+1 : j+1])
@@ -205,6 +217,34 @@ func installLimitedLibs(L *lua.LState, v *vm, l Limits) {
 		}
 		v.build(L, size)
 	})
+}
+
+// nonFinite is how C's printf writes an infinity or a NaN under the
+// flags and width of spec (what follows %, without the conversion): the
+// word ("inf", "nan", upper case for E and G), its sign (a NaN's from its
+// sign bit, as glibc prints -nan), and the spec of a %s that pads it.
+func nonFinite(n float64, spec string, conv byte) (text, sspec string) {
+	text = "inf"
+	if math.IsNaN(n) {
+		text = "nan"
+	}
+	switch {
+	case math.Signbit(n):
+		text = "-" + text
+	case strings.IndexByte(spec, '+') >= 0:
+		text = "+" + text
+	case strings.IndexByte(spec, ' ') >= 0:
+		text = " " + text
+	}
+	if conv == 'E' || conv == 'G' {
+		text = strings.ToUpper(text)
+	}
+	flags := strings.TrimLeft(spec, "-+ #0")
+	width, _, _ := strings.Cut(flags, ".")
+	if strings.IndexByte(spec[:len(spec)-len(flags)], '-') >= 0 {
+		return text, "-" + width + "s"
+	}
+	return text, width + "s"
 }
 
 // quoteLua51 is Lua 5.1's addquoted, what string.format's %q writes.
