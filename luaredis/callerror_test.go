@@ -64,7 +64,7 @@ func TestChunkID(t *testing.T) {
 }
 
 // TestPcallClosesUpvalues: a closure made in a function whose error
-// pcall caught keeps the value it captured, and one over a local of
+// pcall or xpcall caught keeps the value it captured, and one over a local of
 // pcall's caller still shares it (see upvalues.go).
 func TestPcallClosesUpvalues(t *testing.T) {
 	e := NewEngine(Options{})
@@ -75,6 +75,7 @@ func TestPcallClosesUpvalues(t *testing.T) {
 		{"local f\npcall(function() local x = 1\nf = function() return x end\nerror('e') end)\nlocal a, b, c = 5, 6, 7\nreturn f()", 1},
 		{"local x = 1\nlocal function inc() x = x + 1 end\npcall(function() error('e') end)\ninc()\nreturn x", 2},
 		{"local f\npcall(function(a) f = function() a = a + 1 return a end\nerror('e') end, 41)\nlocal t = 0\nf()\nreturn f()", 43},
+		{"local f\nxpcall(function() local x = 1\nf = function() return x end\nerror('e') end, function(m) return m end)\nlocal a, b, c = 5, 6, 7\nreturn f()", 1},
 	} {
 		if got := do(e, nil, "EVAL", tt.script, "0"); got.Kind != resp.Integer || got.Int != tt.want {
 			t.Errorf("%q = %v; want %d", tt.script, got, tt.want)

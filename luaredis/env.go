@@ -227,6 +227,65 @@ func (v *vm) installBase(e *Engine) {
 		return 0
 	}))
 
+	// xpcall: Lua 5.1's luaB_xpcall. f is called with no arguments and
+	// handler as its message handler, which gets the error as pcall's
+	// does (named, with the unwound frames' upvalues closed); an error in
+	// the handler, or a handler that cannot be called, is "error in error
+	// handling".
+	g.RawSetString("xpcall", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() < 2 {
+			argError(L, 2, "xpcall", "value expected")
+		}
+		fn, handler := L.Get(1), L.Get(2)
+		L.SetTop(0)
+		handle := func(L *lua.LState, msg lua.LValue) lua.LValue {
+			L.Push(handler)
+			L.Push(msg)
+			if err := L.PCall(1, 1, nil); err != nil {
+				if r := v.run; r != nil && r.watchdog.err != nil {
+					L.RaiseError("%v", r.watchdog.err)
+				}
+				return lua.LString("error in error handling")
+			}
+			out := L.Get(-1)
+			L.Pop(1)
+			return out
+		}
+		if _, ok := fn.(*lua.LFunction); !ok && L.GetMetaField(fn, "__call") == lua.LNil {
+			// Lua calls it anyway, from C: the error has no position.
+			obj := handle(L, lua.LString("attempt to call a "+fn.Type().String()+" value"))
+			L.SetTop(0)
+			L.Push(lua.LFalse)
+			L.Push(obj)
+			return 2
+		}
+		L.Push(fn)
+		v.pcallBases = append(v.pcallBases, stackBase(L))
+		err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
+			if n := len(v.pcallBases); n > 0 && v.pcallBases[n-1] >= 0 {
+				closeUpvalues(L, v.pcallBases[n-1]+1)
+			}
+			L.Push(handle(L, lua51Error(v.namedTypeError(L, L.Get(1)))))
+			return 1
+		}))
+		v.pcallBases = v.pcallBases[:len(v.pcallBases)-1]
+		if err == nil {
+			L.Insert(lua.LTrue, 1)
+			return L.GetTop()
+		}
+		if r := v.run; r != nil && r.watchdog.err != nil {
+			L.RaiseError("%v", r.watchdog.err)
+		}
+		var obj lua.LValue = lua.LString(err.Error())
+		if apiErr, ok := err.(*lua.ApiError); ok {
+			obj = apiErr.Object
+		}
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(obj)
+		return 2
+	}))
+
 	// pcall: Redis 7's, which hands back the err field of an error table
 	// (what redis.call raises) as the message.
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {

@@ -119,8 +119,9 @@ func TestParityLuaTypeErrors(t *testing.T) {
 
 // TestParityLuaLibraryErrors compares with redis-cli + Redis 7.0.15 the
 // errors a script meets in redis.call and the base, string, table, math,
-// bit, struct, cjson and cmsgpack libraries: wrong arguments, comparisons,
-// numeric for, setmetatable and table.concat. Two are known to differ
+// bit, struct, cjson and cmsgpack libraries: xpcall and its handler,
+// wrong arguments, comparisons, numeric for, setmetatable and
+// table.concat. Two are known to differ
 // and left out: next with a key not in the table (gopher-lua answers nil,
 // and cannot tell a key removed while iterating from one never there),
 // and malformed patterns, which gopher-lua's own pattern matcher words
@@ -128,6 +129,21 @@ func TestParityLuaTypeErrors(t *testing.T) {
 func TestParityLuaLibraryErrors(t *testing.T) {
 	a := func(line string) parityCase { return parityCase{client: ClientA, line: line} }
 	runParityCases(t, []parityCase{
+		// xpcall, its handler and its errors.
+		a(`EVAL "return {xpcall(function() local q; q() end, function(m) return 'h: ' .. m end)}" 0`),
+		a(`EVAL "return {xpcall(function() error('z') end, function(m) return 'h: ' .. m end)}" 0`),
+		a(`EVAL "return {xpcall(function() return 1, 2 end, function(m) return m end)}" 0`),
+		a(`EVAL "return {xpcall(function() error({err='E'}) end, function(m) return type(m) end)}" 0`),
+		a(`EVAL "return {xpcall(function() error('z') end, 1)}" 0`),
+		a(`EVAL "return {xpcall(function() error('z') end)}" 0`),
+		a(`EVAL "return {xpcall()}" 0`),
+		a(`EVAL "return {xpcall(1, function(m) return 'h: ' .. m end)}" 0`),
+		a(`EVAL "return {xpcall(function() error('z') end, function(m) error('again') end)}" 0`),
+		a(`EVAL "local f\nxpcall(function() local x = 1\nf = function() return x end\nerror('e') end, function(m) return m end)\nlocal a, b, c = 5, 6, 7\nreturn f()" 0`),
+		a(`EVAL "return {xpcall(function(a) return a end, print, 5)}" 0`),
+		a(`EVAL "return {xpcall(function(...) return select('#', ...) end, function(m) return m end, 1, 2)}" 0`),
+		a(`EVAL "return {xpcall(function() return redis.call('nosuch') end, function(m) return type(m) == 'table' and m.err or m end)}" 0`),
+		a(`EVAL "return {pcall(function() return redis.call('nosuch') end)}" 0`),
 		a(`EVAL "return redis.call()" 0`),
 		a(`EVAL "return redis.call('nosuch')" 0`),
 		a(`EVAL "return redis.call('GET')" 0`),
