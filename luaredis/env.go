@@ -31,8 +31,9 @@ type vm struct {
 	chunkNames map[string]string
 	// pcallHandler is the message handler of the scripts' pcall: it
 	// closes the upvalues of the frames the error unwinds and names what
-	// a type error was about, before they unwind. pcallBases holds the
-	// stack base of each pcall running, innermost last.
+	// a type error was about, before they unwind. pcallBases holds where
+	// the function of each protected call running sits (see
+	// protectedCall), innermost last.
 	pcallHandler *lua.LFunction
 	pcallBases   []int
 	run          *run // the script being run, nil between runs
@@ -159,9 +160,7 @@ func newVM(e *Engine) *vm {
 		// The frames the error unwinds are still there: close their
 		// upvalues (see upvalues.go) while their registers hold the
 		// values, above the function the innermost pcall called.
-		if n := len(v.pcallBases); n > 0 && v.pcallBases[n-1] >= 0 {
-			closeUpvalues(L, v.pcallBases[n-1]+1)
-		}
+		v.closeUnwound(L)
 		L.Push(v.namedTypeError(L, L.Get(1)))
 		return 1
 	})
@@ -242,9 +241,7 @@ func (v *vm) installBase(e *Engine) {
 			L.Push(handler)
 			L.Push(msg)
 			if err := L.PCall(1, 1, nil); err != nil {
-				if r := v.run; r != nil && r.watchdog.err != nil {
-					L.RaiseError("%v", r.watchdog.err)
-				}
+				v.reraiseStop(L)
 				return lua.LString("error in error handling")
 			}
 			out := L.Get(-1)
@@ -253,37 +250,19 @@ func (v *vm) installBase(e *Engine) {
 		}
 		if _, ok := fn.(*lua.LFunction); !ok && L.GetMetaField(fn, "__call") == lua.LNil {
 			// Lua calls it anyway, from C: the error has no position.
-			obj := handle(L, lua.LString("attempt to call a "+fn.Type().String()+" value"))
-			L.SetTop(0)
-			L.Push(lua.LFalse)
-			L.Push(obj)
-			return 2
+			return failed(L, handle(L, lua.LString("attempt to call a "+fn.Type().String()+" value")))
 		}
 		L.Push(fn)
-		v.pcallBases = append(v.pcallBases, stackBase(L))
-		err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
-			if n := len(v.pcallBases); n > 0 && v.pcallBases[n-1] >= 0 {
-				closeUpvalues(L, v.pcallBases[n-1]+1)
-			}
+		obj, ok := v.protectedCall(L, 0, L.NewFunction(func(L *lua.LState) int {
+			v.closeUnwound(L)
 			L.Push(handle(L, lua51Error(v.namedTypeError(L, L.Get(1)))))
 			return 1
 		}))
-		v.pcallBases = v.pcallBases[:len(v.pcallBases)-1]
-		if err == nil {
+		if ok {
 			L.Insert(lua.LTrue, 1)
 			return L.GetTop()
 		}
-		if r := v.run; r != nil && r.watchdog.err != nil {
-			L.RaiseError("%v", r.watchdog.err)
-		}
-		var obj lua.LValue = lua.LString(err.Error())
-		if apiErr, ok := err.(*lua.ApiError); ok {
-			obj = apiErr.Object
-		}
-		L.SetTop(0)
-		L.Push(lua.LFalse)
-		L.Push(obj)
-		return 2
+		return failed(L, obj)
 	}))
 
 	// pcall: Redis 7's, which hands back the err field of an error table
@@ -292,20 +271,10 @@ func (v *vm) installBase(e *Engine) {
 		if L.GetTop() == 0 {
 			L.ArgError(1, "value expected")
 		}
-		v.pcallBases = append(v.pcallBases, stackBase(L)) // for pcallHandler
-		err := L.PCall(L.GetTop()-1, lua.MultRet, v.pcallHandler)
-		v.pcallBases = v.pcallBases[:len(v.pcallBases)-1]
-		if err == nil {
+		obj, ok := v.protectedCall(L, L.GetTop()-1, v.pcallHandler)
+		if ok {
 			L.Insert(lua.LTrue, 1)
 			return L.GetTop()
-		}
-		if r := v.run; r != nil && r.watchdog.err != nil {
-			// The watchdog stopped the script: no pcall may catch that.
-			L.RaiseError("%v", r.watchdog.err)
-		}
-		var obj lua.LValue = lua.LString(err.Error())
-		if apiErr, ok := err.(*lua.ApiError); ok {
-			obj = apiErr.Object
 		}
 		obj = lua51Error(obj)
 		if t, ok := obj.(*lua.LTable); ok {
@@ -313,10 +282,7 @@ func (v *vm) installBase(e *Engine) {
 				obj = s
 			}
 		}
-		L.SetTop(0)
-		L.Push(lua.LFalse)
-		L.Push(obj)
-		return 2
+		return failed(L, obj)
 	}))
 
 	g.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {

@@ -38,3 +38,50 @@ func stackBase(L *lua.LState) int {
 	}
 	return int(base.Int())
 }
+
+// protectedCall calls the function below the nargs arguments on top of
+// L's stack, as pcall and xpcall do, with handler as its message handler:
+// the results are left on the stack, or ok is false and obj is the error.
+// A script the watchdog stopped is stopped for good: no pcall catches it.
+func (v *vm) protectedCall(L *lua.LState, nargs int, handler *lua.LFunction) (obj lua.LValue, ok bool) {
+	base := stackBase(L) // for closeUnwound: where the function called sits
+	if base >= 0 {
+		base += L.GetTop() - nargs - 1
+	}
+	v.pcallBases = append(v.pcallBases, base)
+	err := L.PCall(nargs, lua.MultRet, handler)
+	v.pcallBases = v.pcallBases[:len(v.pcallBases)-1]
+	if err == nil {
+		return nil, true
+	}
+	v.reraiseStop(L)
+	obj = lua.LString(err.Error())
+	if apiErr, isAPI := err.(*lua.ApiError); isAPI {
+		obj = apiErr.Object
+	}
+	return obj, false
+}
+
+// closeUnwound closes, from the message handler of protectedCall, the
+// upvalues of the frames the error unwinds: those above the function the
+// innermost protected call called.
+func (v *vm) closeUnwound(L *lua.LState) {
+	if n := len(v.pcallBases); n > 0 && v.pcallBases[n-1] >= 0 {
+		closeUpvalues(L, v.pcallBases[n-1]+1)
+	}
+}
+
+// reraiseStop raises again the error of a script the watchdog stopped.
+func (v *vm) reraiseStop(L *lua.LState) {
+	if r := v.run; r != nil && r.watchdog.err != nil {
+		L.RaiseError("%v", r.watchdog.err)
+	}
+}
+
+// failed is what pcall and xpcall return for an error: false and obj.
+func failed(L *lua.LState, obj lua.LValue) int {
+	L.SetTop(0)
+	L.Push(lua.LFalse)
+	L.Push(obj)
+	return 2
+}
