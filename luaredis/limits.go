@@ -24,14 +24,20 @@ type Limits struct {
 	// Timeout is how long a script may run; default 1s. Redis would let it
 	// run on and answer BUSY to everyone else; a playground stops it.
 	Timeout time.Duration
-	// MaxAllocBytes is how many bytes a run may hold; default 64 MiB. It
+	// MaxAllocBytes is how many bytes a run may hold; default 16 MiB. It
 	// is measured on the script's own Lua state: everything reachable
 	// from its stack, globals and registry, estimated whenever the
 	// process has allocated enough since the last estimate that the
 	// script might have passed the limit. A script that holds nothing is
 	// never stopped, however much the rest of the process allocates.
 	// What a script allocates and drops again is garbage and not counted;
-	// making it costs time, which Timeout bounds.
+	// making it costs time, which Timeout bounds. 16 MiB holds a table of
+	// 500,000 numbers or of 60,000 string keys, four times the data a
+	// playground sandbox may hold. What a script holds, the collector
+	// marks again and again while the script grows it: in a sandbox
+	// worker, `local t={} for i=1,1e8 do t[i]=i end` took 880 ms of CPU
+	// to reach its 1 s deadline at 64 MiB; at 16 MiB it is stopped for its
+	// memory after 100 ms.
 	MaxAllocBytes uint64
 	// MaxStringBytes is the longest string a script may build with ..,
 	// string.rep, string.format, string.gsub or table.concat; default 256 KiB.
@@ -41,7 +47,8 @@ type Limits struct {
 	MaxPatternSteps float64
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with each zero field at its default.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxFunctions <= 0 {
 		l.MaxFunctions = 100
 	}
@@ -55,7 +62,7 @@ func (l Limits) withDefaults() Limits {
 		l.Timeout = time.Second
 	}
 	if l.MaxAllocBytes == 0 {
-		l.MaxAllocBytes = 64 << 20
+		l.MaxAllocBytes = 16 << 20
 	}
 	if l.MaxStringBytes <= 0 {
 		l.MaxStringBytes = 256 << 10
@@ -133,6 +140,9 @@ type watchdog struct {
 	// (see longWork), beyond its instructions.
 	started, resumed time.Time
 	work             uint64
+	// long is whether the script has turned long and its host was told
+	// (see WhenLong).
+	long bool
 }
 
 func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory, pad *padGuard) *watchdog {
@@ -203,11 +213,30 @@ const (
 	yieldPause = 15 * time.Millisecond
 )
 
+// whenLongKey is the context key of WhenLong's function.
+type whenLongKey struct{}
+
+// WhenLong returns ctx with f, which a script run under ctx calls when it
+// turns long (see longScript), before its first pause, in the goroutine
+// that runs it: its host may then let the rest of the script run behind
+// other work (the sandbox workers lower the priority of its thread). A
+// script calls f at most once; a line that runs several may call it once
+// for each.
+func WhenLong(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, whenLongKey{}, f)
+}
+
 // yield pauses a long script when its slice has run out (see longScript),
 // never past its deadline, and at once if its caller gives up.
 func (w *watchdog) yield(now time.Time) {
 	if uint64(w.n)+w.work < longWork || now.Sub(w.started) < longScript || now.Sub(w.resumed) < yieldRun {
 		return
+	}
+	if !w.long {
+		w.long = true
+		if f, ok := w.parent.Value(whenLongKey{}).(func()); ok {
+			f()
+		}
 	}
 	t := time.NewTimer(min(yieldPause, w.deadline.Sub(now)))
 	select {

@@ -12,14 +12,14 @@ import (
 
 // Scripts of the lua-memory attack: bystanders' scripts that keep
 // nothing; attackers' scripts and lab recipes that allocate megabytes,
-// dropped at once or kept until they end, under the 64 MiB a script may
+// dropped at once or kept until they end, under the 16 MiB a script may
 // hold (strings allocate the most for the CPU they cost); and a bomb
 // that keeps what it allocates.
 const (
 	quietReturn = `EVAL "return 1" 0`
 	quietLoop   = `EVAL "local x = 0 for i = 1, 400000 do x = x + i end return 1" 0`
 	bomb        = `EVAL "local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('x', 250000) end" 0`
-	memoryError = "allocated more than 64 MiB"
+	memoryError = "allocated more than 16 MiB"
 )
 
 var heavyScripts = []string{
