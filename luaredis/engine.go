@@ -105,7 +105,7 @@ type run struct {
 
 // NewEngine returns an engine with opts.
 func NewEngine(opts Options) *Engine {
-	opts.Limits = opts.Limits.withDefaults()
+	opts.Limits = opts.Limits.WithDefaults()
 	if opts.MaxScripts <= 0 {
 		opts.MaxScripts = 100
 	}

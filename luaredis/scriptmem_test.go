@@ -68,7 +68,7 @@ func TestCompiledSizeEstimate(t *testing.T) {
 			c := NewCache(1 << 30)
 			before := heapAlloc()
 			for _, src := range srcs {
-				if _, err := c.compile(sha1hex(src), src, Limits{}.withDefaults()); err != nil {
+				if _, err := c.compile(sha1hex(src), src, Limits{}.WithDefaults()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -143,7 +143,7 @@ func TestCompileCaps(t *testing.T) {
 // TestCacheBytes checks that the shared cache keeps at most its bytes and
 // forgets the least recently used script first.
 func TestCacheBytes(t *testing.T) {
-	l := Limits{}.withDefaults()
+	l := Limits{}.WithDefaults()
 	one, err := NewCache(1<<30).compile(sha1hex(lessonScript(0)), lessonScript(0), l)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestCacheBytes(t *testing.T) {
 func TestEngineScriptBytes(t *testing.T) {
 	ctx := context.Background()
 	size := func(i int) int {
-		sc, err := NewCache(0).compile(sha1hex(lessonScript(i)), lessonScript(i), Limits{}.withDefaults())
+		sc, err := NewCache(0).compile(sha1hex(lessonScript(i)), lessonScript(i), Limits{}.WithDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}

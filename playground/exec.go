@@ -197,7 +197,7 @@ func (s *Sandbox) cliLocal(argv []string) (out string, clear, local bool) {
 	case (name == "help" || name == "?") && len(argv) > 1:
 		return commandHelp(argv[1:]), false, true
 	case name == "help" || name == "?":
-		return helpText, false, true
+		return helpText + "\n" + s.limits.helpLine(), false, true
 	case name == "quit" || name == "exit":
 		return "(the playground keeps your session: there is nothing to quit)", false, true
 	case name == "clear" && len(argv) == 1:

@@ -4,7 +4,8 @@ package playground
 // differs from a real redis-cli session. Each paragraph and each group of
 // commands is one line, with no column layout: the terminal wraps it to
 // its own width, a phone's too, so a line is never broken twice (once
-// here, once again by a narrow screen).
+// here, once again by a narrow screen). The sandbox adds its limits
+// (Limits.helpLine).
 const helpText = `Lock Lab playground: a Redis 7 sandbox of your own, driven by two clients, A and B.
 
 Commands you can use:
@@ -24,5 +25,4 @@ Each client has its own connection: MULTI and WATCH belong to the client that se
 TTLs run in real time on the sandbox clock; the clock buttons move it forward.
 Functions are your sandbox's own, as in Redis 7: FUNCTION LOAD "#!lua name=mylib\nredis.register_function('f', function(keys, args) return keys[1] end)" then FCALL f 1 k. They count with your scripts, outlive FLUSHALL and go with a reset; a function's upvalues start afresh on every call. FUNCTION DUMP gives your libraries as Redis's payload, which FUNCTION RESTORE loads again (here or on a Redis 7).
 WAIT answers 0 at once: a sandbox has no replicas, so no write is ever acknowledged by one (the fact behind the lesson's failover caveat). PUBLISH answers 0: nobody can subscribe to a sandbox.
-Not available: pub/sub, blocking commands (BLPOP and friends; after MULTI they are queued and run without waiting, as in Redis), and commands that manage the server, switch the protocol or reach other servers.
-Limits: lines of 64 KiB, 1,000 arguments, values of 64 KiB, 1,000 keys, scripts of 1 second.`
+Not available: pub/sub, blocking commands (BLPOP and friends; after MULTI they are queued and run without waiting, as in Redis), and commands that manage the server, switch the protocol or reach other servers.`

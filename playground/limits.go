@@ -1,6 +1,8 @@
 package playground
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -72,13 +74,38 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxAdvance <= 0 {
 		l.MaxAdvance = 24 * time.Hour
 	}
-	if l.Script.Timeout <= 0 {
-		l.Script.Timeout = time.Second // as package luaredis's default
-	}
 	if l.Script.MaxStringBytes <= 0 {
 		l.Script.MaxStringBytes = l.MaxValueBytes * 4
 	}
+	l.Script = l.Script.WithDefaults()
 	return l
+}
+
+// helpLine is the last line of help: the sandbox's limits.
+func (l Limits) helpLine() string {
+	return fmt.Sprintf("Limits: lines of %s, %s arguments, values of %s, %s keys and %s of data, scripts of %s that hold at most %s.",
+		sizeText(l.MaxLineBytes), thousands(l.MaxArgs), sizeText(l.MaxValueBytes), thousands(l.MaxKeys),
+		sizeText(l.MaxDataBytes), durationText(l.Script.Timeout), sizeText(int(min(l.Script.MaxAllocBytes, math.MaxInt32))))
+}
+
+// thousands writes n with commas between thousands: 8,192.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// durationText writes a limit in time for people: "1 second", "500 ms".
+func durationText(d time.Duration) string {
+	switch {
+	case d == time.Second:
+		return "1 second"
+	case d%time.Second == 0:
+		return strconv.Itoa(int(d/time.Second)) + " seconds"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 }
 
 // footprint is the most a sandbox holds: its data, the commands queued in
