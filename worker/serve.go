@@ -293,7 +293,13 @@ func (s *server) runQueue(b *wbox) (niced bool) {
 		if resp := s.run(b, req); resp != nil {
 			s.add(req, resp)
 			unwritten++
-			s.trim.after(resp.Result.RunTime)
+			if req.niced {
+				// Not on this slowed thread: a collection stops every
+				// goroutine of the worker until its caller goes on.
+				go s.trim.after(resp.Result.RunTime)
+			} else {
+				s.trim.after(resp.Result.RunTime)
+			}
 		}
 		niced = req.niced
 		if unwritten > 0 && (next == nil || unwritten >= 64 || !quick(next)) {
