@@ -140,9 +140,6 @@ type watchdog struct {
 	// (see longWork), beyond its instructions.
 	started, resumed time.Time
 	work             uint64
-	// long is whether the script has turned long and its host was told
-	// (see WhenLong).
-	long bool
 }
 
 func newWatchdog(parent context.Context, now time.Time, l Limits, mem memory, pad *padGuard) *watchdog {
@@ -213,30 +210,11 @@ const (
 	yieldPause = 15 * time.Millisecond
 )
 
-// whenLongKey is the context key of WhenLong's function.
-type whenLongKey struct{}
-
-// WhenLong returns ctx with f, which a script run under ctx calls when it
-// turns long (see longScript), before its first pause, in the goroutine
-// that runs it: its host may then let the rest of the script run behind
-// other work (the sandbox workers lower the priority of its thread). A
-// script calls f at most once; a line that runs several may call it once
-// for each.
-func WhenLong(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, whenLongKey{}, f)
-}
-
 // yield pauses a long script when its slice has run out (see longScript),
 // never past its deadline, and at once if its caller gives up.
 func (w *watchdog) yield(now time.Time) {
 	if uint64(w.n)+w.work < longWork || now.Sub(w.started) < longScript || now.Sub(w.resumed) < yieldRun {
 		return
-	}
-	if !w.long {
-		w.long = true
-		if f, ok := w.parent.Value(whenLongKey{}).(func()); ok {
-			f()
-		}
 	}
 	t := time.NewTimer(min(yieldPause, w.deadline.Sub(now)))
 	select {

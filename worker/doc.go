@@ -17,8 +17,7 @@
 // chosen by a hash of the learner. Requests to a worker are multiplexed
 // over its stdin and stdout: many are in flight at once, each learner's
 // commands run one at a time, and a script spinning until its deadline
-// holds up no one else: past its first 100 ms it runs on a thread of its
-// own at a lower priority (see lowerPriority).
+// holds up no one else.
 //
 // Each command carries the data allowance the Manager granted the sandbox
 // (see playground.Options.MaxDataBytes), and its answer the sandbox's

@@ -58,9 +58,6 @@ type request struct {
 	Job []byte
 
 	ctx context.Context // the worker's, for opExec; not sent
-	// niced is whether the goroutine running the request lowered its
-	// thread's priority for a long script (see lowerPriority); not sent.
-	niced bool
 }
 
 // response is one message from a worker.

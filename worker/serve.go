@@ -33,7 +33,18 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, errlog io.Writer) erro
 	if err != nil || first.Op != opConfig {
 		return fmt.Errorf("sandbox worker: first request is not the config (%v)", err)
 	}
-	s := newServer(ctx, *first.Limits, w, errlog)
+	s := &server{
+		ctx:     ctx,
+		limits:  *first.Limits,
+		scripts: luaredis.NewCache(0),
+		boxes:   map[uint64]*wbox{},
+		errlog:  errlog,
+		cancels: map[uint64]context.CancelFunc{},
+		out:     &batchWriter{w: w, epoch: time.Now()},
+		ready:   make(chan *wbox),
+		failed:  make(chan error, 1),
+		trim:    newTrimmer(),
+	}
 	s.write(&response{Hello: helloMagic, PID: os.Getpid()})
 
 	// One goroutine reads and queues, so that each sandbox's requests run
@@ -95,9 +106,6 @@ type server struct {
 	labTurns lab.Turns
 
 	trim *trimmer // returns memory after long lines
-	// lower lowers the priority of the calling goroutine's thread for a
-	// long script (lowerPriority; tests may set another).
-	lower func() bool
 
 	out    *batchWriter // the responses
 	failed chan error   // the first write error
@@ -116,24 +124,6 @@ type wbox struct {
 }
 
 func (b *wbox) clock() time.Time { return b.now }
-
-// newServer is a worker's server of sandboxes under limits, writing its
-// responses to w.
-func newServer(ctx context.Context, limits playground.Limits, w, errlog io.Writer) *server {
-	return &server{
-		ctx:     ctx,
-		limits:  limits,
-		scripts: luaredis.NewCache(0),
-		boxes:   map[uint64]*wbox{},
-		errlog:  errlog,
-		cancels: map[uint64]context.CancelFunc{},
-		out:     &batchWriter{w: w, epoch: time.Now()},
-		ready:   make(chan *wbox),
-		failed:  make(chan error, 1),
-		trim:    newTrimmer(),
-		lower:   lowerPriority,
-	}
-}
 
 // handle runs or queues a request. It reports whether it ran it and
 // added a response that is not written yet.
@@ -194,13 +184,7 @@ func (s *server) handle(req *request) bool {
 		s.mu.Lock()
 		s.cancels[req.ID] = cancel
 		s.mu.Unlock()
-		// Only a runner runs a request with a context, and it ends
-		// when the request has lowered its thread's priority.
-		req.ctx = luaredis.WhenLong(ctx, func() {
-			if !req.niced {
-				req.niced = s.lower()
-			}
-		})
+		req.ctx = ctx
 	}
 	s.enqueue(b, req)
 	return false
@@ -215,17 +199,11 @@ func (s *server) enqueue(b *wbox, req *request) {
 	b.running = true
 	b.mu.Unlock()
 	if start {
-		s.handOff(b)
-	}
-}
-
-// handOff gives b, whose queue is marked running, to an idle runner or a
-// new one.
-func (s *server) handOff(b *wbox) {
-	select {
-	case s.ready <- b:
-	default:
-		go s.runner(b)
+		select {
+		case s.ready <- b:
+		default:
+			go s.runner(b)
+		}
 	}
 }
 
@@ -235,16 +213,12 @@ const runnerIdle = 10 * time.Second
 // runner runs b's queue, then the queues handed to it, until it has been
 // idle for runnerIdle. Runners live on, rather than a goroutine per queue,
 // because a fresh goroutine's stack must grow to run a command, which
-// cost a tenth of the worker's time. A runner whose thread a long script
-// slowed (see lowerPriority) ends at once, still locked to the thread,
-// so that Go discards the thread.
+// cost a tenth of the worker's time.
 func (s *server) runner(b *wbox) {
 	t := time.NewTimer(runnerIdle)
 	defer t.Stop()
 	for {
-		if s.runQueue(b) {
-			return
-		}
+		s.runQueue(b)
 		t.Reset(runnerIdle)
 		select {
 		case b = <-s.ready:
@@ -258,10 +232,8 @@ func (s *server) runner(b *wbox) {
 // each response before running the next request, so the responses of one
 // sandbox leave in the order its commands ran. It writes them out when the
 // queue is empty or before a request that may take long, so that a burst
-// of quick commands is answered with one write. After a request that
-// lowered its thread's priority it writes out what it has, hands the rest
-// of the queue to another runner and reports true: the caller must end.
-func (s *server) runQueue(b *wbox) (niced bool) {
+// of quick commands is answered with one write.
+func (s *server) runQueue(b *wbox) {
 	unwritten := 0
 	for {
 		b.mu.Lock()
@@ -272,15 +244,7 @@ func (s *server) runQueue(b *wbox) (niced bool) {
 			if unwritten > 0 {
 				s.flush()
 			}
-			return niced
-		}
-		if niced {
-			b.mu.Unlock()
-			if unwritten > 0 {
-				s.flush()
-			}
-			s.handOff(b)
-			return true
+			return
 		}
 		req := b.queue[0]
 		b.queue[0] = nil
@@ -293,15 +257,8 @@ func (s *server) runQueue(b *wbox) (niced bool) {
 		if resp := s.run(b, req); resp != nil {
 			s.add(req, resp)
 			unwritten++
-			if req.niced {
-				// Not on this slowed thread: a collection stops every
-				// goroutine of the worker until its caller goes on.
-				go s.trim.after(resp.Result.RunTime)
-			} else {
-				s.trim.after(resp.Result.RunTime)
-			}
+			s.trim.after(resp.Result.RunTime)
 		}
-		niced = req.niced
 		if unwritten > 0 && (next == nil || unwritten >= 64 || !quick(next)) {
 			s.flush()
 			unwritten = 0

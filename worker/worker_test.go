@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,11 +35,6 @@ const (
 	spinLine   = `EVAL "local _ = '` + spinMarker + `' while true do end" 0`
 	spinSeen   = "worker read the spinning script"
 )
-
-// init keeps the main thread to the main goroutine, as the locklab
-// command does, so that every long script in a test's worker gets a thread
-// of its own to lower.
-func init() { runtime.LockOSThread() }
 
 // TestMain lets the test binary act as `locklab sandbox-worker`, so that
 // the tests run real worker processes without building the command.

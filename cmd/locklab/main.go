@@ -15,15 +15,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 )
-
-// init locks the main goroutine to the main thread, so that main runs on
-// it and no other goroutine ever does. A sandbox worker runs the rest of a
-// long script on a thread whose priority it lowers and then discards, and
-// Go cannot discard the main thread (worker.lowerPriority leaves it
-// alone): kept to the main goroutine, it never runs a script.
-func init() { runtime.LockOSThread() }
 
 func main() {
 	if err := run(context.Background(), os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
