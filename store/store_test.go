@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/internal/redistest"
 	"github.com/locklab/locklab/internal/testenv"
@@ -80,16 +81,23 @@ func openCluster(t *testing.T) (*Store, *Store) {
 	return open(), open()
 }
 
-// warmUp waits until a fresh cluster store has answered a read. Its first
-// call reads the slot map and the command table and dials a master, all
-// within the one call's timeout; on a machine busy with the race detector
-// and other packages' tests that may not be enough. These tests are about
-// what the calls after it do.
+// warmUp waits until a fresh cluster store has answered a read and has a
+// connection to every master, each having answered a WAIT for its
+// replica. A first call reads the slot map and the command table, and a
+// first call to each master dials it, all within the one call's timeout;
+// on a machine busy with the race detector and other packages' tests that
+// may not be enough. These tests are about what the calls after it do.
 func warmUp(t *testing.T, s *Store) {
 	t.Helper()
+	cc := s.b.(*redisBackend).rdb.(*redis.ClusterClient)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		_, err := s.Progress(context.Background(), "warm-up-0123456789abcd")
+		if err == nil {
+			err = cc.ForEachMaster(context.Background(), func(ctx context.Context, c *redis.Client) error {
+				return c.Do(ctx, "WAIT", 1, 5000).Err()
+			})
+		}
 		if err == nil {
 			return
 		}
