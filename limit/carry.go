@@ -43,7 +43,7 @@ func NewCarryLimits(m Maker, r Rates) CarryLimits {
 func (c CarryLimits) CheckIssue(ctx context.Context, learner, addr string) (Decision, error) {
 	var errs error
 	for _, k := range c.issue(learner, addr) {
-		w, err := wait(ctx, k.l.Meter, k.key, k.l.Cost, k.l.Refill)
+		w, err := wait(ctx, k.l.Meter, k.key, k.l.Cost, unitEvery(k.l.Refill))
 		errs = errors.Join(errs, err)
 		if w > 0 {
 			return Decision{Limit: "carry_codes", Wait: w}, errs
@@ -64,7 +64,7 @@ func (c CarryLimits) Issued(ctx context.Context, learner, addr string) error {
 // CheckGuess checks an adoption from addr: refused by "carry_guesses" while
 // the address has typed too many wrong codes.
 func (c CarryLimits) CheckGuess(ctx context.Context, addr string) (Decision, error) {
-	w, err := wait(ctx, c.Guesses.Meter, guessKey(addr), c.Guesses.Cost, c.Guesses.Refill)
+	w, err := wait(ctx, c.Guesses.Meter, guessKey(addr), c.Guesses.Cost, unitEvery(c.Guesses.Refill))
 	if w > 0 {
 		return Decision{Limit: "carry_guesses", Wait: w}, err
 	}

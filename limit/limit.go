@@ -81,10 +81,10 @@ func allow(ctx context.Context, l Limiter, key string) (bool, error) {
 	return ok, nil
 }
 
-// wait returns how long key must wait until m holds need units, refilled
-// at refill a second; zero if it holds them now, if m is nil, or if m
+// wait returns how long key must wait until m holds need units, one
+// coming back every per; zero if it holds them now, if m is nil, or if m
 // fails (then with the error).
-func wait(ctx context.Context, m Meter, key string, need, refill int) (time.Duration, error) {
+func wait(ctx context.Context, m Meter, key string, need int, per time.Duration) (time.Duration, error) {
 	if m == nil {
 		return 0, nil
 	}
@@ -95,8 +95,12 @@ func wait(ctx context.Context, m Meter, key string, need, refill int) (time.Dura
 	if have >= need {
 		return 0, nil
 	}
-	return time.Duration(float64(need-have) / float64(max(refill, 1)) * float64(time.Second)), nil
+	return time.Duration(need-have) * per, nil
 }
+
+// unitEvery is the time a unit takes to come back to a meter that
+// refills refill units a second.
+func unitEvery(refill int) time.Duration { return time.Second / time.Duration(max(refill, 1)) }
 
 // take takes n units from key's meter, if there is one. The charge must
 // land even if the client went away, so it does not end with ctx.

@@ -30,6 +30,14 @@ const burstFactor = 2
 // address five times as many.
 const learnerRefill, addressRefill = 10, 50
 
+// Lines whose scripts the playground stopped: a learner may have three
+// and then one every stoppedEvery (with a 1 s deadline, a third of what
+// the script time alone allows), an address five times as many.
+const (
+	stoppedEvery, stoppedBurst                     = 30 * time.Second, 3
+	stoppedEveryPerAddress, stoppedBurstPerAddress = 6 * time.Second, 15
+)
+
 // New builds the Limits for r, made by m (in this process, or shared by
 // every replica). A rate of 0 is no limit of that kind; r.Writes 0 is no
 // limit at all.
@@ -59,6 +67,10 @@ func New(m Maker, r Rates) Limits {
 	l.ScriptTime = ScriptBudget{
 		Learner: m.Meter(learnerRefill, 2*need), Address: m.Meter(addressRefill, 5*need),
 		Need: need, LearnerRefill: learnerRefill, AddressRefill: addressRefill,
+		Stopped:                m.MeterPer(1, stoppedEvery, stoppedBurst),
+		StoppedPerAddress:      m.MeterPer(1, stoppedEveryPerAddress, stoppedBurstPerAddress),
+		StoppedEvery:           stoppedEvery,
+		StoppedEveryPerAddress: stoppedEveryPerAddress,
 	}
 	return l
 }

@@ -45,10 +45,16 @@ func TestNew(t *testing.T) {
 			name:         "the defaults: bursts of twice the rate, ten times the scripts per address",
 			rates:        defaults,
 			wantLimiters: [][2]int{{20, 40}, {200, 400}, {2, 4}, {20, 40}},
-			wantMeters:   [][2]int{{20, 40}, {10, 200}, {50, 500}},
+			// Stopped lines: 3 and then one every 30 s per learner, 15 and
+			// one every 6 s per address (a rate under one a second
+			// counts as 0 here).
+			wantMeters: [][2]int{{20, 40}, {10, 200}, {50, 500}, {0, 3}, {0, 15}},
 			check: func(t *testing.T, l Limits) {
 				if l.RaceNeed != 20 || l.ScriptTime.Need != 100 || l.ScriptTime.LearnerRefill != 10 || l.ScriptTime.AddressRefill != 50 {
 					t.Errorf("New = %+v; want races needing 20 units, scripts 100 refilled 10 and 50 a second", l)
+				}
+				if b := l.ScriptTime; b.StoppedEvery != 30*time.Second || b.StoppedEveryPerAddress != 6*time.Second || b.Stopped == nil || b.StoppedPerAddress == nil {
+					t.Errorf("New = %+v; want stopped lines metered, one back every 30 s per learner and 6 s per address", b)
 				}
 			},
 		},
@@ -56,7 +62,7 @@ func TestNew(t *testing.T) {
 			name:         "a rate of 0 is no limit of that kind",
 			rates:        Rates{Writes: 20, ScriptTimeout: 200 * time.Millisecond},
 			wantLimiters: [][2]int{{20, 40}},
-			wantMeters:   [][2]int{{10, 40}, {50, 100}},
+			wantMeters:   [][2]int{{10, 40}, {50, 100}, {0, 3}, {0, 15}},
 			check: func(t *testing.T, l Limits) {
 				if l.WritesPerAddress != nil || l.Scripts != nil || l.ScriptsPerAddress != nil || l.Races != nil || l.ScriptTime.Learner == nil {
 					t.Errorf("New = %+v; want only the learner's writes and the script budget", l)

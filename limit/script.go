@@ -17,6 +17,18 @@ type ScriptBudget struct {
 	Learner, Address             Meter
 	Need                         int
 	LearnerRefill, AddressRefill int // units per second, for the wait
+	// Stopped and StoppedPerAddress count, in whole lines, the lines
+	// whose scripts the playground stopped (at their deadline or for
+	// their memory), refilled one every StoppedEvery and
+	// StoppedEveryPerAddress: a long line starts only while both hold
+	// one, and a stopped line takes one. A loop that never ends by
+	// mistake costs a learner nothing more; one who keeps sending
+	// scripts that must be stopped, each a third of a core for a second,
+	// gets one every StoppedEvery, where the time alone would let them
+	// have one every Need/LearnerRefill seconds. Nil meters are no such
+	// limit.
+	Stopped, StoppedPerAddress           Meter
+	StoppedEvery, StoppedEveryPerAddress time.Duration
 }
 
 // ScriptUnit is the unit of a ScriptBudget.
@@ -63,11 +75,13 @@ type Line struct {
 }
 
 // Charge is what an admitted line pays, once it has run: the script time
-// the sandbox really used. It charges even if the request's context has
-// ended, and returns the meters' errors for the caller to log.
-type Charge func(used time.Duration) error
+// the sandbox really used, and whether the playground stopped one of its
+// scripts (see ScriptBudget.Stopped). It charges even if the request's
+// context has ended, and returns the meters' errors for the caller to
+// log.
+type Charge func(used time.Duration, stopped bool) error
 
-func noCharge(time.Duration) error { return nil }
+func noCharge(time.Duration, bool) error { return nil }
 
 // Script admits one playground line of learner from addr, under the
 // script rate limits (Scripts, ScriptsPerAddress: "scripts",
@@ -85,8 +99,8 @@ func (l Limits) Script(ctx context.Context, run *Running, learner, addr string, 
 		return noCharge, Decision{}, nil
 	}
 	b := l.ScriptTime
-	pay := func(used time.Duration) error { return b.charge(ctx, learner, addr, used) }
-	if b.Learner == nil {
+	pay := func(used time.Duration, stopped bool) error { return b.charge(ctx, learner, addr, used, stopped) }
+	if b.Learner == nil && b.Stopped == nil {
 		pay = noCharge
 	}
 	if !line.RunsLong {
@@ -105,44 +119,54 @@ func (l Limits) Script(ctx context.Context, run *Running, learner, addr string, 
 			return noCharge, Decision{Limit: "scripts_per_address", Wait: limiterWait}, errs
 		}
 	}
-	if b.Learner == nil {
+	if b.Learner == nil && b.Stopped == nil {
 		return noCharge, Decision{}, errs
 	}
 	if !run.Enter(learner, addr) {
 		return noCharge, Decision{Limit: "scripts_running", Wait: limiterWait}, errs
 	}
 	for _, m := range []struct {
-		meter  Meter
-		key    string
-		refill int
-		limit  string
+		meter Meter
+		key   string
+		need  int
+		per   time.Duration // the time a unit takes to come back
+		limit string
 	}{
-		{b.Learner, "t:learner:" + learner, b.LearnerRefill, "script_time"},
-		{b.Address, "t:addr:" + addr, b.AddressRefill, "script_time_per_address"},
+		{b.Stopped, "st:learner:" + learner, 1, b.StoppedEvery, "scripts_stopped"},
+		{b.StoppedPerAddress, "st:addr:" + addr, 1, b.StoppedEveryPerAddress, "scripts_stopped_per_address"},
+		{b.Learner, "t:learner:" + learner, b.Need, unitEvery(b.LearnerRefill), "script_time"},
+		{b.Address, "t:addr:" + addr, b.Need, unitEvery(b.AddressRefill), "script_time_per_address"},
 	} {
-		w, err := wait(ctx, m.meter, m.key, b.Need, m.refill)
+		w, err := wait(ctx, m.meter, m.key, m.need, m.per)
 		errs = errors.Join(errs, err)
 		if w > 0 {
 			run.Leave(learner, addr)
 			return noCharge, Decision{Limit: m.limit, Wait: w}, errs
 		}
 	}
-	return func(used time.Duration) error {
+	return func(used time.Duration, stopped bool) error {
 		run.Leave(learner, addr)
 		// An admitted line pays at least a unit, so that even scripts that
 		// return at once are not free.
-		return pay(max(used, ScriptUnit))
+		return pay(max(used, ScriptUnit), stopped)
 	}, Decision{}, errs
 }
 
 // charge takes used, rounded up to whole units, from the learner's and
 // the address's script time.
-func (b ScriptBudget) charge(ctx context.Context, learner, addr string, used time.Duration) error {
+func (b ScriptBudget) charge(ctx context.Context, learner, addr string, used time.Duration, stopped bool) error {
+	var errs error
+	if stopped {
+		errs = errors.Join(
+			take(ctx, b.Stopped, "st:learner:"+learner, 1),
+			take(ctx, b.StoppedPerAddress, "st:addr:"+addr, 1),
+		)
+	}
 	if used <= 0 {
-		return nil
+		return errs
 	}
 	units := int((used + ScriptUnit - 1) / ScriptUnit)
-	return errors.Join(
+	return errors.Join(errs,
 		take(ctx, b.Learner, "t:learner:"+learner, units),
 		take(ctx, b.Address, "t:addr:"+addr, units),
 	)

@@ -18,6 +18,7 @@ func TestScript(t *testing.T) {
 	type fixture struct {
 		scripts, scriptsAddr *fakeLimiter
 		learnerM, addrM      *fakeMeter
+		stopM, stopAddrM     *fakeMeter
 		run                  *Running
 		l                    Limits
 	}
@@ -26,11 +27,33 @@ func TestScript(t *testing.T) {
 		line      Line
 		setup     func(f *fixture)
 		used      time.Duration
+		stopped   bool // the playground stopped one of the line's scripts
 		want      Decision
 		wantErr   bool
 		wantTaken int // from the learner's and the address's script time
+		wantStops int // from the learner's and the address's stopped lines
 		wantAsked bool
 	}{
+		{name: "a script stopped at its deadline pays it and a stop", line: script, used: 100 * time.Millisecond, stopped: true, wantTaken: need, wantStops: 1, wantAsked: true},
+		{name: "a script stopped for its memory pays its time and a stop", line: script, used: 20 * time.Millisecond, stopped: true, wantTaken: 2, wantStops: 1, wantAsked: true},
+		{
+			name: "the learner's stops are used up", line: script, used: time.Second, wantAsked: true,
+			setup: func(f *fixture) { f.stopM.have["st:learner:"+learner] = 0 },
+			want:  Decision{"scripts_stopped", 30 * time.Second},
+		},
+		{
+			name: "the address's stops are used up", line: exec, used: time.Second,
+			setup: func(f *fixture) { f.stopAddrM.have["st:addr:"+addr] = 0 },
+			want:  Decision{"scripts_stopped_per_address", 6 * time.Second},
+		},
+		{
+			name: "a plain line is not held up by stops", line: plain, used: 25 * time.Millisecond, wantTaken: 3,
+			setup: func(f *fixture) { f.stopM.have["st:learner:"+learner] = 0 },
+		},
+		{
+			name: "the stop meters fail: open", line: script, used: 100 * time.Millisecond, stopped: true, wantAsked: true, wantErr: true, wantTaken: need,
+			setup: func(f *fixture) { f.stopM.err, f.stopAddrM.err = errDown, errDown },
+		},
 		{name: "a plain line pays what it used, rounded up", line: plain, used: 25 * time.Millisecond, wantTaken: 3},
 		{name: "a plain line that ran no script pays nothing", line: plain, used: 0, wantTaken: 0},
 		{name: "a quick script pays a unit", line: script, used: time.Millisecond, wantTaken: 1, wantAsked: true},
@@ -79,9 +102,11 @@ func TestScript(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &fixture{scripts: &fakeLimiter{}, scriptsAddr: &fakeLimiter{}, learnerM: newFakeMeter(2 * need), addrM: newFakeMeter(5 * need), run: &Running{}}
+			f := &fixture{scripts: &fakeLimiter{}, scriptsAddr: &fakeLimiter{}, learnerM: newFakeMeter(2 * need), addrM: newFakeMeter(5 * need),
+				stopM: newFakeMeter(2), stopAddrM: newFakeMeter(10), run: &Running{}}
 			f.l = Limits{Scripts: f.scripts, ScriptsPerAddress: f.scriptsAddr, ScriptTime: ScriptBudget{
 				Learner: f.learnerM, Address: f.addrM, Need: need, LearnerRefill: 10, AddressRefill: 50,
+				Stopped: f.stopM, StoppedPerAddress: f.stopAddrM, StoppedEvery: 30 * time.Second, StoppedEveryPerAddress: 6 * time.Second,
 			}}
 			if tt.setup != nil {
 				tt.setup(f)
@@ -105,8 +130,17 @@ func TestScript(t *testing.T) {
 				}
 			}
 			f.learnerM.err, f.addrM.err = nil, nil
-			if err := charge(tt.used); err != nil {
-				t.Errorf("charge(%v) = %v", tt.used, err)
+			stopErr := f.stopM.err != nil
+			if err := charge(tt.used, tt.stopped); (err != nil) != (stopErr && tt.stopped && tt.want.Allowed()) {
+				t.Errorf("charge(%v, %v) = %v", tt.used, tt.stopped, err)
+			}
+			for _, m := range []struct {
+				meter *fakeMeter
+				key   string
+			}{{f.stopM, "st:learner:" + learner}, {f.stopAddrM, "st:addr:" + addr}} {
+				if got := m.meter.taken[m.key]; got != tt.wantStops {
+					t.Errorf("charge(%v, %v) took %d from %s; want %d", tt.used, tt.stopped, got, m.key, tt.wantStops)
+				}
 			}
 			if tt.want.Limit != "scripts_running" && !f.run.Enter(learner, addr) {
 				t.Error("the learner's next script refused after the charge")

@@ -70,6 +70,9 @@ type Engine struct {
 	// rand is math.random's generator; it outlives the Lua state, as
 	// Redis's outlives SCRIPT FLUSH.
 	rand lrand48
+	// stops counts the scripts stopped at their deadline or for their
+	// memory (see Stops).
+	stops int64
 }
 
 // Options configure an Engine. Zero fields take their defaults.
@@ -433,8 +436,16 @@ func (e *Engine) reply(err error, name string, v *vm, r *run) resp.Value {
 	return fromLua(v.L.Get(-1), r.resp3, v.order)
 }
 
+// Stops returns how many scripts (and function libraries' top levels)
+// this engine has stopped at their deadline or for their memory: a caller
+// that meters scripts can tell a line that ran into a limit by it.
+func (e *Engine) Stops() int64 { return e.stops }
+
 // stopped is the reply for a script the watchdog stopped.
 func (e *Engine) stopped(err error, sha string) resp.Value {
+	if errors.Is(err, errTimeout) || errors.Is(err, errMemory) {
+		e.stops++
+	}
 	switch {
 	case errors.Is(err, errTimeout):
 		e.shared.timeouts.Add(1)

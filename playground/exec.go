@@ -116,11 +116,12 @@ func (s *Sandbox) execArgv(ctx context.Context, c *conn, base Result, repeat int
 	// A line gets one deadline in all, however many commands and scripts
 	// it runs (a repeat prefix, a transaction): otherwise one line could
 	// hold the sandbox and a CPU for minutes.
-	start := s.runNow()
+	start, stops := s.runNow(), s.engine.Stops()
 	s.ctx, s.lineDeadline, s.scriptTime = ctx, start.Add(s.limits.Script.Timeout), 0
 	defer func() {
 		res.ScriptTime = s.scriptTime
 		res.RunTime = s.runNow().Sub(start)
+		res.Stopped = s.engine.Stops() != stops
 		s.ctx, s.lineDeadline, s.scriptTime = nil, time.Time{}, 0
 	}()
 	out := newShownWriter(s.limits.MaxReplyLines, s.limits.MaxReplyBytes)

@@ -222,10 +222,11 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 		// A line run again on another replica's newer copy (see use) is
 		// charged for every run.
 		var scripts, run time.Duration
+		var stopped bool
 		moved, err := m.use(ctx, s, func(box Box) (err error) {
 			res, size, err = box.ExecWithin(ctx, client, line, allow)
-			scripts, run = scripts+res.ScriptTime, run+res.RunTime
-			res.ScriptTime, res.RunTime = scripts, run
+			scripts, run, stopped = scripts+res.ScriptTime, run+res.RunTime, stopped || res.Stopped
+			res.ScriptTime, res.RunTime, res.Stopped = scripts, run, stopped
 			// In the same turn, so that with SandboxCopies it costs no
 			// second look at the shared copy; an extra, without which
 			// the reply stands.

@@ -55,6 +55,7 @@ func (ns *nodeSet) execAll(ctx context.Context, client Client, line string, allo
 		}
 		res.ScriptTime += r.ScriptTime
 		res.RunTime += r.RunTime
+		res.Stopped = res.Stopped || r.Stopped
 		if ns.down[n-1] {
 			fmt.Fprintf(&out, "@%d %s", n, r.Output)
 			continue

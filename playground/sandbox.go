@@ -46,6 +46,11 @@ type Result struct {
 	// included. Callers charge heavy lines by it; it is not sent to the
 	// learner.
 	RunTime time.Duration `json:"-"`
+	// Stopped says that the playground stopped one of the line's scripts
+	// at its deadline or for its memory. Callers that meter script time
+	// count such lines apart; it is not sent to the learner, whose reply
+	// says so already.
+	Stopped bool `json:"-"`
 	// Keys, which a Manager sets, lists the sandbox's keys after the line,
 	// as Keys does, so that a key inspector is shown with the reply for the
 	// cost of one call; nil when the sandbox could not list them, and for

@@ -307,8 +307,12 @@ func (s *Server) limitCheck(c echo.Context, learner string) (func(time.Duration)
 		// A reproduced link, opened by a visitor who has no id yet.
 		key = "anon:" + clientAddress(c)
 	}
-	return s.admitScript(c, key, limit.Line{RunsScript: true, RunsLong: true},
+	pay, err := s.admitScript(c, key, limit.Line{RunsScript: true, RunsLong: true},
 		func() string { return "your checks have used their share of the sandbox's time" })
+	// A check runs the learner's lock under its own budget (see
+	// lab.Budget), not the playground's deadline: none is stopped as a
+	// playground script is.
+	return func(used time.Duration) { pay(used, false) }, err
 }
 
 // enterLabQueue waits for a turn to run a check (see limit.FairQueue):

@@ -148,7 +148,7 @@ func (s *Server) exec(c echo.Context, client playground.Client, line string) (pl
 		// that time, and a line that brings a worker down must not be free.
 		used = time.Since(start)
 	}
-	charge(used)
+	charge(used, res.Stopped)
 	// A refused line (not allowed, over a limit) is still a reply: the
 	// terminal shows it as an (error) line, as redis-cli would.
 	refused := errors.Is(err, playground.ErrNotAllowed) || errors.Is(err, playground.ErrLimit)

@@ -69,7 +69,7 @@ func (s *Server) limitWrites() echo.MiddlewareFunc {
 // limitScript applies the script limits (limit.Limits.Script) to a line
 // before it runs. It returns charge, to call with the line's
 // Result.ScriptTime once it has run (or the time it took, if it failed).
-func (s *Server) limitScript(c echo.Context, learner, line string) (func(used time.Duration), error) {
+func (s *Server) limitScript(c echo.Context, learner, line string) (func(used time.Duration, stopped bool), error) {
 	script, long := playground.LineKind(line)
 	ln := limit.Line{RunsScript: script, RunsLong: long}
 	return s.admitScript(c, learner, ln, func() string {
@@ -79,15 +79,16 @@ func (s *Server) limitScript(c echo.Context, learner, line string) (func(used ti
 
 // admitScript admits work that runs scripts for key (a learner) under the
 // script limits, or answers the refusal; spent says what ran out when the
-// script time budget did (made only then). It returns the function that pays the time the
-// work used.
-func (s *Server) admitScript(c echo.Context, key string, ln limit.Line, spent func() string) (func(used time.Duration), error) {
+// script time budget did (made only then). It returns the function that
+// pays the time the work used, and says whether the playground stopped
+// one of its scripts.
+func (s *Server) admitScript(c echo.Context, key string, ln limit.Line, spent func() string) (func(used time.Duration, stopped bool), error) {
 	charge, d, err := s.limits.Script(c.Request().Context(), &s.running, key, clientAddress(c), ln)
 	if err != nil {
 		s.failures.Warn("script limits", "error", err)
 	}
-	pay := func(used time.Duration) {
-		if err := charge(used); err != nil {
+	pay := func(used time.Duration, stopped bool) {
+		if err := charge(used, stopped); err != nil {
 			s.failures.Warn("script budget", "error", err)
 		}
 	}
@@ -96,6 +97,10 @@ func (s *Server) admitScript(c echo.Context, key string, ln limit.Line, spent fu
 		return pay, nil
 	case d.Limit == "script_time" || d.Limit == "script_time_per_address":
 		return pay, s.refused(c, d, fmt.Sprintf("%s; try again in %d s", spent(), retrySeconds(d.Wait)))
+	case d.Limit == "scripts_stopped":
+		return pay, s.refused(c, d, fmt.Sprintf("the playground has had to stop your scripts several times lately (at their deadline or for their memory); try again in %d s", retrySeconds(d.Wait)))
+	case d.Limit == "scripts_stopped_per_address":
+		return pay, s.refused(c, d, fmt.Sprintf("the playground has had to stop many scripts from your address lately (at their deadline or for their memory); try again in %d s", retrySeconds(d.Wait)))
 	default:
 		return pay, s.tooMany(c, d)
 	}

@@ -97,3 +97,58 @@ func TestScriptBudgetCannotBeDodged(t *testing.T) {
 		})
 	}
 }
+
+// TestStoppedScriptsWait sends scripts the playground must stop, at their
+// deadline and for their memory, with script time to spare: three are
+// run and stopped, a quick script runs between them, and then scripts are
+// refused with 429 and the wait until a stop comes back, while plain
+// lines and other learners are not held up.
+func TestStoppedScriptsWait(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	const need = int(timeout / limit.ScriptUnit)
+	for _, bomb := range []string{
+		`EVAL "while true do end" 0`,
+		`EVAL "local t = {} for i = 1, 1e8 do t[i] = i end" 0`,
+	} {
+		t.Run(bomb, func(t *testing.T) {
+			cfg := testConfig(t)
+			pg := playground.NewManager(playground.Options{Limits: playground.Limits{Script: luaredis.Limits{Timeout: timeout, MaxAllocBytes: 4 << 20}}})
+			t.Cleanup(pg.Close)
+			cfg.Playground = pg
+			cfg.Limits = limit.Limits{ScriptTime: limit.ScriptBudget{
+				Learner: limit.NewMemoryMeter(1, 100*need), Address: limit.NewMemoryMeter(1, 100*need),
+				Need: need, LearnerRefill: 1, AddressRefill: 1,
+				Stopped: limit.NewMemoryMeterPer(1, 30*time.Second, 3), StoppedPerAddress: limit.NewMemoryMeterPer(1, 6*time.Second, 15),
+				StoppedEvery: 30 * time.Second, StoppedEveryPerAddress: 6 * time.Second,
+			}}
+			s, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := newLearner(t, newServerFor(t, s))
+			for i := range 3 {
+				if code, r, body := l.exec("A", bomb); code != http.StatusOK || !strings.Contains(r.Output, "stopped the script") {
+					t.Fatalf("bomb %d = %d %s; want it run and stopped", i+1, code, body)
+				}
+				if i == 0 {
+					if code, r, body := l.exec("A", `EVAL "return 7" 0`); code != http.StatusOK || r.Output != "(integer) 7" {
+						t.Fatalf("a quick script after the first bomb = %d %s; want (integer) 7", code, body)
+					}
+				}
+			}
+			for _, line := range []string{bomb, `EVAL "return 7" 0`} {
+				code, _, body := l.exec("A", line)
+				if code != http.StatusTooManyRequests || !strings.Contains(body, "had to stop your scripts") || !strings.Contains(body, "try again in 30 s") {
+					t.Errorf("%s after three bombs = %d %s; want 429 saying why and to wait 30 s", line, code, body)
+				}
+			}
+			if code, r, _ := l.exec("A", "SET k v"); code != http.StatusOK || r.Output != "OK" {
+				t.Errorf("SET after the refusal = %d %q; want OK", code, r.Output)
+			}
+			other := newLearner(t, l.base)
+			if code, r, body := other.exec("A", `EVAL "return 7" 0`); code != http.StatusOK || r.Output != "(integer) 7" {
+				t.Errorf("another learner's script = %d %s; want (integer) 7", code, body)
+			}
+		})
+	}
+}

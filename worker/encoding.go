@@ -297,7 +297,7 @@ const (
 
 func (p *response) appendTo(b []byte) []byte {
 	var parts byte
-	if r := &p.Result; r.Client != "" || r.Output != "" || r.ClockMS != 0 || r.Notice != "" || r.Clear || r.ScriptTime != 0 || r.RunTime != 0 {
+	if r := &p.Result; r.Client != "" || r.Output != "" || r.ClockMS != 0 || r.Notice != "" || r.Clear || r.ScriptTime != 0 || r.RunTime != 0 || r.Stopped {
 		parts |= hasResult
 	}
 	if p.Changes != nil {
@@ -332,6 +332,7 @@ func (p *response) appendTo(b []byte) []byte {
 		b = putBool(b, res.Clear)
 		b = putInt(b, int64(res.ScriptTime))
 		b = putInt(b, int64(res.RunTime))
+		b = putBool(b, res.Stopped)
 	}
 	if parts&hasChanges != 0 {
 		c := p.Changes
@@ -377,6 +378,7 @@ func decodeResponse(frame []byte) (*response, error) {
 		res.Clear = r.bool()
 		res.ScriptTime = durationOf(r.int())
 		res.RunTime = durationOf(r.int())
+		res.Stopped = r.bool()
 	}
 	if parts&hasChanges != 0 {
 		c := &playground.Changes{}

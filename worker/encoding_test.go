@@ -40,6 +40,7 @@ var (
 		{Hello: helloMagic, PID: 1234},
 		{ID: 1, Result: playground.Result{Client: "A", Output: "OK", ClockMS: 1772366400000}, Timeouts: 3, Size: 60_123},
 		{ID: 2, Result: playground.Result{Client: "B", Output: "(error) ERR no", Notice: "reset", Clear: true, ScriptTime: 1500 * time.Millisecond, RunTime: 1600 * time.Millisecond}, ErrKind: errLimit, ErrMsg: "ERR no"},
+		{ID: 10, Result: playground.Result{Client: "A", Output: "(error) ERR the playground stopped the script", Stopped: true}},
 		{ID: 3, Changes: &playground.Changes{ClockMS: 7, Offset: time.Second, Reset: true, Keys: testSnapshot.Keys,
 			Deleted: []string{"gone"}, ScriptsChanged: true, Scripts: testSnapshot.Scripts, Libraries: testSnapshot.Libraries, OffsetChanged: true}},
 		{ID: 4, Clock: 7, Expired: []string{"lock:invoice:7", "k"}},

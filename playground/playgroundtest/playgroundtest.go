@@ -374,6 +374,36 @@ func Run(t *testing.T, newPlayground func(t *testing.T, opts playground.Options)
 		}
 	})
 
+	// Stopped tells the lines the playground had to stop a script of
+	// (at its deadline, for its memory, in a repeat count or a
+	// transaction) from those that ended by themselves, errors included.
+	t.Run("Stopped", func(t *testing.T) {
+		limits := scriptLimits()
+		limits.MaxAllocBytes = 4 << 20
+		p, _ := start(t, playground.Options{Limits: playground.Limits{Script: limits}})
+		for _, tt := range []struct {
+			lines []string
+			want  bool
+		}{
+			{[]string{spin}, true},
+			{[]string{`EVAL "local t = {} for i = 1, 1e8 do t[i] = i end" 0`}, true},
+			{[]string{"2 " + spin}, true},
+			{[]string{"MULTI", spin, "EXEC"}, true},
+			{[]string{`EVAL "return 1" 0`}, false},
+			{[]string{`EVAL "return redis.call('NOSUCH')" 0`}, false},
+			{[]string{`EVAL "error('mine')" 0`}, false},
+			{[]string{"SET k v"}, false},
+		} {
+			var res playground.Result
+			for _, line := range tt.lines {
+				res, _ = p.p.Exec(context.Background(), "ada", playground.ClientA, line)
+			}
+			if res.Stopped != tt.want {
+				t.Errorf("%q: Stopped = %v (output %.80q); want %v", tt.lines, res.Stopped, res.Output, tt.want)
+			}
+		}
+	})
+
 	t.Run("Concurrent", func(t *testing.T) {
 		p, clock := start(t, playground.Options{IdleTimeout: time.Minute})
 		var wg sync.WaitGroup
