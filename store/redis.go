@@ -26,6 +26,8 @@ type redisBackend struct {
 	now      func() time.Time
 	// learners batches the reads of learners' workshop views.
 	learners learnerReads
+	// versions shares the reads of workshops' versions.
+	versions workshopVersions
 }
 
 // OpenRedis connects to the Redis at url: one node

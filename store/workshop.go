@@ -35,6 +35,7 @@ type workshopBackend interface {
 	revealPoll(ctx context.Context, code, id string, at int64) error
 	polls(ctx context.Context, code string) ([]workshop.PollResult, error)
 	learnerState(ctx context.Context, code, learner string) (workshop.LearnerState, error)
+	workshopVersion(ctx context.Context, code string) (string, error)
 }
 
 var _ workshop.Backend = (*Store)(nil)
@@ -141,6 +142,14 @@ func (s *Store) RevealPoll(ctx context.Context, code, id string, at time.Time) e
 // Polls returns every poll of a workshop with its counters.
 func (s *Store) Polls(ctx context.Context, code string) ([]workshop.PollResult, error) {
 	return s.b.polls(ctx, code)
+}
+
+// WorkshopVersion returns a token that changes with what participants
+// see of the workshop: on Redis, its start time and its version field,
+// read at most every versionFresh per replica; "" with the file store,
+// whose reads are local.
+func (s *Store) WorkshopVersion(ctx context.Context, code string) (string, error) {
+	return s.b.workshopVersion(ctx, code)
 }
 
 // LearnerState returns a participant's view of the workshop, or

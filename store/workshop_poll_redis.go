@@ -29,6 +29,7 @@ if redis.call('HEXISTS', KEYS[9], ARGV[1]) == 1 then return -2 end
 redis.call('HINCRBY', KEYS[1], 'polls', 1)
 redis.call('HSET', KEYS[1], 'poll', ARGV[1])
 redis.call('HSET', KEYS[9], ARGV[1], ARGV[2], ARGV[1] .. '/choices', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return 1
 `
@@ -63,6 +64,7 @@ local last = redis.call('HGET', KEYS[4], ARGV[2])
 if not last or tonumber(last) < tonumber(ARGV[3]) then
   redis.call('HSET', KEYS[4], ARGV[2], ARGV[3])
 end
+redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return 1
 `
@@ -89,6 +91,7 @@ const revealScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
 if redis.call('HEXISTS', KEYS[9], ARGV[1]) == 0 then return -6 end
 redis.call('HSETNX', KEYS[9], ARGV[1] .. '/revealed', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return 1
 `

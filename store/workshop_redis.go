@@ -25,7 +25,8 @@ const workshopTTL = 400 * 24 * time.Hour
 // named without braces; Upgrade renames them.)
 //
 //	ws:{<code>}          hash: title, started, ended (Unix ms; ended only once
-//	                     ended), closed ("1" while closed to newcomers)
+//	                     ended), closed ("1" while closed to newcomers), v
+//	                     (the version: see workshop_version.go)
 //	ws:{<code>}:members  hash: learner -> joined (Unix ms)
 //	ws:{<code>}:nicks    hash: learner -> nickname
 //	ws:{<code>}:seen     hash: learner -> last active (Unix ms)
@@ -114,6 +115,7 @@ return 1
 const endScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
 redis.call('HSETNX', KEYS[1], 'ended', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 1
 `
@@ -141,6 +143,7 @@ local last = redis.call('HGET', KEYS[4], ARGV[1])
 if not last or tonumber(last) < tonumber(ARGV[3]) then
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 end
+redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return 1
 `
@@ -204,6 +207,7 @@ const closeScript = `
 if redis.call('HEXISTS', KEYS[1], 'started') == 0 then return -1 end
 if redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return -3 end
 if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'closed', '1') else redis.call('HDEL', KEYS[1], 'closed') end
+redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 1
 `
@@ -237,6 +241,7 @@ end
 redis.call('SADD', KEYS[14], ARGV[1])
 for i = 4, 3 + 2 * n, 2 do redis.call('HDEL', KEYS[10], ARGV[i] .. '/' .. ARGV[1]) end
 for i = 4 + 2 * n, #ARGV, 2 do redis.call('HINCRBY', KEYS[11], ARGV[i], ARGV[i + 1]) end
+redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 1
 `

@@ -38,6 +38,9 @@ type WorkshopService interface {
 	Predict(ctx context.Context, code, id, learner string, prediction []string, at time.Time) error
 	Polls(ctx context.Context, code string) ([]workshop.PollResult, error)
 	Learner(ctx context.Context, code, learner string) (workshop.LearnerState, error)
+	// Version changes whenever what a participant sees may have (see
+	// workshop.PollBackend.WorkshopVersion); "" when it cannot tell.
+	Version(ctx context.Context, code string) (string, error)
 }
 
 // workshopCookie remembers which workshop a learner joined.

@@ -397,20 +397,40 @@ func (s *Server) handleLearnerEvents(c echo.Context) error {
 	if _, err := s.learnerState(c); err != nil {
 		return err
 	}
+	code, _ := s.cookie(c, workshopCookie)
+	code = workshop.NormalizeCode(code)
+	// The learner's state is read again only when the workshop's version
+	// moved (or at least every sseReread): a room of streams waiting for
+	// the next poll costs a version read a moment per replica, not a
+	// state read a second per learner.
+	var version string
+	var readAt time.Time
+	var last []sseEvent
 	return s.stream(c, s.pollEvery, func() ([]sseEvent, bool) {
+		ctx := c.Request().Context()
+		v, err := s.workshops.Version(ctx, code)
+		if err == nil && v != "" && v == version && time.Since(readAt) < sseReread {
+			return last, true
+		}
 		st, err := s.learnerState(c)
 		if err != nil {
-			if c.Request().Context().Err() == nil {
+			if ctx.Err() == nil {
 				s.failures.Warn("workshop learner state", "error", err)
 			}
+			version = ""
 			// A learner who left or a workshop that is gone ends the
 			// stream; a store that is down for a moment does not.
 			return nil, !errors.Is(err, workshop.ErrNotJoined) && !errors.Is(err, workshop.ErrNotFound)
 		}
 		b, _ := json.Marshal(newLearnerJSON(st))
-		return []sseEvent{{"state", string(b)}}, true
+		version, readAt, last = v, time.Now(), []sseEvent{{"state", string(b)}}
+		return last, true
 	})
 }
+
+// sseReread is how long a learner's event stream goes at most without
+// reading their state, however still the workshop's version.
+const sseReread = 15 * time.Second
 
 // sseContentType is an event stream's: the metrics tell streams from
 // other requests by it.

@@ -158,6 +158,12 @@ type PollBackend interface {
 	Polls(ctx context.Context, code string) ([]PollResult, error)
 	// LearnerState returns ErrNotJoined if learner has not joined.
 	LearnerState(ctx context.Context, code, learner string) (LearnerState, error)
+	// WorkshopVersion returns a token that changes whenever something a
+	// participant's LearnerState shows may have changed, or "" when the
+	// back end cannot tell (or the workshop does not exist). It may be up
+	// to a fraction of a second old, so it is for readers that poll (the
+	// event streams), not for answering a request after a write.
+	WorkshopVersion(ctx context.Context, code string) (string, error)
 }
 
 // newPollID makes a random poll id from lower-case letters and digits,
@@ -352,6 +358,20 @@ func (s *Service) Learner(ctx context.Context, code, learner string) (LearnerSta
 		return LearnerState{}, fmt.Errorf("workshop: %s learner: %w", code, err)
 	}
 	return st, nil
+}
+
+// Version returns the workshop's version (see
+// PollBackend.WorkshopVersion): a stream that read a learner's state at
+// one version need not read it again while the version stays the same.
+func (s *Service) Version(ctx context.Context, code string) (string, error) {
+	if err := checkLookupCode(code); err != nil {
+		return "", fmt.Errorf("workshop: version: %w", err)
+	}
+	v, err := s.b.WorkshopVersion(ctx, code)
+	if err != nil {
+		return "", fmt.Errorf("workshop: %s version: %w", code, err)
+	}
+	return v, nil
 }
 
 // cleanPrediction is prediction as a set, in its order, each outcome once:
