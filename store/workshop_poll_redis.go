@@ -64,7 +64,6 @@ local last = redis.call('HGET', KEYS[4], ARGV[2])
 if not last or tonumber(last) < tonumber(ARGV[3]) then
   redis.call('HSET', KEYS[4], ARGV[2], ARGV[3])
 end
-redis.call('HINCRBY', KEYS[1], 'v', 1)
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return 1
 `

@@ -8,9 +8,14 @@ import (
 )
 
 // A workshop's version on Redis is its start time and the 'v' field of
-// its hash, which every script that changes what a participant sees
-// (ending or closing it, opening or revealing a poll, a participant
-// joining, leaving or predicting) increments. The start time tells a
+// its hash, which every script that changes what every participant sees
+// increments: ending it, closing or opening it to newcomers, opening or
+// revealing a poll, and removing a participant (whose stream then ends).
+// What changes one learner's own view only, their joining and their
+// predictions, does not move it: their page has the answer already, and
+// their other tabs' streams read it within their reread (see the web
+// package), so that a room joining or answering a poll at once does not
+// send every stream to read again each second. The start time tells a
 // workshop from an earlier one under the same code.
 
 // versionFresh is how long a replica reuses a workshop's version: each

@@ -400,9 +400,10 @@ func (s *Server) handleLearnerEvents(c echo.Context) error {
 	code, _ := s.cookie(c, workshopCookie)
 	code = workshop.NormalizeCode(code)
 	// The learner's state is read again only when the workshop's version
-	// moved (or at least every sseReread): a room of streams waiting for
-	// the next poll costs a version read a moment per replica, not a
-	// state read a second per learner.
+	// moved, or every sseReread for what only this learner changed (their
+	// prediction or nickname, from another tab): a room of streams
+	// waiting for the next poll costs a version read a moment per
+	// replica, not a state read a second per learner.
 	var version string
 	var readAt time.Time
 	var last []sseEvent
@@ -430,7 +431,7 @@ func (s *Server) handleLearnerEvents(c echo.Context) error {
 
 // sseReread is how long a learner's event stream goes at most without
 // reading their state, however still the workshop's version.
-const sseReread = 15 * time.Second
+const sseReread = 5 * time.Second
 
 // sseContentType is an event stream's: the metrics tell streams from
 // other requests by it.

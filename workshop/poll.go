@@ -158,11 +158,13 @@ type PollBackend interface {
 	Polls(ctx context.Context, code string) ([]PollResult, error)
 	// LearnerState returns ErrNotJoined if learner has not joined.
 	LearnerState(ctx context.Context, code, learner string) (LearnerState, error)
-	// WorkshopVersion returns a token that changes whenever something a
-	// participant's LearnerState shows may have changed, or "" when the
-	// back end cannot tell (or the workshop does not exist). It may be up
-	// to a fraction of a second old, so it is for readers that poll (the
-	// event streams), not for answering a request after a write.
+	// WorkshopVersion returns a token that changes whenever something
+	// every participant's LearnerState shows may have changed (not a
+	// learner's own joining or prediction), or "" when the back end
+	// cannot tell (or the workshop does not exist). It may be up to a
+	// fraction of a second old, so it is for readers that poll (the event
+	// streams, which also read again now and then), not for answering a
+	// request after a write.
 	WorkshopVersion(ctx context.Context, code string) (string, error)
 }
 
