@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -32,6 +31,9 @@ type Limits struct {
 	// ScriptTime bounds the time scripts run, which the counts above
 	// cannot: one script may run until its deadline.
 	ScriptTime ScriptBudget
+	// Asker answers each request's limits in one batch; nil asks them one
+	// at a time (AskEach). New sets it when the Maker is an Asker.
+	Asker Asker
 }
 
 // LimitsWrites reports whether Write can ever refuse.
@@ -39,23 +41,15 @@ func (l Limits) LimitsWrites() bool { return l.Writes != nil || l.WritesPerAddre
 
 // Write checks a state-changing request by learner ("" for a visitor
 // without a cookie) from addr: refused by "writes" or
-// "writes_per_address". It fails open: err is a limiter that could not
-// be asked, for the caller to log.
+// "writes_per_address", asked together. It fails open: err is a limiter
+// that could not be asked, for the caller to log.
 func (l Limits) Write(ctx context.Context, learner, addr string) (Decision, error) {
-	var errs error
+	var q batch
 	if learner != "" {
-		ok, err := allow(ctx, l.Writes, "w:learner:"+learner)
-		errs = errors.Join(errs, err)
-		if !ok {
-			return Decision{Limit: "writes", Wait: limiterWait}, errs
-		}
+		q.limiter(l.Writes, "w:learner:"+learner, "writes")
 	}
-	ok, err := allow(ctx, l.WritesPerAddress, "w:addr:"+addr)
-	errs = errors.Join(errs, err)
-	if !ok {
-		return Decision{Limit: "writes_per_address", Wait: limiterWait}, errs
-	}
-	return Decision{}, errs
+	q.limiter(l.WritesPerAddress, "w:addr:"+addr, "writes_per_address")
+	return q.ask(ctx, l.Asker)
 }
 
 // RaceUnit is the unit of Limits.Races.

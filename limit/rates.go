@@ -56,6 +56,9 @@ func New(m Maker, r Rates) Limits {
 		Scripts: per(r.Scripts), ScriptsPerAddress: per(10 * r.Scripts),
 		RaceNeed: r.Races,
 	}
+	if a, ok := m.(Asker); ok {
+		l.Asker = a
+	}
 	if r.Races > 0 {
 		l.Races = m.Meter(r.Races, burstFactor*r.Races)
 	}

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 )
@@ -99,77 +98,63 @@ func (l Limits) Script(ctx context.Context, run *Running, learner, addr string, 
 		return noCharge, Decision{}, nil
 	}
 	b := l.ScriptTime
-	pay := func(used time.Duration, stopped bool) error { return b.charge(ctx, learner, addr, used, stopped) }
-	if b.Learner == nil && b.Stopped == nil {
+	budget := b.Learner != nil || b.Stopped != nil
+	pay := func(used time.Duration, stopped bool) error { return l.charge(ctx, learner, addr, used, stopped) }
+	if !budget {
 		pay = noCharge
 	}
 	if !line.RunsLong {
 		return pay, Decision{}, nil
 	}
-	var errs error
+	var q batch
 	if line.RunsScript {
-		ok, err := allow(ctx, l.Scripts, "s:learner:"+learner)
-		errs = errors.Join(errs, err)
-		if !ok {
-			return noCharge, Decision{Limit: "scripts", Wait: limiterWait}, errs
-		}
-		ok, err = allow(ctx, l.ScriptsPerAddress, "s:addr:"+addr)
-		errs = errors.Join(errs, err)
-		if !ok {
-			return noCharge, Decision{Limit: "scripts_per_address", Wait: limiterWait}, errs
-		}
+		q.limiter(l.Scripts, "s:learner:"+learner, "scripts")
+		q.limiter(l.ScriptsPerAddress, "s:addr:"+addr, "scripts_per_address")
 	}
-	if b.Learner == nil && b.Stopped == nil {
-		return noCharge, Decision{}, errs
+	if !budget {
+		d, err := q.ask(ctx, l.Asker)
+		return noCharge, d, err
 	}
+	// One line at a time per learner: a second one while the first runs
+	// is refused before any limit counts it.
 	if !run.Enter(learner, addr) {
-		return noCharge, Decision{Limit: "scripts_running", Wait: limiterWait}, errs
+		return noCharge, Decision{Limit: "scripts_running", Wait: limiterWait}, nil
 	}
-	for _, m := range []struct {
-		meter Meter
-		key   string
-		need  int
-		per   time.Duration // the time a unit takes to come back
-		limit string
-	}{
-		{b.Stopped, "st:learner:" + learner, 1, b.StoppedEvery, "scripts_stopped"},
-		{b.StoppedPerAddress, "st:addr:" + addr, 1, b.StoppedEveryPerAddress, "scripts_stopped_per_address"},
-		{b.Learner, "t:learner:" + learner, b.Need, unitEvery(b.LearnerRefill), "script_time"},
-		{b.Address, "t:addr:" + addr, b.Need, unitEvery(b.AddressRefill), "script_time_per_address"},
-	} {
-		w, err := wait(ctx, m.meter, m.key, m.need, m.per)
-		errs = errors.Join(errs, err)
-		if w > 0 {
-			run.Leave(learner, addr)
-			return noCharge, Decision{Limit: m.limit, Wait: w}, errs
-		}
+	q.need(b.Stopped, "st:learner:"+learner, 1, b.StoppedEvery, "scripts_stopped")
+	q.need(b.StoppedPerAddress, "st:addr:"+addr, 1, b.StoppedEveryPerAddress, "scripts_stopped_per_address")
+	q.need(b.Learner, "t:learner:"+learner, b.Need, unitEvery(b.LearnerRefill), "script_time")
+	q.need(b.Address, "t:addr:"+addr, b.Need, unitEvery(b.AddressRefill), "script_time_per_address")
+	d, err := q.ask(ctx, l.Asker)
+	if !d.Allowed() {
+		run.Leave(learner, addr)
+		return noCharge, d, err
 	}
 	return func(used time.Duration, stopped bool) error {
 		run.Leave(learner, addr)
 		// An admitted line pays at least a unit, so that even scripts that
 		// return at once are not free.
 		return pay(max(used, ScriptUnit), stopped)
-	}, Decision{}, errs
+	}, Decision{}, err
 }
 
 // charge takes used, rounded up to whole units, from the learner's and
-// the address's script time.
-func (b ScriptBudget) charge(ctx context.Context, learner, addr string, used time.Duration, stopped bool) error {
-	var errs error
+// the address's script time, and a stopped line from their stopped
+// scripts, in one batch. The charge must land even if the client went
+// away, so it does not end with ctx.
+func (l Limits) charge(ctx context.Context, learner, addr string, used time.Duration, stopped bool) error {
+	b := l.ScriptTime
+	var q batch
 	if stopped {
-		errs = errors.Join(
-			take(ctx, b.Stopped, "st:learner:"+learner, 1),
-			take(ctx, b.StoppedPerAddress, "st:addr:"+addr, 1),
-		)
+		q.take(b.Stopped, "st:learner:"+learner, 1)
+		q.take(b.StoppedPerAddress, "st:addr:"+addr, 1)
 	}
-	if used <= 0 {
-		return errs
+	if used > 0 {
+		units := int((used + ScriptUnit - 1) / ScriptUnit)
+		q.take(b.Learner, "t:learner:"+learner, units)
+		q.take(b.Address, "t:addr:"+addr, units)
 	}
-	units := int((used + ScriptUnit - 1) / ScriptUnit)
-	return errors.Join(errs,
-		take(ctx, b.Learner, "t:learner:"+learner, units),
-		take(ctx, b.Address, "t:addr:"+addr, units),
-	)
+	_, err := q.ask(context.WithoutCancel(ctx), l.Asker)
+	return err
 }
 
 // Running is the running-scripts gate: it counts the scripts running now

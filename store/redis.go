@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/limit"
 )
 
 // opTimeout bounds every Redis call, so an unreachable Redis turns into
@@ -28,6 +30,11 @@ type redisBackend struct {
 	learners learnerReads
 	// versions shares the reads of workshops' versions.
 	versions workshopVersions
+	// cluster is whether keys may live on different nodes, so that a
+	// batch of limits cannot run as one script.
+	cluster bool
+	// limitBreaker guards the limiters' calls (limiter.go).
+	limitBreaker *limit.Breaker
 }
 
 // OpenRedis connects to the Redis at url: one node
@@ -46,6 +53,8 @@ func OpenRedis(url string, opts ...Option) (*Store, error) {
 	}
 	b := &redisBackend{rdb: c.UniversalClient, prefix: "locklab:", ttl: o.progressTTL, warn: o.warn, now: o.now}
 	b.replicas.failover = c.mode != ModeSingle
+	b.cluster = c.mode == ModeCluster
+	b.limitBreaker = &limit.Breaker{Timeout: limiterTimeout, Backoff: limiterBackoff}
 	return &Store{b: b, name: c.name}, nil
 }
 
