@@ -157,10 +157,12 @@ type Server struct {
 	adminToken    string
 	adminLimits   limit.AdminLimits
 	metricsLimits limit.AdminLimits
-	// tokenGuessMu, carryGuessMu and joinGuessMu make checking a guess
-	// and counting it one step: of an admin or metrics token, of a carry
-	// code, of a workshop's join code.
-	tokenGuessMu, carryGuessMu, joinGuessMu sync.Mutex
+	// tokenGuessMu and carryGuessMu make checking a guess and counting it
+	// one step: of an admin or metrics token, of a carry code. joinGuess
+	// does it for a workshop's join code, per client address, as a room
+	// joins at once and those limits are per address.
+	tokenGuessMu, carryGuessMu sync.Mutex
+	joinGuess                  *limit.Locks
 	// metricsToken and separateMetrics: see Config.
 	metricsToken    string
 	separateMetrics bool
@@ -220,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 		echo: echo.New(), content: cfg.Content, quizzes: cfg.Quizzes, progress: cfg.Progress,
 		playground: cfg.Playground, started: &seenSet{max: 100_000},
 		secret: &secret{get: cfg.Secret}, log: cfg.Logger, failures: faillog.New(cfg.Logger, time.Now), accessLog: cfg.AccessLog, lab: cfg.Lab, assets: a, limits: cfg.Limits, secureCookies: cfg.SecureCookies,
-		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), streams: limit.NewStreams(cfg.Streams), open: open,
+		raceRuns: newRaceRuns(raceCacheRuns, raceCacheEvents), raceClock: time.Since, labQueue: limit.NewFairQueue(cfg.LabQueue), joinGuess: limit.NewLocks(), streams: limit.NewStreams(cfg.Streams), open: open,
 		metrics:   newMetrics(cfg.Playground, metricsSources{version: cfg.Version, open: open, redis: cfg.RedisMetrics}),
 		workshops: cfg.Workshops, adminToken: cfg.AdminToken, adminLimits: cfg.AdminLimits, metricsLimits: cfg.MetricsLimits,
 		metricsToken: cfg.MetricsToken, separateMetrics: cfg.SeparateMetrics, sseEvery: 2 * time.Second, pollEvery: time.Second,

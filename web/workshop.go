@@ -318,8 +318,7 @@ func (s *Server) joinPage(code, nickname string) views.Join {
 func (s *Server) lookUpCode(c echo.Context, code string) (workshop.Workshop, limit.Decision, error) {
 	ctx := c.Request().Context()
 	addr := clientAddress(c)
-	s.joinGuessMu.Lock()
-	defer s.joinGuessMu.Unlock()
+	defer s.joinGuess.Lock(addr)()
 	d, err := s.joinLimits.CheckCode(ctx, addr)
 	if err != nil {
 		s.failures.Warn("join code limit", "error", err)

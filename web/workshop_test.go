@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -297,6 +298,61 @@ func TestJoinCodeGuessing(t *testing.T) {
 	if code, body := form(ada, "/join", url.Values{"code": {wcode}, "nickname": {"Ada"}}); code != 200 || !strings.Contains(body, "as <strong>Ada</strong>") {
 		t.Errorf("a learner from another address joins = %d", code)
 	}
+}
+
+// TestJoinCodeGuessesAtOnce: wrong codes sent all at once from one
+// address are checked and counted one at a time, so no more than the
+// allowance are looked up, even when each look takes a while; a learner
+// from another address does not wait in line behind them.
+func TestJoinCodeGuessesAtOnce(t *testing.T) {
+	const lookUp = 150 * time.Millisecond // what a wrong code's look takes
+	clk := fakeclock.New(time.Time{})
+	base := newWorkshopServerWith(t, func(cfg *Config) {
+		cfg.JoinLimits = limit.NewJoinLimits(limit.Memory{Now: clk.Now}, limit.JoinRates{Joins: limit.DefaultJoinRate, WrongCodes: limit.DefaultWrongJoinCodes})
+		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		cfg.Workshops = slowWrongCodes{cfg.Workshops, lookUp}
+	})
+	_, wcode := instructor(t, base)
+	guesser := learnerAt(t, base, "192.0.2.66")
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			code, _, _ := getRetry(guesser, fmt.Sprintf("/join/ZZ%04d", i))
+			mu.Lock()
+			statuses[code]++
+			mu.Unlock()
+		})
+	}
+	time.Sleep(lookUp / 3)
+	ada := learnerAt(t, base, "198.51.100.7")
+	start := time.Now()
+	if code, body := form(ada, "/join", url.Values{"code": {wcode}, "nickname": {"Ada"}}); code != 200 || !strings.Contains(body, "as <strong>Ada</strong>") {
+		t.Errorf("a learner from another address joins = %d", code)
+	}
+	// In line behind the guesses, it would wait for ten looks (1.5 s).
+	if took := time.Since(start); took > 5*lookUp {
+		t.Errorf("a learner from another address took %v to join while one address guessed", took)
+	}
+	wg.Wait()
+	if statuses[404] != limit.DefaultWrongJoinCodes || statuses[429] != 40-limit.DefaultWrongJoinCodes {
+		t.Errorf("40 wrong codes at once from one address: statuses %v; want %d looked up (404) and the rest 429", statuses, limit.DefaultWrongJoinCodes)
+	}
+}
+
+// slowWrongCodes is a workshop service whose look-ups of codes that start
+// with ZZ take d, as a store under load may.
+type slowWrongCodes struct {
+	WorkshopService
+	d time.Duration
+}
+
+func (s slowWrongCodes) Get(ctx context.Context, code string) (workshop.Workshop, error) {
+	if strings.HasPrefix(code, "ZZ") {
+		time.Sleep(s.d)
+	}
+	return s.WorkshopService.Get(ctx, code)
 }
 
 // TestJoinSquatting: one address that joins as fast as it can, with
