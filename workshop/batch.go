@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 )
@@ -11,13 +12,14 @@ import (
 // Participants' activity is counted in memory and written in batches: a
 // playground command, a race or an answer adds to the Service's counters
 // for its workshop, and at most once every FlushEvery the workshop's
-// batch goes to the back end in one atomic step, whose increments add to
-// what is there (so replicas sharing a store each write their own and
-// lose none of the others'). A learner is looked up as a member before
-// anything is counted, in a cache of the workshop's members; a learner
-// who has not joined costs a read and writes nothing. The statistics and
-// the participants a Service reads include what it has not written yet,
-// and a clean shutdown writes everything (Flush).
+// batch goes to the back end, in parts of a few hundred counters, each
+// one atomic step whose increments add to what is there (so replicas
+// sharing a store each write their own and lose none of the others'). A
+// learner is looked up as a member before anything is counted, in a cache
+// of the workshop's members; a learner who has not joined costs a read
+// and writes nothing. The statistics and the participants a Service reads
+// include what it has not written yet, and a clean shutdown writes
+// everything (Flush).
 
 // DefaultFlushEvery is how often a workshop's batch is written unless
 // Options.FlushEvery says otherwise.
@@ -281,9 +283,10 @@ func (s *Service) flush(ctx context.Context, code string, lw *liveWorkshop) erro
 	return s.flushLocked(ctx, code, lw)
 }
 
-// flushLocked writes the workshop's batch; the caller holds lw.flushMu.
-// A batch whose write fails is put back, to be tried again, unless the
-// workshop is gone.
+// flushLocked writes the workshop's batch, in parts; the caller holds
+// lw.flushMu. The parts a write fails for, from the first that failed on,
+// are put back, to be tried again, unless the workshop is gone; the parts
+// written before it stay written, so nothing is counted twice.
 func (s *Service) flushLocked(ctx context.Context, code string, lw *liveWorkshop) error {
 	s.mu.Lock()
 	b, since := lw.pending, lw.since
@@ -293,18 +296,59 @@ func (s *Service) flushLocked(ctx context.Context, code string, lw *liveWorkshop
 	}
 	lw.pending, lw.names, lw.since = Batch{}, 0, time.Time{}
 	s.mu.Unlock()
-	err := s.b.FlushWorkshop(ctx, code, b)
-	if err == nil || errors.Is(err, ErrNotFound) {
+	parts := b.parts(flushPart)
+	for i, p := range parts {
+		err := s.b.FlushWorkshop(ctx, code, p)
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, ErrNotFound) {
+			return err
+		}
+		left := Batch{}
+		for _, p := range parts[i:] {
+			maps.Copy(left, p)
+		}
+		s.mu.Lock()
+		lw.names += lw.pending.merge(left)
+		if lw.since.IsZero() || since.Before(lw.since) {
+			lw.since = since
+		}
+		s.mu.Unlock()
 		return err
 	}
-	s.mu.Lock()
-	lw.names += lw.pending.merge(b)
-	if lw.since.IsZero() || since.Before(lw.since) {
-		lw.since = since
-	}
-	s.mu.Unlock()
-	return err
+	return nil
 }
+
+// flushPart is about how many counters and gates one write holds: a batch
+// is written in parts, so that a Redis, which runs one script at a time,
+// is never held for more than a few milliseconds by one (a 1,000-learner
+// workshop's batch of 5 s was one script of 15 to 60 ms, which every
+// other request waited for) and other requests go between them.
+const flushPart = 500
+
+// parts splits b into batches of at most n names each, a learner's whole
+// part in one (so one learner's part may be larger on its own).
+func (b Batch) parts(n int) []Batch {
+	var out []Batch
+	cur, size := Batch{}, 0
+	for learner, mb := range b {
+		k := mb.names()
+		if size > 0 && size+k > n {
+			out = append(out, cur)
+			cur, size = Batch{}, 0
+		}
+		cur[learner] = mb
+		size += k
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// names is how many counters and gates mb holds.
+func (mb *MemberBatch) names() int { return len(mb.Counts) + len(mb.MemberCounts) + len(mb.Gated) }
 
 // Flush writes every workshop's batch now: on shutdown, so that nothing
 // counted is lost.

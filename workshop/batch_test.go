@@ -182,6 +182,61 @@ func TestFailedFlushKeepsTheBatch(t *testing.T) {
 	}
 }
 
+// TestBatchIsWrittenInParts: a big batch goes to the back end in parts
+// of at most flushPart names, each learner's whole part in one, and a
+// part whose write fails is written with the next flush together with
+// those after it, while the parts written before it are not written
+// again.
+func TestBatchIsWrittenInParts(t *testing.T) {
+	ctx := context.Background()
+	s, f, clk := batchService(t)
+	f.members = nil // everyone is a member
+	const learners = 600
+	for i := range learners {
+		learner := alice[:len(alice)-4] + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + "xx"
+		mustRecord(t, s, learner, command(clk.Now()))
+		mustRecord(t, s, learner, Event{Kind: EventAnswer, Question: "q1", Choice: "a", At: clk.Now()})
+	}
+	f.failFlush = func(n int) error {
+		if n == 1 {
+			return errors.New("redis went away")
+		}
+		return nil
+	}
+	if err := s.Flush(ctx); err == nil {
+		t.Fatal("Flush with the second part failing = nil")
+	}
+	if len(f.batches) != 1 {
+		t.Fatalf("%d parts written before the failure; want 1", len(f.batches))
+	}
+	f.failFlush = nil
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i, b := range f.batches {
+		names := 0
+		for learner, mb := range b {
+			seen[learner]++
+			names += mb.names()
+		}
+		if names > flushPart {
+			t.Errorf("part %d holds %d names; want at most %d", i, names, flushPart)
+		}
+	}
+	if len(f.batches) < 3 {
+		t.Errorf("%d parts in all; want the batch split", len(f.batches))
+	}
+	if len(seen) != learners || commandsWritten(f) != learners {
+		t.Errorf("%d learners and %d commands written; want %d of each", len(seen), commandsWritten(f), learners)
+	}
+	for learner, n := range seen {
+		if n != 1 {
+			t.Errorf("%s written %d times; want once", learner, n)
+		}
+	}
+}
+
 // TestEndedWorkshopCountsNothing: End writes the batch first, and what
 // comes after the end is not counted.
 func TestEndedWorkshopCountsNothing(t *testing.T) {

@@ -32,6 +32,9 @@ type fakeBackend struct {
 	// flushErr, if set, is what FlushWorkshop returns (and then it
 	// keeps nothing).
 	flushErr error
+	// failFlush, when set, fails the write that would be the back end's
+	// written batch number n (from 0) when it returns an error.
+	failFlush func(n int) error
 }
 
 func (f *fakeBackend) CreateWorkshop(_ context.Context, w Workshop) error {
@@ -74,6 +77,11 @@ func (f *fakeBackend) FlushWorkshop(_ context.Context, _ string, b Batch) error 
 	f.calls = append(f.calls, "flush")
 	if f.flushErr != nil {
 		return f.flushErr
+	}
+	if f.failFlush != nil {
+		if err := f.failFlush(len(f.batches)); err != nil {
+			return err
+		}
 	}
 	f.batches = append(f.batches, b)
 	return nil
