@@ -84,13 +84,21 @@ func TestAsk(t *testing.T) {
 				t.Errorf("meter after taking 25 of 10 = %d, %v; want 0 (all it had)", n, err)
 			}
 
-			fast := s.Limiter(1000, 1)
-			if a, b := ask(limit.Ask{Limiter: fast, Key: "f"}), ask(limit.Ask{Limiter: fast, Key: "f"}); a.Refused != -1 || b.Refused != 0 {
-				t.Fatalf("1,000 a second with a burst of 1, asked twice at once = %+v, %+v; want allowed then refused", a, b)
+			// A unit comes back every 50 ms: two asks at once find one, and
+			// one after 60 ms finds it back.
+			every := 50 * time.Millisecond
+			fast := s.Limiter(20, 1)
+			start := time.Now()
+			a, b := ask(limit.Ask{Limiter: fast, Key: "f"}), ask(limit.Ask{Limiter: fast, Key: "f"})
+			if a.Refused != -1 {
+				t.Fatalf("first ask of a burst of 1 = %+v; want allowed", a)
 			}
-			time.Sleep(5 * time.Millisecond)
+			if b.Refused != 0 && time.Since(start) < every {
+				t.Fatalf("second ask within %v = %+v; want refused", time.Since(start), b)
+			}
+			time.Sleep(every + 10*time.Millisecond)
 			if ans := ask(limit.Ask{Limiter: fast, Key: "f"}); ans.Refused != -1 {
-				t.Errorf("after 5 ms (5 units back) = %+v; want allowed", ans)
+				t.Errorf("after %v (a unit back) = %+v; want allowed", every+10*time.Millisecond, ans)
 			}
 		})
 	}
