@@ -27,11 +27,10 @@ type Answer struct {
 }
 
 // Asker answers a batch of Asks at once. The store's answers one on Redis
-// in one round trip, and counts nothing unless every Ask allows: a learner
-// refused by their own limit does not use up their address's, which a
-// whole classroom behind one address shares. A request's limits are asked
-// in one batch, as a round trip per limit is most of what checking them
-// costs.
+// in one round trip, and counts nothing unless every Ask allows: a request
+// refused by one limit (its address's, a script's time) uses up none of
+// the others. A request's limits are asked in one batch, as a round trip
+// per limit is most of what checking them costs.
 type Asker interface {
 	Ask(ctx context.Context, asks []Ask) (Answer, error)
 }
