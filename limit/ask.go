@@ -66,8 +66,8 @@ func AskEach(ctx context.Context, asks []Ask) (Answer, error) {
 }
 
 // batch is a request's limits being gathered into one batch of Asks, with
-// each one's limit name and, for a meter, the time a unit takes to come
-// back (to tell a refused client how long to wait).
+// each one's limit name and the time a unit takes to come back (for a
+// limiter, the wait it asks of a refused client).
 type batch struct {
 	asks  []Ask
 	names []string
@@ -123,7 +123,7 @@ func (q *batch) ask(ctx context.Context, a Asker) (Decision, error) {
 		return Decision{}, err
 	}
 	if q.asks[i].Limiter != nil {
-		return Decision{Limit: q.names[i], Wait: limiterWait}, err
+		return Decision{Limit: q.names[i], Wait: q.every[i]}, err
 	}
 	return Decision{Limit: q.names[i], Wait: time.Duration(q.asks[i].Need-ans.Have) * q.every[i]}, err
 }

@@ -302,15 +302,16 @@ func TestJoinCodeGuessing(t *testing.T) {
 
 // TestJoinCodeGuessesAtOnce: wrong codes sent all at once from one
 // address are checked and counted one at a time, so no more than the
-// allowance are looked up, even when each look takes a while; a learner
-// from another address does not wait in line behind them.
+// allowance are looked up, even while a look is held up; a learner from
+// another address does not wait in line behind them.
 func TestJoinCodeGuessesAtOnce(t *testing.T) {
-	const lookUp = 150 * time.Millisecond // what a wrong code's look takes
 	clk := fakeclock.New(time.Time{})
+	gate := gatedWrongCodes{entered: make(chan struct{}, 1), open: make(chan struct{})}
 	base := newWorkshopServerWith(t, func(cfg *Config) {
 		cfg.JoinLimits = limit.NewJoinLimits(limit.Memory{Now: clk.Now}, limit.JoinRates{Joins: limit.DefaultJoinRate, WrongCodes: limit.DefaultWrongJoinCodes})
 		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-		cfg.Workshops = slowWrongCodes{cfg.Workshops, lookUp}
+		gate.WorkshopService = cfg.Workshops
+		cfg.Workshops = gate
 	})
 	_, wcode := instructor(t, base)
 	guesser := learnerAt(t, base, "192.0.2.66")
@@ -325,32 +326,45 @@ func TestJoinCodeGuessesAtOnce(t *testing.T) {
 			mu.Unlock()
 		})
 	}
-	time.Sleep(lookUp / 3)
+	// A guess is being looked up, and held there.
+	<-gate.entered
 	ada := learnerAt(t, base, "198.51.100.7")
-	start := time.Now()
-	if code, body := form(ada, "/join", url.Values{"code": {wcode}, "nickname": {"Ada"}}); code != 200 || !strings.Contains(body, "as <strong>Ada</strong>") {
-		t.Errorf("a learner from another address joins = %d", code)
+	joined := make(chan struct{})
+	go func() {
+		defer close(joined)
+		if code, body := form(ada, "/join", url.Values{"code": {wcode}, "nickname": {"Ada"}}); code != 200 || !strings.Contains(body, "as <strong>Ada</strong>") {
+			t.Errorf("a learner from another address joins = %d", code)
+		}
+	}()
+	select {
+	case <-joined:
+	case <-time.After(10 * time.Second):
+		t.Error("a learner from another address could not join while a guess was held up")
 	}
-	// In line behind the guesses, it would wait for ten looks (1.5 s).
-	if took := time.Since(start); took > 5*lookUp {
-		t.Errorf("a learner from another address took %v to join while one address guessed", took)
-	}
+	close(gate.open)
 	wg.Wait()
+	<-joined
 	if statuses[404] != limit.DefaultWrongJoinCodes || statuses[429] != 40-limit.DefaultWrongJoinCodes {
 		t.Errorf("40 wrong codes at once from one address: statuses %v; want %d looked up (404) and the rest 429", statuses, limit.DefaultWrongJoinCodes)
 	}
 }
 
-// slowWrongCodes is a workshop service whose look-ups of codes that start
-// with ZZ take d, as a store under load may.
-type slowWrongCodes struct {
+// gatedWrongCodes is a workshop service whose look-ups of codes that
+// start with ZZ wait until open is closed, as a store under load may; the
+// first to wait says so on entered.
+type gatedWrongCodes struct {
 	WorkshopService
-	d time.Duration
+	entered chan struct{}
+	open    chan struct{}
 }
 
-func (s slowWrongCodes) Get(ctx context.Context, code string) (workshop.Workshop, error) {
+func (s gatedWrongCodes) Get(ctx context.Context, code string) (workshop.Workshop, error) {
 	if strings.HasPrefix(code, "ZZ") {
-		time.Sleep(s.d)
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+		<-s.open
 	}
 	return s.WorkshopService.Get(ctx, code)
 }
