@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,62 +14,108 @@ var ErrOpen = errors.New("failed moments ago; not called again yet")
 
 // Breaker guards calls to a backend that every request may need (a Redis
 // behind the shared limiters, the sandbox copies): each call is bounded
-// by Timeout, and after one fails, calls fail at once with ErrOpen for
-// Backoff instead of each waiting on a backend that is down.
+// by a timeout, and once Failures calls in a row have failed, calls fail
+// at once with ErrOpen instead of each waiting on a backend that is down.
+// After Backoff one call is let through as a probe: if it works, calls
+// go through again; if not, the breaker stays open for another Backoff.
+//
+// One failure is not enough to open it. A process that was paused (by a
+// busy machine, or a debugger) finds its calls that were in flight past
+// their deadline all at once when it runs again, though the backend is
+// well; and under a burst a single slow call says little. A run of
+// failures with no success between them does say the backend is down.
+// Calls that were in flight when the breaker opened or closed count
+// neither way: they tell of the backend as it was.
 //
 // A call that fails because its caller gave up (the caller's context was
 // cancelled or passed its deadline) says nothing about the backend, so it
-// does not open the breaker: a client that goes away must not turn off a
-// limit for everyone else. The zero Breaker makes every call, unbounded,
-// and never opens. A Breaker is safe for concurrent use.
+// counts neither way either: a client that goes away must not turn off a
+// limit for everyone else.
+//
+// Every Redis call of a request passes through a breaker, so it takes no
+// lock: under overload a mutex there queues hundreds of requests, each
+// waiting for the one before it to be scheduled. A Breaker is safe for
+// concurrent use.
 type Breaker struct {
-	// Timeout bounds each call; zero is no bound beyond the caller's.
-	Timeout time.Duration
-	// Backoff is how long calls fail at once after one failed.
-	Backoff time.Duration
-	// Now is the clock; nil is time.Now.
-	Now func() time.Time
+	timeout  time.Duration
+	failures int32
+	backoff  time.Duration
+	epoch    time.Time // openUntil counts from it, on the monotonic clock
 
-	mu        sync.Mutex
-	openUntil time.Time
+	// gen changes whenever the breaker opens or closes.
+	gen atomic.Uint64
+	// run is the count of failures in a row while closed.
+	run atomic.Int32
+	// openUntil is when the next probe may go, as time since epoch; 0
+	// while closed.
+	openUntil atomic.Int64
+	// probing is set while a probe runs.
+	probing atomic.Bool
 }
 
-// Do runs call, with a context bounded by Timeout, unless the breaker is
-// open. It returns call's error, or one wrapping ErrOpen.
+// BreakerSettings configure a Breaker.
+type BreakerSettings struct {
+	// Timeout bounds each call; zero is no bound beyond the caller's.
+	Timeout time.Duration
+	// Failures is how many calls in a row must fail to open the breaker;
+	// zero or less is one.
+	Failures int
+	// Backoff is how long calls fail at once before a probe is let
+	// through.
+	Backoff time.Duration
+}
+
+// NewBreaker returns a closed Breaker.
+func NewBreaker(s BreakerSettings) *Breaker {
+	return &Breaker{timeout: s.Timeout, failures: int32(max(s.Failures, 1)), backoff: s.Backoff, epoch: time.Now()}
+}
+
+// Do runs call, with a context bounded by the breaker's timeout, unless
+// the breaker is open. It returns call's error, or one wrapping ErrOpen.
 func (b *Breaker) Do(ctx context.Context, call func(context.Context) error) error {
-	if b.open() {
-		return fmt.Errorf("limit: breaker: %w", ErrOpen)
+	gen := b.gen.Load()
+	if until := b.openUntil.Load(); until != 0 {
+		if b.now() < until || !b.probing.CompareAndSwap(false, true) {
+			return fmt.Errorf("limit: breaker: %w", ErrOpen)
+		}
+		defer b.probing.Store(false)
+		err := b.call(ctx, call)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// The caller left: the next call probes.
+		case err != nil:
+			b.openUntil.Store(b.now() + int64(b.backoff))
+		default:
+			b.run.Store(0)
+			b.openUntil.Store(0)
+			b.gen.Add(1)
+		}
+		return err
 	}
-	callCtx := ctx
-	if b.Timeout > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(ctx, b.Timeout)
-		defer cancel()
-	}
-	err := call(callCtx)
-	if err != nil && ctx.Err() == nil {
-		b.trip()
+	err := b.call(ctx, call)
+	switch {
+	case err != nil && ctx.Err() != nil || b.gen.Load() != gen:
+		// The caller left, or the breaker changed meanwhile.
+	case err != nil:
+		if b.run.Add(1) >= b.failures && b.openUntil.CompareAndSwap(0, b.now()+int64(b.backoff)) {
+			b.gen.Add(1)
+		}
+	case b.run.Load() != 0:
+		b.run.Store(0)
 	}
 	return err
 }
 
-func (b *Breaker) now() time.Time {
-	if b.Now != nil {
-		return b.Now()
+// call runs call with the breaker's timeout.
+func (b *Breaker) call(ctx context.Context, call func(context.Context) error) error {
+	if b.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, b.timeout)
+		defer cancel()
 	}
-	return time.Now()
+	return call(ctx)
 }
 
-func (b *Breaker) open() bool {
-	now := b.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return now.Before(b.openUntil)
-}
-
-func (b *Breaker) trip() {
-	until := b.now().Add(b.Backoff)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.openUntil = until
-}
+// now is the time since the breaker was made; never 0, which openUntil
+// keeps for closed.
+func (b *Breaker) now() int64 { return int64(time.Since(b.epoch)) + 1 }

@@ -64,8 +64,7 @@ func TestBreaker(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := newFakeClock()
-			b := &Breaker{Timeout: time.Millisecond, Backoff: 2 * time.Second, Now: clk.Now}
+			b := NewBreaker(BreakerSettings{Timeout: time.Millisecond, Backoff: time.Minute})
 			if err := b.Do(tt.ctx(), tt.call); err == nil {
 				t.Fatal("Do returned nil; want the call's error")
 			}
@@ -78,45 +77,95 @@ func TestBreaker(t *testing.T) {
 	}
 }
 
-// TestBreakerBackoff checks that an open breaker fails at once until its
-// Backoff has passed, then calls again, and that a success keeps it
-// closed.
-func TestBreakerBackoff(t *testing.T) {
+// TestBreakerRun checks that only a run of failures opens a breaker:
+// a success between failures starts the count again, and a caller's own
+// cancellation neither counts nor breaks the run.
+func TestBreakerRun(t *testing.T) {
 	ctx := context.Background()
-	clk := newFakeClock()
-	b := &Breaker{Backoff: 2 * time.Second, Now: clk.Now}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	b := NewBreaker(BreakerSettings{Failures: 3, Backoff: time.Minute})
 	calls := 0
 	fail := func(context.Context) error { calls++; return errDown }
 	ok := func(context.Context) error { calls++; return nil }
-	for _, tt := range []struct {
-		name    string
-		advance time.Duration
-		call    func(context.Context) error
-		want    error
-		calls   int
+	for i, tt := range []struct {
+		ctx   context.Context
+		call  func(context.Context) error
+		want  error
+		calls int
 	}{
-		{"first call fails", 0, fail, errDown, 1},
-		{"at once after", 0, ok, ErrOpen, 1},
-		{"just before the backoff ends", 2*time.Second - 1, ok, ErrOpen, 1},
-		{"when the backoff ends", 1, ok, nil, 2},
-		{"after a success", 0, ok, nil, 3},
+		{ctx, fail, errDown, 1},
+		{ctx, fail, errDown, 2},
+		{ctx, ok, nil, 3}, // the run ends
+		{ctx, fail, errDown, 4},
+		{ctx, fail, errDown, 5},
+		{gone, fail, errDown, 6}, // counts neither way
+		{ctx, fail, errDown, 7},  // the third in a row opens it
+		{ctx, ok, ErrOpen, 7},
 	} {
-		clk.Advance(tt.advance)
-		err := b.Do(ctx, tt.call)
+		err := b.Do(tt.ctx, tt.call)
 		if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) || calls != tt.calls {
-			t.Errorf("%s: Do = %v after %d calls; want %v after %d", tt.name, err, calls, tt.want, tt.calls)
+			t.Errorf("call %d: Do = %v after %d calls; want %v after %d", i+1, err, calls, tt.want, tt.calls)
+		}
+	}
+}
+
+// TestBreakerProbe checks that an open breaker lets one call through
+// after its Backoff, fails the others at once while that probe runs, and
+// closes when the probe works or stays open when it fails.
+func TestBreakerProbe(t *testing.T) {
+	ctx := context.Background()
+	const backoff = 200 * time.Millisecond
+	b := NewBreaker(BreakerSettings{Backoff: backoff})
+	calls := 0
+	fail := func(context.Context) error { calls++; return errDown }
+	ok := func(context.Context) error { calls++; return nil }
+	if err := b.Do(ctx, fail); !errors.Is(err, errDown) {
+		t.Fatalf("first Do = %v; want the call's error", err)
+	}
+	if err := b.Do(ctx, ok); !errors.Is(err, ErrOpen) || calls != 1 {
+		t.Fatalf("Do at once after a failure = %v after %d calls; want ErrOpen after 1", err, calls)
+	}
+
+	// The probe fails: the breaker opens again for another Backoff.
+	time.Sleep(2 * backoff)
+	if err := b.Do(ctx, fail); !errors.Is(err, errDown) || calls != 2 {
+		t.Fatalf("probe = %v after %d calls; want the call's error after 2", err, calls)
+	}
+	if err := b.Do(ctx, ok); !errors.Is(err, ErrOpen) || calls != 2 {
+		t.Fatalf("Do after a failed probe = %v after %d calls; want ErrOpen after 2", err, calls)
+	}
+
+	// The next probe works; while it runs, other calls fail at once.
+	time.Sleep(2 * backoff)
+	running, finish := make(chan struct{}), make(chan struct{})
+	probed := make(chan error)
+	go func() {
+		probed <- b.Do(ctx, func(context.Context) error { close(running); <-finish; return nil })
+	}()
+	<-running
+	if err := b.Do(ctx, ok); !errors.Is(err, ErrOpen) || calls != 2 {
+		t.Errorf("Do during the probe = %v after %d calls; want ErrOpen after 2", err, calls)
+	}
+	close(finish)
+	if err := <-probed; err != nil {
+		t.Fatalf("probe = %v; want nil", err)
+	}
+	for i := range 3 {
+		if err := b.Do(ctx, ok); err != nil || calls != 3+i {
+			t.Errorf("Do after a good probe = %v after %d calls; want nil after %d", err, calls, 3+i)
 		}
 	}
 }
 
 // TestBreakerTimeout checks that each call gets a context bounded by
-// Timeout, and the zero Breaker none.
+// Timeout, and none when Timeout is zero.
 func TestBreakerTimeout(t *testing.T) {
 	for _, tt := range []struct {
 		timeout      time.Duration
 		wantDeadline bool
 	}{{0, false}, {200 * time.Millisecond, true}} {
-		b := &Breaker{Timeout: tt.timeout}
+		b := NewBreaker(BreakerSettings{Timeout: tt.timeout, Backoff: time.Minute})
 		var left time.Duration
 		var has bool
 		b.Do(context.Background(), func(ctx context.Context) error {
@@ -128,5 +177,40 @@ func TestBreakerTimeout(t *testing.T) {
 		if has != tt.wantDeadline || (has && (left <= 0 || left > tt.timeout)) {
 			t.Errorf("Timeout %v: call's deadline %v (set %v); want set %v, within the timeout", tt.timeout, left, has, tt.wantDeadline)
 		}
+	}
+}
+
+// TestBreakerInFlight checks that a call in flight while the breaker
+// opened and closed again counts neither way when it ends: a replica's
+// calls that were waiting when Redis failed must not open the breaker
+// again once a probe has found Redis back.
+func TestBreakerInFlight(t *testing.T) {
+	ctx := context.Background()
+	const backoff = 50 * time.Millisecond
+	b := NewBreaker(BreakerSettings{Failures: 2, Backoff: backoff})
+	fail := func(context.Context) error { return errDown }
+	ok := func(context.Context) error { return nil }
+	started, finish := make(chan struct{}), make(chan struct{})
+	late := make(chan error)
+	go func() {
+		late <- b.Do(ctx, func(context.Context) error { close(started); <-finish; return errDown })
+	}()
+	<-started
+	b.Do(ctx, fail)
+	b.Do(ctx, fail)
+	if err := b.Do(ctx, ok); !errors.Is(err, ErrOpen) {
+		t.Fatalf("Do after 2 failures = %v; want ErrOpen", err)
+	}
+	time.Sleep(2 * backoff)
+	if err := b.Do(ctx, ok); err != nil {
+		t.Fatalf("probe = %v; want nil", err)
+	}
+	close(finish)
+	if err := <-late; !errors.Is(err, errDown) {
+		t.Fatalf("the late call = %v; want its own error", err)
+	}
+	b.Do(ctx, fail) // one failure: with the late call counted, two in a row
+	if err := b.Do(ctx, ok); err != nil {
+		t.Errorf("Do after the late call and one failure = %v; want nil, the breaker closed", err)
 	}
 }

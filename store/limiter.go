@@ -77,13 +77,10 @@ func (s *Store) Ask(ctx context.Context, asks []limit.Ask) (limit.Answer, error)
 	return limit.Answer{Refused: refused, Have: have[refused]}, nil
 }
 
-// The limiters' breaker: a short timeout, as a limiter must never be what
-// makes a request slow, and a pause after a failure so that no request
-// waits on a Redis that is down.
-const (
-	limiterTimeout = 200 * time.Millisecond
-	limiterBackoff = 2 * time.Second
-)
+// limiterBreaker has a short timeout, as a limiter must never be what
+// makes a request slow, and pauses after a run of failures so that no
+// request waits on a Redis that is down.
+var limiterBreaker = limit.BreakerSettings{Timeout: 200 * time.Millisecond, Failures: breakerFailures, Backoff: breakerBackoff}
 
 // askBuckets runs the batch through the limiters' breaker. Its errors are
 // only logged (the limits fail open or closed on any error), so they keep

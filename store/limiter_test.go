@@ -83,10 +83,13 @@ func TestLimiterCallerCancelled(t *testing.T) {
 		t.Errorf("Available after a caller gave up = %d, %v; want 10, nil", n, err)
 	}
 	m.Close()
-	if _, err := l.Allow(context.Background(), "k"); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("Allow with Redis down = %v; want ErrUnavailable", err)
+	for i := range breakerFailures {
+		_, err := l.Allow(context.Background(), "k")
+		if !errors.Is(err, ErrUnavailable) || errors.Is(err, limit.ErrOpen) {
+			t.Fatalf("Allow %d with Redis down = %v; want ErrUnavailable from Redis", i+1, err)
+		}
 	}
 	if _, err := l.Allow(context.Background(), "k"); !errors.Is(err, limit.ErrOpen) {
-		t.Errorf("Allow right after Redis failed = %v; want the breaker open", err)
+		t.Errorf("Allow right after %d failures = %v; want the breaker open", breakerFailures, err)
 	}
 }

@@ -15,6 +15,17 @@ import (
 // ErrUnavailable well within a second instead of a hanging request.
 const opTimeout = 700 * time.Millisecond
 
+// The breakers in front of Redis (the limiters', the sandbox copies')
+// open after breakerFailures calls in a row have failed, and then let a
+// probe through every breakerBackoff. A run, not one failure: a replica
+// paused for a moment finds all its calls in flight past their deadline
+// at once, and a Redis that answers them again must not be cut off for
+// it. Three in a row with no success between them is a Redis down.
+const (
+	breakerFailures = 3
+	breakerBackoff  = 500 * time.Millisecond
+)
+
 // redisBackend keeps each learner's flags in one hash. Replicas sharing
 // the Redis share the progress. Every read or write of a learner renews
 // the hash's expiry, so Redis itself drops learners not seen for ttl.
@@ -54,7 +65,7 @@ func OpenRedis(url string, opts ...Option) (*Store, error) {
 	b := &redisBackend{rdb: c.UniversalClient, prefix: "locklab:", ttl: o.progressTTL, warn: o.warn, now: o.now}
 	b.replicas.failover = c.mode != ModeSingle
 	b.cluster = c.mode == ModeCluster
-	b.limitBreaker = &limit.Breaker{Timeout: limiterTimeout, Backoff: limiterBackoff}
+	b.limitBreaker = limit.NewBreaker(limiterBreaker)
 	return &Store{b: b, name: c.name}, nil
 }
 

@@ -17,11 +17,12 @@ import (
 // copies by its own limits, well below this; it is a last guard for Redis.
 const maxSandboxCopy = 16 << 20
 
-// sandboxBackoff is how long SandboxCopies stops calling a Redis that
-// failed: every playground command checks for a copy, and none should
-// wait on a Redis that is down. It is short, as the playground refuses
-// lines meanwhile, and a failover is over in seconds.
-const sandboxBackoff = time.Second
+// sandboxBreaker is how SandboxCopies stops calling a Redis that is
+// down: every playground command checks for a copy, and none should wait
+// on a Redis that does not answer. Its pause is short, as the playground
+// refuses lines meanwhile and a failover is over in seconds; a probe then
+// finds whether Redis answers again.
+var sandboxBreaker = limit.BreakerSettings{Timeout: opTimeout, Failures: breakerFailures, Backoff: breakerBackoff}
 
 // SandboxCopies keeps a copy of each learner's playground sandbox in
 // Redis, so that every replica of the server can restore it: the sandbox
@@ -49,7 +50,7 @@ func (s *Store) SandboxCopies() (*SandboxCopies, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:", write: r.write, breaker: &limit.Breaker{Timeout: opTimeout, Backoff: sandboxBackoff}}, true
+	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:", write: r.write, breaker: limit.NewBreaker(sandboxBreaker)}, true
 }
 
 // Fields of the hash that holds a learner's copy.

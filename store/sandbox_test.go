@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+
+	"github.com/locklab/locklab/limit"
 )
 
 func sandboxCopies(t *testing.T, s *Store) *SandboxCopies {
@@ -121,7 +124,8 @@ func TestSandboxCopiesExpire(t *testing.T) {
 }
 
 // TestSandboxCopiesOutage: with Redis down, calls fail with
-// ErrUnavailable at once, and work again after the backoff.
+// ErrUnavailable, after a run of failures without calling Redis, and
+// work again once a probe finds it back.
 func TestSandboxCopiesOutage(t *testing.T) {
 	ctx := context.Background()
 	m := miniredis.RunT(t)
@@ -133,16 +137,16 @@ func TestSandboxCopiesOutage(t *testing.T) {
 	c := sandboxCopies(t, s)
 	addr := m.Addr()
 	m.Close()
-	for range 3 {
-		start := time.Now()
-		if _, err := c.Version(ctx, alice, time.Minute); !errors.Is(err, ErrUnavailable) || time.Since(start) > time.Second {
-			t.Errorf("Version with Redis down = %v after %v; want ErrUnavailable within 1s", err, time.Since(start))
+	for i := range breakerFailures + 2 {
+		_, err := c.Version(ctx, alice, time.Minute)
+		if open := i >= breakerFailures; !errors.Is(err, ErrUnavailable) || strings.Contains(err.Error(), limit.ErrOpen.Error()) != open {
+			t.Errorf("Version %d with Redis down = %v; want ErrUnavailable, from the open breaker %v", i+1, err, open)
 		}
 	}
 	if err := m.StartAddr(addr); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(sandboxBackoff + 5*time.Second)
+	deadline := time.Now().Add(sandboxBreaker.Backoff + 5*time.Second)
 	for {
 		_, _, err = c.Save(ctx, alice, "", []byte("x"), time.Minute)
 		if err == nil || time.Now().After(deadline) {
