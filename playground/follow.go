@@ -161,6 +161,13 @@ func (m *Manager) use(ctx context.Context, s *session, f func(Box) error) (moved
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A caller that gave up while it waited for the sandbox (the client
+	// went away, behind the learner's other requests) is not run: under
+	// overload that queue is where the time goes, and a line no one will
+	// see answered is work taken from learners still waiting.
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	for attempt := 0; ; attempt++ {
 		// After a conflict, or a call that could not reach the store, the
 		// sandbox is brought up to date with the copy before f runs.

@@ -439,3 +439,55 @@ func TestSavedCopyEncodings(t *testing.T) {
 		t.Error("a copy of an unknown format decoded")
 	}
 }
+
+// gatedSaves is memSnapshots whose first Save waits until gate is
+// closed, so that a test can hold a learner's sandbox busy.
+type gatedSaves struct {
+	*memSnapshots
+	once    sync.Once
+	entered chan struct{}
+	gate    chan struct{}
+}
+
+func (g *gatedSaves) Save(ctx context.Context, learner, base string, data []byte, ttl time.Duration) (string, bool, error) {
+	first := false
+	g.once.Do(func() { first = true })
+	if first {
+		close(g.entered)
+		<-g.gate
+	}
+	return g.memSnapshots.Save(ctx, learner, base, data, ttl)
+}
+
+// TestFollowSkipsCallersWhoLeft checks that a line whose caller gave up
+// while it waited behind the learner's other line is not run: no one
+// will read its answer.
+func TestFollowSkipsCallersWhoLeft(t *testing.T) {
+	clock := newFakeClock()
+	g := &gatedSaves{memSnapshots: newMemSnapshots(clock.Now), entered: make(chan struct{}), gate: make(chan struct{})}
+	m := NewManager(Options{Now: clock.Now, SandboxCopies: g})
+	t.Cleanup(m.Close)
+	first := make(chan error)
+	go func() {
+		_, err := m.Exec(context.Background(), "ada", ClientA, "SET k 1")
+		first <- err
+	}()
+	<-g.entered // the first line holds the sandbox, saving
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error)
+	go func() {
+		_, err := m.Exec(ctx, "ada", ClientA, "INCR n")
+		second <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let it reach the sandbox's queue
+	cancel()
+	close(g.gate)
+	if err := <-first; err != nil {
+		t.Fatalf("first line: %v", err)
+	}
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Errorf("line whose caller left = %v; want context.Canceled", err)
+	}
+	wantOutput(t, m, "after", "ada", ClientA, "GET n", "(nil)")
+	wantOutput(t, m, "after", "ada", ClientA, "GET k", `"1"`)
+}

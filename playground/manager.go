@@ -199,6 +199,9 @@ func (m *Manager) Exec(ctx context.Context, learner string, client Client, line 
 	addr, _ := ctx.Value(addressKey{}).(string)
 	var notice string // kept across attempts: a notice is given once
 	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err // the caller gave up: see use
+		}
 		s, n, err := m.getFrom(learner, true, addr)
 		if err != nil {
 			return Result{}, err

@@ -2,8 +2,10 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -175,5 +177,47 @@ func TestWorkerCrashIsCharged(t *testing.T) {
 	}
 	if used < 5 {
 		t.Errorf("a line whose worker died after 50 ms was charged %d units; want at least 5 (50 ms)", used)
+	}
+}
+
+// TestClientGoneIsNotAnError checks that a request cut short because its
+// client went away is recorded as 499 and not logged as a failure, while
+// the same error with the client still there is a 500 that is logged.
+func TestClientGoneIsNotAnError(t *testing.T) {
+	cfg := testConfig(t)
+	var logs testenv.SyncBuffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		leave    bool
+		err      error
+		wantCode int
+		wantLog  bool
+	}{
+		{"the client left", true, fmt.Errorf("exec: %w", context.Canceled), 499, false},
+		{"the client left, a deadline inside", true, fmt.Errorf("exec: %w", context.DeadlineExceeded), 499, false},
+		{"the client is there", false, fmt.Errorf("exec: %w", context.Canceled), 500, true},
+		{"the client left, another error", true, errors.New("disk on fire"), 500, true},
+	} {
+		before := len(logs.String())
+		ctx, cancel := context.WithCancel(context.Background())
+		if tt.leave {
+			cancel()
+		}
+		req := httptest.NewRequestWithContext(ctx, "POST", "/api/playground/exec", nil)
+		rec := httptest.NewRecorder()
+		s.handleError(tt.err, s.echo.NewContext(req, rec))
+		cancel()
+		if rec.Code != tt.wantCode {
+			t.Errorf("%s: status %d; want %d", tt.name, rec.Code, tt.wantCode)
+		}
+		logged := logs.String()[before:]
+		if strings.Contains(logged, "request failed") != tt.wantLog {
+			t.Errorf("%s: logged %q; want a failure logged %v", tt.name, logged, tt.wantLog)
+		}
 	}
 }

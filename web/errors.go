@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -31,6 +32,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	code, msg := classify(err)
+	if gone(c.Request(), err) {
+		code, msg = statusClientGone, "the request was cancelled"
+	}
 	switch {
 	case code >= 500 && (errors.Is(err, progress.ErrUnavailable) || errors.Is(err, playground.ErrStoreDown)):
 		// A store that is down fails every request that needs it: logged
@@ -64,6 +68,17 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	m.Page.Title = m.Heading
 	_ = render(c, code, views.ErrorPage(m))
+}
+
+// statusClientGone is the status recorded for a request whose client
+// went away before its answer (nginx's 499): no one reads it, and it is
+// neither a server error to log nor a success to count as one.
+const statusClientGone = 499
+
+// gone reports whether err is the request's own context ending: the
+// client closed the connection, so the work was cut short for it.
+func gone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // errorRule maps every error that matches target (errors.Is) to a status
