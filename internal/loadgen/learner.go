@@ -143,6 +143,9 @@ func (l *learner) do(ctx context.Context, s step) {
 			l.queue = append(s.then(r), l.queue...)
 		}
 	}
+	if o.Err != nil && s.inCycle {
+		l.queue = nil // the rest of the cycle expected this step's effect
+	}
 	l.rec.Add(o)
 	if l.byReplica != nil {
 		o.Route = base.Host

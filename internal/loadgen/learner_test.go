@@ -98,3 +98,56 @@ func TestLearnerAlternatesReplicas(t *testing.T) {
 		t.Errorf("replicas = %q; want %q", replicas, want)
 	}
 }
+
+// TestFailedStepStartsAFreshCycle checks that a learner whose reset got a
+// 503 starts its cycle again from the lesson page, rather than going on
+// with steps that expected the reset, and that the failure counts once.
+func TestFailedStepStartsAFreshCycle(t *testing.T) {
+	var mu sync.Mutex
+	var hits []string
+	resets := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		hits = append(hits, r.Method+" "+r.URL.Path)
+		http.SetCookie(w, &http.Cookie{Name: "_csrf", Value: "tok", Path: "/"})
+		switch r.URL.Path {
+		case "/api/playground/reset":
+			if resets++; resets == 1 {
+				http.Error(w, `{"error":"the store cannot be reached"}`, http.StatusServiceUnavailable)
+				return
+			}
+			w.Write([]byte(`{"ok":true}`))
+		case "/api/playground/exec":
+			w.Write([]byte(`{"output":"OK"}`))
+		default:
+			w.Write([]byte(lockKey))
+		}
+	}))
+	defer srv.Close()
+	targets, err := CheckTargets([]string{srv.URL}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := NewRecorder(3)
+	l := &learner{
+		bases: targets, routes: LockLabRoutes(), rec: rec,
+		client: &http.Client{Jar: jar, CheckRedirect: noRedirects},
+		rng:    rand.New(rand.NewPCG(1, 1)),
+	}
+	for range 5 {
+		l.do(context.Background(), l.nextStep())
+	}
+	page := "GET /topics/" + Slug
+	want := []string{page, "POST /api/playground/reset", page, "POST /api/playground/reset", "POST /api/playground/exec"}
+	if !slices.Equal(hits, want) {
+		t.Errorf("requests = %q; want %q", hits, want)
+	}
+	if s := rec.Summary(); s.All.Errors != 1 {
+		t.Errorf("errors = %d (%q); want the one 503", s.All.Errors, s.ErrorSamples)
+	}
+}

@@ -27,6 +27,12 @@ type step struct {
 	// then runs after a request that went as expected and returns steps
 	// to do next, before the rest of the cycle.
 	then func(r reply) []step
+	// inCycle marks a step of a session cycle, whose later steps expect
+	// what it did. When it fails the learner starts a fresh cycle, as a
+	// person would start over: a 503 on the lock's SET is one error, not
+	// also an unexpected answer from each step after it that expected the
+	// lock held.
+	inCycle bool
 }
 
 // reply is the server's answer to one step.
@@ -131,6 +137,9 @@ func (l *learner) cycle() []step {
 		l.answer("gc-pause", "fencing", true),
 		l.answer("nightly-report", "efficiency", true),
 		{method: "GET", path: "/healthz", check: expectBody("ok")},
+	}
+	for i := range steps {
+		steps[i].inCycle = true
 	}
 	return steps
 }
