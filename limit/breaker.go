@@ -19,11 +19,14 @@ var ErrOpen = errors.New("failed moments ago; not called again yet")
 // After Backoff one call is let through as a probe: if it works, calls
 // go through again; if not, the breaker stays open for another Backoff.
 //
-// One failure is not enough to open it. A process that was paused (by a
-// busy machine, or a debugger) finds its calls that were in flight past
-// their deadline all at once when it runs again, though the backend is
-// well; and under a burst a single slow call says little. A run of
-// failures with no success between them does say the backend is down.
+// One failure is not enough to open it, nor many at one moment. A
+// process that was paused (by a busy machine, or a debugger) finds its
+// calls that were in flight past their deadline all at once when it runs
+// again, though the backend is well; and under a burst a single slow
+// call says little. So a failure counts towards the run only if its call
+// began after the last failure counted: calls that fail together count
+// once. A run of failures, each of a call made after the one before had
+// failed, with no success between them, does say the backend is down.
 // Calls that were in flight when the breaker opened or closed count
 // neither way: they tell of the backend as it was.
 //
@@ -46,6 +49,9 @@ type Breaker struct {
 	gen atomic.Uint64
 	// run is the count of failures in a row while closed.
 	run atomic.Int32
+	// lastFail is when the last failure that counted was seen, as
+	// time since epoch.
+	lastFail atomic.Int64
 	// openUntil is when the next probe may go, as time since epoch; 0
 	// while closed.
 	openUntil atomic.Int64
@@ -92,12 +98,19 @@ func (b *Breaker) Do(ctx context.Context, call func(context.Context) error) erro
 		}
 		return err
 	}
+	start := b.now()
 	err := b.call(ctx, call)
 	switch {
 	case err != nil && ctx.Err() != nil || b.gen.Load() != gen:
 		// The caller left, or the breaker changed meanwhile.
 	case err != nil:
-		if b.run.Add(1) >= b.failures && b.openUntil.CompareAndSwap(0, b.now()+int64(b.backoff)) {
+		// Made before the last failure counted, or failing as another
+		// counts: the same moment.
+		last, now := b.lastFail.Load(), b.now()
+		if start < last || !b.lastFail.CompareAndSwap(last, now) {
+			break
+		}
+		if b.run.Add(1) >= b.failures && b.openUntil.CompareAndSwap(0, now+int64(b.backoff)) {
 			b.gen.Add(1)
 		}
 	case b.run.Load() != 0:

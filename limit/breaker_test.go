@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -212,5 +213,36 @@ func TestBreakerInFlight(t *testing.T) {
 	b.Do(ctx, fail) // one failure: with the late call counted, two in a row
 	if err := b.Do(ctx, ok); err != nil {
 		t.Errorf("Do after the late call and one failure = %v; want nil, the breaker closed", err)
+	}
+}
+
+// TestBreakerFailuresTogether checks that calls failing together (made
+// before any of them had failed, as the calls in flight when a paused
+// process runs again) count as one failure, and that a call made after
+// them counts as the next.
+func TestBreakerFailuresTogether(t *testing.T) {
+	ctx := context.Background()
+	b := NewBreaker(BreakerSettings{Failures: 2, Backoff: time.Minute})
+	const together = 8
+	var wg sync.WaitGroup
+	var inFlight sync.WaitGroup
+	inFlight.Add(together)
+	fail := make(chan struct{})
+	for range together {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.Do(ctx, func(context.Context) error { inFlight.Done(); <-fail; return errDown })
+		}()
+	}
+	inFlight.Wait() // every call has begun
+	close(fail)
+	wg.Wait()
+	ok := func(context.Context) error { return nil }
+	if err := b.Do(ctx, func(context.Context) error { return errDown }); !errors.Is(err, errDown) {
+		t.Fatalf("Do after %d failures together = %v; want the call made, as they count once", together, err)
+	}
+	if err := b.Do(ctx, ok); !errors.Is(err, ErrOpen) {
+		t.Errorf("Do after the failures together and one more = %v; want ErrOpen, two in a row", err)
 	}
 }
