@@ -146,7 +146,9 @@ func TestRaceWithoutJavaScript(t *testing.T) {
 		); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.WaitFor(t, ctx, `location.search.includes("fault=pause")`)
+		// The address changes when the new page starts to load: wait for
+		// the page itself too.
+		browsertest.WaitFor(t, ctx, `location.search.includes("fault=pause") && document.readyState === "complete"`)
 		if got := evalJS[string](t, ctx, `document.querySelector("[data-race]").dataset.outcomes`); got == "safe" {
 			t.Errorf("a 15 s pause of client 1 at 1 s in the normal case: outcomes %q; want something unsafe", got)
 		}
