@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,7 +25,6 @@ import (
 
 	"github.com/locklab/locklab/carry"
 	"github.com/locklab/locklab/internal/fakeclock"
-	"github.com/locklab/locklab/internal/testenv"
 	"github.com/locklab/locklab/limit"
 	"github.com/locklab/locklab/store"
 )
@@ -426,12 +424,7 @@ func TestOrigin(t *testing.T) {
 // never the code.
 func TestCarryCodesStayOutOfLogs(t *testing.T) {
 	cfg := testConfig(t)
-	var logs testenv.SyncBuffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := newLoggedServer(t, cfg)
 	base := newServerFor(t, s)
 	l := newLearner(t, base)
 	l.do("GET", "/carry/K7QM-4TXP", "", "")

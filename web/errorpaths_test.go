@@ -41,12 +41,7 @@ func (restartingPlayground) Clock(string) (time.Time, error) {
 func TestPlaygroundRestarting(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Playground = restartingPlayground{cfg.Playground}
-	var logs testenv.SyncBuffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := newLoggedServer(t, cfg)
 	l := newLearner(t, newServerFor(t, s))
 	for _, tt := range []struct{ method, path, body string }{
 		{"POST", "/api/playground/reset", `{}`},
@@ -180,17 +175,25 @@ func TestWorkerCrashIsCharged(t *testing.T) {
 	}
 }
 
+// newLoggedServer returns the server for cfg with its log kept in a
+// buffer, for tests of what it logs.
+func newLoggedServer(t *testing.T, cfg Config) (*Server, *testenv.SyncBuffer) {
+	t.Helper()
+	logs := new(testenv.SyncBuffer)
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, logs
+}
+
 // TestClientGoneIsNotAnError checks that a request cut short because its
 // client went away is recorded as 499 and not logged as a failure, while
 // the same error with the client still there is a 500 that is logged.
 func TestClientGoneIsNotAnError(t *testing.T) {
 	cfg := testConfig(t)
-	var logs testenv.SyncBuffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := newLoggedServer(t, cfg)
 	for _, tt := range []struct {
 		name     string
 		leave    bool
