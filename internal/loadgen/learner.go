@@ -30,9 +30,10 @@ type learner struct {
 	// forwardedFor, if set, is sent as X-Forwarded-For.
 	forwardedFor string
 	client       *http.Client
-	// bases are the replicas; request i goes to bases[i%len(bases)].
+	// bases are the replicas; request i goes to
+	// bases[(turn+i)%len(bases)] for the turn the learner started at.
 	bases  []*url.URL
-	turn   int // requests sent to a replica so far
+	turn   int // the learner's first turn, plus requests sent so far
 	routes Routes
 	rec    *Recorder
 	// byReplica, if not nil, also records each request with its

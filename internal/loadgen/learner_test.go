@@ -1,16 +1,20 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestNextBaseRoundRobin(t *testing.T) {
@@ -149,5 +153,47 @@ func TestFailedStepStartsAFreshCycle(t *testing.T) {
 	}
 	if s := rec.Summary(); s.All.Errors != 1 {
 		t.Errorf("errors = %d (%q); want the one 503", s.All.Errors, s.ErrorSamples)
+	}
+}
+
+// TestHostilePayloadsReachEveryReplica runs two hostile learners against
+// two replicas. A hostile learner sends a payload on every other request,
+// so if every learner started on the same replica, every payload would
+// land on the other one, and one replica would carry all the hostile
+// work of a run.
+func TestHostilePayloadsReachEveryReplica(t *testing.T) {
+	var mu sync.Mutex
+	payloads := map[string]int{}
+	handler := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte("hostile")) {
+				mu.Lock()
+				payloads[name]++
+				mu.Unlock()
+			}
+			http.SetCookie(w, &http.Cookie{Name: "_csrf", Value: "tok", Path: "/"})
+			w.Write([]byte("ok"))
+		})
+	}
+	a, b := httptest.NewServer(handler("a")), httptest.NewServer(handler("b"))
+	defer a.Close()
+	defer b.Close()
+	targets, err := CheckTargets([]string{a.URL, b.URL}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Config{
+		Targets: targets, Learners: 2, Hostile: 1, Duration: time.Second, Rate: 20,
+		Seed: 1, Ramp: time.Millisecond, Timeout: 5 * time.Second,
+		SampleEvery: 100 * time.Millisecond, PIDs: []int{os.Getpid()}, Proc: Proc{Root: "/proc"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if res.HostileLearners != 2 || payloads["a"] == 0 || payloads["b"] == 0 {
+		t.Errorf("%d hostile learners sent payloads %v; want 2 learners with payloads on both replicas", res.HostileLearners, payloads)
 	}
 }

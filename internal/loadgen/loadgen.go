@@ -32,9 +32,10 @@ import (
 // Config says what workshop to simulate against which servers.
 type Config struct {
 	// Targets are the base URLs of the server's replicas, checked with
-	// CheckTargets. Each learner sends its requests to them in turn, as a
-	// load balancer without sticky sessions would: the replicas must
-	// share their store, since a learner's session moves between them.
+	// CheckTargets. Each learner sends its requests to them in turn,
+	// learner i starting at Targets[i mod n], as a load balancer without
+	// sticky sessions would: the replicas must share their store, since
+	// a learner's session moves between them.
 	Targets  []*url.URL
 	Learners int           // learners in the workshop, hostile ones included
 	Duration time.Duration // how long the workshop lasts
@@ -232,7 +233,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("cookie jar: %w", err)
 		}
 		l := &learner{
-			id: i, hostile: hostile[i], bases: cfg.Targets, routes: routes,
+			// Learner i's first request goes to replica i mod n, as a
+			// load balancer's turn falls where it may, so that what a
+			// learner sends on its odd or even requests (a hostile
+			// learner's payloads) is not all on one replica.
+			id: i, hostile: hostile[i], bases: cfg.Targets, turn: i, routes: routes,
 			client: &http.Client{
 				Transport: transport, Jar: sharedJar{jar, cfg.Targets[0]}, Timeout: cfg.Timeout,
 				CheckRedirect: noRedirects,

@@ -316,12 +316,46 @@ func expectBody(want string) func(reply) error {
 	}
 }
 
-// clip shortens a body for an error message.
+// clip shortens a body for an error message. Of an HTML page it keeps
+// the text of the first alert shown on it, which says what went wrong,
+// rather than the page's head.
 func clip(b []byte) string {
 	const n = 160
 	b = bytes.TrimSpace(b)
+	if alert := pageAlert(b); alert != nil {
+		b = alert
+	}
 	if len(b) > n {
 		return string(b[:n]) + "..."
 	}
 	return string(b)
+}
+
+// pageAlert returns the text of the first element marked role="alert"
+// and not hidden on an HTML page, or nil if the page has none.
+func pageAlert(page []byte) []byte {
+	if !bytes.HasPrefix(bytes.ToLower(page[:min(len(page), 15)]), []byte("<!doctype html")) {
+		return nil
+	}
+	rest := page
+	for {
+		i := bytes.Index(rest, []byte(`role="alert"`))
+		if i < 0 {
+			return nil
+		}
+		tagStart := bytes.LastIndexByte(rest[:i], '<')
+		end := bytes.IndexByte(rest[i:], '>')
+		if tagStart < 0 || end < 0 {
+			return nil
+		}
+		tag, text := rest[tagStart:i+end], rest[i+end+1:]
+		rest = text
+		if bytes.Contains(tag, []byte(" hidden")) {
+			continue
+		}
+		if j := bytes.IndexByte(text, '<'); j >= 0 {
+			text = text[:j]
+		}
+		return bytes.TrimSpace(text)
+	}
 }

@@ -52,3 +52,15 @@ func TestExpectations(t *testing.T) {
 		})
 	}
 }
+
+func TestClipShowsThePagesAlert(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"error":"busy"}`, `{"error":"busy"}`},
+		{`<!doctype html><html><head><title>Join</title></head><body><p role="alert" hidden>not this</p><main><p class="notice" role="alert">That workshop is full.</p></main></body></html>`, "That workshop is full."},
+		{`<!DOCTYPE html><html><head><title>Join</title></head></html>`, `<!DOCTYPE html><html><head><title>Join</title></head></html>`},
+	} {
+		if got := clip([]byte(c.body)); got != c.want {
+			t.Errorf("clip(%q) = %q; want %q", c.body, got, c.want)
+		}
+	}
+}
