@@ -406,6 +406,15 @@ func waitHealthy(ctx context.Context, client *http.Client, base *url.URL) error 
 	return fmt.Errorf("health check of %s/healthz: %w", base, last)
 }
 
+// otherPrograms returns the CPU time the machine spent beyond what the
+// servers and the load generator used. The machine's count comes from
+// samples at each clock tick and the processes' from the scheduler's
+// exact run times, so with nothing else running it can come out a
+// little below zero, which means none.
+func otherPrograms(machine, servers, self time.Duration) time.Duration {
+	return max(0, machine-servers-self)
+}
+
 // sample reads the RSS and CPU time of the servers' process trees every
 // cfg.SampleEvery until ctx ends, and writes a progress line every
 // cfg.ProgressEvery.
@@ -442,7 +451,7 @@ func (u *Usage) sample(ctx context.Context, cfg Config, start time.Time, well, h
 			lastProgress = now
 			w := well.TakeWindow()
 			hn, _ := hostile.Counts()
-			others := (u.MachineCPU - last.machine) - (u.CPU - last.server) - (u.SelfCPU - last.self)
+			others := otherPrograms(u.MachineCPU-last.machine, u.CPU-last.server, u.SelfCPU-last.self)
 			last.server, last.self, last.machine = u.CPU, u.SelfCPU, u.MachineCPU
 			open := ""
 			if streams != nil {

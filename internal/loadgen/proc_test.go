@@ -257,3 +257,17 @@ func TestTreeUsageExcept(t *testing.T) {
 		t.Errorf("TreeUsageExcept(2) alone = %+v, %v; want 23 kB", c, err)
 	}
 }
+
+// TestOtherPrograms checks that what other programs used is what the
+// machine spent beyond the servers and the load generator, and none when
+// the machine's tick-sampled count comes out below theirs.
+func TestOtherPrograms(t *testing.T) {
+	for _, c := range []struct{ machine, servers, self, want time.Duration }{
+		{10 * time.Second, 6 * time.Second, 2 * time.Second, 2 * time.Second},
+		{96 * time.Second, 83 * time.Second, 24 * time.Second, 0},
+	} {
+		if got := otherPrograms(c.machine, c.servers, c.self); got != c.want {
+			t.Errorf("otherPrograms(%v, %v, %v) = %v; want %v", c.machine, c.servers, c.self, got, c.want)
+		}
+	}
+}

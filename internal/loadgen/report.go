@@ -152,7 +152,7 @@ func (r *Result) WriteReport(w io.Writer, t Targets) (Verdict, error) {
 	p.printf("  (the load generator itself, not counted: peak RSS %s, CPU %v, %.2f cores on average)\n",
 		MB(u.SelfPeak), u.SelfCPU.Round(10*time.Millisecond), cores(u.SelfCPU, r.Elapsed))
 	if u.CPUs > 0 && u.Samples > 0 {
-		others := u.MachineCPU - u.CPU - u.SelfCPU
+		others := otherPrograms(u.MachineCPU, u.CPU, u.SelfCPU)
 		p.printf("Machine: %d CPUs, %.2f cores busy on average, of which other programs %.2f\n",
 			u.CPUs, cores(u.MachineCPU, u.Span), cores(others, u.Span))
 		if cores(others, u.Span) > 0.25 {
