@@ -222,7 +222,7 @@ func (r *redisBackend) carryKey(code string) string      { return r.prefix + "ca
 func (r *redisBackend) carryByKey(learner string) string { return r.prefix + "carry-by:" + learner }
 
 func (r *redisBackend) putCarry(ctx context.Context, code string, t carry.Ticket) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	exp := t.Expires.UnixMilli()
 	ok, err := r.write(ctx, putCarryScript, []string{r.carryKey(code)}, t.Learner, exp, t.Expires.Add(carryGrace).UnixMilli()).Int()
@@ -247,7 +247,7 @@ func (r *redisBackend) putCarry(ctx context.Context, code string, t carry.Ticket
 }
 
 func (r *redisBackend) liveCarry(ctx context.Context, learner string, now time.Time) (string, carry.Ticket, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	code, err := r.rdb.Get(ctx, r.carryByKey(learner)).Result()
 	if errors.Is(err, redis.Nil) {
@@ -273,7 +273,7 @@ func (r *redisBackend) liveCarry(ctx context.Context, learner string, now time.T
 }
 
 func (r *redisBackend) takeCarry(ctx context.Context, code string, now time.Time) (carry.Ticket, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	v, err := r.write(ctx, takeCarryScript, []string{r.carryKey(code)}, now.UnixMilli()).StringSlice()
 	if err != nil {

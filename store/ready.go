@@ -31,7 +31,7 @@ func (s *Store) Ready(ctx context.Context) error {
 }
 
 func (r *redisBackend) ready(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	return unavailable(r.rdb.Ping(ctx).Err())
 }

@@ -46,6 +46,9 @@ type redisBackend struct {
 	cluster bool
 	// limitBreaker guards the limiters' calls (limiter.go).
 	limitBreaker *limit.Breaker
+	// opTimeout bounds each of its calls: the constant opTimeout, or
+	// longer in tests whose writes wait longer for a replica.
+	opTimeout time.Duration
 }
 
 // OpenRedis connects to the Redis at url: one node
@@ -62,7 +65,7 @@ func OpenRedis(url string, opts ...Option) (*Store, error) {
 	if o.observeRedis != nil {
 		c.AddHook(observeHook{observe: o.observeRedis, now: o.now})
 	}
-	b := &redisBackend{rdb: c.UniversalClient, prefix: "locklab:", ttl: o.progressTTL, warn: o.warn, now: o.now}
+	b := &redisBackend{rdb: c.UniversalClient, prefix: "locklab:", ttl: o.progressTTL, warn: o.warn, now: o.now, opTimeout: opTimeout}
 	b.replicas.failover = c.mode != ModeSingle
 	b.cluster = c.mode == ModeCluster
 	b.limitBreaker = limit.NewBreaker(limiterBreaker)
@@ -79,7 +82,7 @@ func unavailable(err error) error {
 }
 
 func (r *redisBackend) add(ctx context.Context, learner string, flags ...string) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	args := make([]any, 0, 1+2*len(flags))
 	args = append(args, r.ttl.Milliseconds())
@@ -97,7 +100,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`)
 
 func (r *redisBackend) list(ctx context.Context, learner string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	// EXPIRE on a learner who has no hash creates nothing: a visitor who
 	// only reads costs no key.
@@ -114,7 +117,7 @@ func (r *redisBackend) list(ctx context.Context, learner string) ([]string, erro
 }
 
 func (r *redisBackend) secret(ctx context.Context, fresh []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	key := r.prefix + "secret"
 	if err := r.rdb.SetNX(ctx, key, fresh, 0).Err(); err != nil {

@@ -73,7 +73,11 @@ func openCluster(t *testing.T) (*Store, *Store) {
 		}
 		// Every write waits for a replica, for as long as a loaded
 		// machine may take: a warning is a replica that never answered.
-		s.b.(*redisBackend).replicas.wait = 5 * time.Second
+		// Each call then has time for that wait, which opTimeout's
+		// 700 ms would cut short.
+		rb := s.b.(*redisBackend)
+		rb.replicas.wait = 5 * time.Second
+		rb.opTimeout = rb.replicas.wait + 2*time.Second
 		t.Cleanup(func() { s.Close() })
 		warmUp(t, s)
 		return s

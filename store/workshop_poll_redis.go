@@ -134,7 +134,7 @@ return out
 `
 
 func (r *redisBackend) openPoll(ctx context.Context, code string, p workshop.Poll, limit int) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	js, err := json.Marshal(p)
 	if err != nil {
@@ -162,7 +162,7 @@ func choiceList(p workshop.Poll) []string {
 const maxTallyTries = 5
 
 func (r *redisBackend) predict(ctx context.Context, code, id, learner string, prediction []string, at int64) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	keys := r.wsKeys(code)
 	for range maxTallyTries {
@@ -214,7 +214,7 @@ func (r *redisBackend) predict(ctx context.Context, code, id, learner string, pr
 }
 
 func (r *redisBackend) revealPoll(ctx context.Context, code, id string, at int64) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	return r.run(ctx, revealScript, r.wsKeys(code), id, at, ttlMillis())
 }
@@ -241,7 +241,7 @@ func decodePoll(js, revealed string) (workshop.Poll, error) {
 }
 
 func (r *redisBackend) pollResult(ctx context.Context, code, id string) (workshop.PollResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	vals, err := redis.NewScript(pollResultScript).Run(ctx, r.rdb, r.wsKeys(code), id).Slice()
 	if err != nil {
@@ -269,7 +269,7 @@ func (r *redisBackend) pollResult(ctx context.Context, code, id string) (worksho
 }
 
 func (r *redisBackend) polls(ctx context.Context, code string) ([]workshop.PollResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	keys := r.wsKeys(code)
 	var (
@@ -309,7 +309,7 @@ func (r *redisBackend) polls(ctx context.Context, code string) ([]workshop.PollR
 }
 
 func (r *redisBackend) learnerState(ctx context.Context, code, learner string) (workshop.LearnerState, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	vals, err := r.learners.read(ctx, r.rdb, r.wsKeys(code), learner)
 	if err != nil {

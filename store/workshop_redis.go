@@ -300,7 +300,7 @@ func scriptErr(n int) error {
 func ttlMillis() int64 { return workshopTTL.Milliseconds() }
 
 func (r *redisBackend) createWorkshop(ctx context.Context, w workshop.Workshop) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	if err := r.run(ctx, createScript, r.wsKeys(w.Code), w.Title, toMillis(w.StartedAt), ttlMillis()); err != nil {
 		return err
@@ -341,7 +341,7 @@ func parseMeta(code string, vals []any) (w workshop.Workshop, ok bool, err error
 }
 
 func (r *redisBackend) workshop(ctx context.Context, code string) (workshop.Workshop, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	vals, err := getMeta(ctx, r.rdb, r.wsKeys(code)[wsKeyMeta]).Result()
 	if err != nil {
@@ -355,7 +355,7 @@ func (r *redisBackend) workshop(ctx context.Context, code string) (workshop.Work
 }
 
 func (r *redisBackend) workshops(ctx context.Context, limit int) ([]workshop.Workshop, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	var (
 		out  []workshop.Workshop
@@ -422,19 +422,19 @@ return 1
 `
 
 func (r *redisBackend) endWorkshop(ctx context.Context, code string, at int64) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	return r.run(ctx, endScript, r.wsKeys(code), at, ttlMillis())
 }
 
 func (r *redisBackend) joinWorkshop(ctx context.Context, code string, j workshop.Joining) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	return r.run(ctx, joinScript, r.wsKeys(code), j.Learner, j.Nickname, toMillis(j.At), ttlMillis(), j.Limit, j.NickKey)
 }
 
 func (r *redisBackend) isMember(ctx context.Context, code, learner string) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	keys := r.wsKeys(code)
 	var started, member *redis.BoolCmd
@@ -461,7 +461,7 @@ var gatePositions = map[string]int{
 }
 
 func (r *redisBackend) flushWorkshop(ctx context.Context, code string, b workshop.Batch) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	args := []any{ttlMillis()}
 	counts := func(m map[string]int) {
@@ -495,7 +495,7 @@ func (r *redisBackend) flushWorkshop(ctx context.Context, code string, b worksho
 }
 
 func (r *redisBackend) setJoinClosed(ctx context.Context, code string, closed bool) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	flag := ""
 	if closed {
@@ -505,7 +505,7 @@ func (r *redisBackend) setJoinClosed(ctx context.Context, code string, closed bo
 }
 
 func (r *redisBackend) removeParticipant(ctx context.Context, code, learner string) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	keys := r.wsKeys(code)
 	for range maxTallyTries {
@@ -559,7 +559,7 @@ func (r *redisBackend) dropTally(ctx context.Context, keys []string, learner str
 }
 
 func (r *redisBackend) workshopData(ctx context.Context, code string) (workshop.Data, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	keys := r.wsKeys(code)
 	var (
