@@ -225,10 +225,15 @@ func TestWorkerOutOfMemory(t *testing.T) {
 	clock := newFakeClock()
 	logs := newLogRecorder(t)
 	s := newTestSupervisor(t, Options{
-		Workers:    1,
-		Command:    workerCommand("boom"),
-		Playground: playground.Options{Now: clock.Now},
-		Logger:     slog.New(slog.NewTextHandler(logs, nil)),
+		Workers: 1,
+		Command: workerCommand("boom"),
+		// A worker near its memory limit collects garbage on almost
+		// every allocation: on a loaded machine it may take longer to
+		// run out than the default watchdog, which would kill it as
+		// stuck first. This test is about running out.
+		RequestTimeout: time.Minute,
+		Playground:     playground.Options{Now: clock.Now},
+		Logger:         slog.New(slog.NewTextHandler(logs, nil)),
 	})
 	st := fill(t, s, clock, "innocent", time.Second)
 	res, err := s.Exec(context.Background(), "culprit", playground.ClientA, boomLine)
