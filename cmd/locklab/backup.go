@@ -72,7 +72,7 @@ func parseBackupArgs(name string, args []string, getenv func(string) string, std
 		return backupArgs{}, err
 	}
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: locklab %s [-data DIR] [-redis-url URL] [-redis-mode MODE] FILE\n\nFILE - is standard %s.\n\nFlags:\n", name, map[string]string{"backup": "output", "restore": "input"}[name])
+		fmt.Fprintf(stderr, "Usage: locklab %s [-data DIR] [-redis-url URL] [-redis-mode MODE] [-progress-ttl D] FILE\n\nFILE - is standard %s.\n\nFlags:\n", name, map[string]string{"backup": "output", "restore": "input"}[name])
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
