@@ -242,7 +242,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR] [-data DIR]\n       %s backup [-data DIR] [-redis-url URL] [-redis-mode MODE] FILE\n       %s restore [-data DIR] [-redis-url URL] [-redis-mode MODE] FILE\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0], args[0], args[0])
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n       %s healthcheck [-addr ADDR] [-data DIR]\n       %s backup [-data DIR] [-redis-url URL] [-redis-mode MODE] [-progress-ttl D] FILE\n       %s restore [-data DIR] [-redis-url URL] [-redis-mode MODE] [-progress-ttl D] FILE\n       %s version\n\nServes the Lock Lab course.\n\nFlags:\n", args[0], args[0], args[0], args[0], args[0])
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args[1:]); err != nil {
