@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,6 +70,9 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		return redisClient{}, fmt.Errorf("store: REDIS_URL: %w", err)
 	}
 	q := u.Query()
+	if err := checkAddrs(u.Host, q["addr"]); err != nil {
+		return redisClient{}, err
+	}
 	if mode == "" {
 		mode = ModeSingle
 		if q.Has("master_name") {
@@ -113,6 +118,46 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		return redisClient{cc, "redis cluster " + strings.Join(opt.Addrs, ","), mode}, nil
 	}
 	return redisClient{}, fmt.Errorf("store: LOCKLAB_REDIS_MODE %q: want %s, %s or %s", mode, ModeSingle, ModeSentinel, ModeCluster)
+}
+
+// checkAddrs refuses an address in REDIS_URL that no Redis can be at: a
+// port missing from an addr= or out of range, or several hosts written
+// in the URL's one host (redis://a:6379,b:6379), which go-redis would
+// take as one strange name and fail to dial on every call, so that the
+// mistake showed only as a replica that is never ready. The URL's own
+// host may be left out (go-redis then uses localhost:6379), as redis-cli
+// allows.
+func checkAddrs(host string, more []string) error {
+	check := func(what, addr string, needPort bool) error {
+		if strings.Contains(addr, ",") {
+			return fmt.Errorf("store: REDIS_URL: %s %q names several hosts: give each further one as addr=HOST:PORT", what, addr)
+		}
+		if addr == "" && !needPort {
+			return nil
+		}
+		h, port, err := net.SplitHostPort(addr)
+		if err != nil && !needPort && strings.Contains(err.Error(), "missing port") {
+			h, port = addr, "6379"
+		} else if err != nil {
+			return fmt.Errorf("store: REDIS_URL: %s %q: want HOST:PORT", what, addr)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("store: REDIS_URL: %s %q: the port must be a number from 1 to 65535", what, addr)
+		}
+		if h == "" && needPort {
+			return fmt.Errorf("store: REDIS_URL: %s %q has no host", what, addr)
+		}
+		return nil
+	}
+	if err := check("the address", host, false); err != nil {
+		return err
+	}
+	for _, a := range more {
+		if err := check("addr=", a, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // limits sets a client's timeouts, pool and retries, the same whatever the

@@ -28,6 +28,16 @@ func TestRedisURLs(t *testing.T) {
 		{name: "not redis", url: "http://127.0.0.1:6379", wantErr: "REDIS_URL"},
 		{name: "unknown option", url: "redis://127.0.0.1:6379?pool=3", wantErr: "pool"},
 		{name: "sentinel, unknown option", url: "redis://127.0.0.1:26379?master_name=m&nope=1", wantErr: "nope"},
+		{name: "no host", url: "redis://:pw@/1", want: "*redis.Client", wantName: "redis localhost:6379"},
+		{name: "no port", url: "redis://redis/0", want: "*redis.Client", wantName: "redis redis:6379"},
+		{name: "IPv6", url: "redis://[::1]:6379?addr=[::1]:6380", mode: ModeCluster, want: "*redis.ClusterClient"},
+		{name: "hosts in one", url: "redis://127.0.0.1:6379,127.0.0.1:6380", wantErr: `"127.0.0.1:6379,127.0.0.1:6380" names several hosts`},
+		{name: "cluster, hosts in one", url: "redis://a:7000,b:7001", mode: ModeCluster, wantErr: "several hosts"},
+		{name: "port out of range", url: "redis://127.0.0.1:99999", wantErr: "from 1 to 65535"},
+		{name: "port 0", url: "redis://127.0.0.1:0", wantErr: "from 1 to 65535"},
+		{name: "seed without a port", url: "redis://a:7000?addr=b", mode: ModeCluster, wantErr: `addr= "b": want HOST:PORT`},
+		{name: "sentinel without a host", url: "redis://s1:26379?master_name=m&addr=:26380", wantErr: "has no host"},
+		{name: "seed port out of range", url: "redis://a:7000?addr=b:70000", mode: ModeCluster, wantErr: "from 1 to 65535"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := newRedisClient(tt.url, tt.mode)
