@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/url"
 	"slices"
 	"strconv"
@@ -332,7 +333,8 @@ func clip(b []byte) string {
 }
 
 // pageAlert returns the text of the first element marked role="alert"
-// and not hidden on an HTML page, or nil if the page has none.
+// and not hidden on an HTML page, or nil if the page has none or that
+// element's text does not come first in it.
 func pageAlert(page []byte) []byte {
 	if !bytes.HasPrefix(bytes.ToLower(page[:min(len(page), 15)]), []byte("<!doctype html")) {
 		return nil
@@ -356,6 +358,9 @@ func pageAlert(page []byte) []byte {
 		if j := bytes.IndexByte(text, '<'); j >= 0 {
 			text = text[:j]
 		}
-		return bytes.TrimSpace(text)
+		if text = bytes.TrimSpace(text); len(text) == 0 {
+			return nil // its words are in elements of their own
+		}
+		return []byte(html.UnescapeString(string(text)))
 	}
 }

@@ -58,6 +58,8 @@ func TestClipShowsThePagesAlert(t *testing.T) {
 		{`{"error":"busy"}`, `{"error":"busy"}`},
 		{`<!doctype html><html><head><title>Join</title></head><body><p role="alert" hidden>not this</p><main><p class="notice" role="alert">That workshop is full.</p></main></body></html>`, "That workshop is full."},
 		{`<!DOCTYPE html><html><head><title>Join</title></head></html>`, `<!DOCTYPE html><html><head><title>Join</title></head></html>`},
+		{`<!doctype html><p role="alert">You&#39;re not in it.</p>`, "You're not in it."},
+		{`<!doctype html><p role="alert"><b>Full</b></p>`, `<!doctype html><p role="alert"><b>Full</b></p>`},
 	} {
 		if got := clip([]byte(c.body)); got != c.want {
 			t.Errorf("clip(%q) = %q; want %q", c.body, got, c.want)
