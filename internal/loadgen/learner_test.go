@@ -1,8 +1,8 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -162,12 +162,23 @@ func TestFailedStepStartsAFreshCycle(t *testing.T) {
 // land on the other one, and one replica would carry all the hostile
 // work of a run.
 func TestHostilePayloadsReachEveryReplica(t *testing.T) {
+	hostileBodies := map[string]bool{}
+	for _, p := range hostilePayloads() {
+		b := p.raw
+		if b == nil {
+			var err error
+			if b, err = json.Marshal(p.body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hostileBodies[string(b)] = true
+	}
 	var mu sync.Mutex
 	payloads := map[string]int{}
 	handler := func(name string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
-			if bytes.Contains(body, []byte("hostile")) {
+			if hostileBodies[string(body)] {
 				mu.Lock()
 				payloads[name]++
 				mu.Unlock()
