@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -17,6 +19,9 @@ type learnerReads struct {
 	mu      sync.Mutex
 	queue   []*learnerRead
 	running bool // a goroutine is sending the queue
+	// timeout bounds each batch's call: the store's call timeout, or
+	// defaultOpTimeout if 0.
+	timeout time.Duration
 }
 
 // learnerRead is one read: what it asks, and once done is closed, its
@@ -69,15 +74,15 @@ func (q *learnerReads) send(rdb redis.UniversalClient) {
 			return
 		}
 		q.mu.Unlock()
-		sendLearnerReads(rdb, batch)
+		sendLearnerReads(rdb, batch, q.timeout)
 	}
 }
 
 // sendLearnerReads runs learnerScript once per read in one pipeline; a
 // Redis that has lost the script (restarted, flushed) is sent the
 // script itself for the reads it refused.
-func sendLearnerReads(rdb redis.UniversalClient, batch []*learnerRead) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+func sendLearnerReads(rdb redis.UniversalClient, batch []*learnerRead, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(timeout, defaultOpTimeout))
 	defer cancel()
 	cmds := make([]*redis.Cmd, len(batch))
 	_, _ = rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

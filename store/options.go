@@ -25,6 +25,10 @@ type options struct {
 	redisMode string
 	// warn is told of what goes wrong without failing a call (Warn).
 	warn func(error)
+	// callTimeout, for tests whose writes wait longer for a replica,
+	// bounds each Redis call and each read of its replies instead of
+	// defaultOpTimeout and readTimeout; 0 keeps those.
+	callTimeout time.Duration
 }
 
 // Option changes how a store is opened.

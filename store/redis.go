@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +12,12 @@ import (
 	"github.com/locklab/locklab/limit"
 )
 
-// opTimeout bounds every Redis call, so an unreachable Redis turns into
-// ErrUnavailable well within a second instead of a hanging request.
-const opTimeout = 700 * time.Millisecond
+// defaultOpTimeout bounds every Redis call, so an unreachable Redis
+// turns into ErrUnavailable well within a second instead of a hanging
+// request. A call's context bounds its wait for a connection and the
+// start of each round trip; the client's readTimeout bounds the wait
+// for replies.
+const defaultOpTimeout = 700 * time.Millisecond
 
 // The breakers in front of Redis (the limiters', the sandbox copies')
 // open after breakerFailures calls in a row have failed, and then let a
@@ -46,8 +50,8 @@ type redisBackend struct {
 	cluster bool
 	// limitBreaker guards the limiters' calls (limiter.go).
 	limitBreaker *limit.Breaker
-	// opTimeout bounds each of its calls: the constant opTimeout, or
-	// longer in tests whose writes wait longer for a replica.
+	// opTimeout bounds each of its calls: defaultOpTimeout, or longer in
+	// tests whose writes wait longer for a replica.
 	opTimeout time.Duration
 }
 
@@ -58,14 +62,15 @@ type redisBackend struct {
 // until Redis is back, with no restart needed.
 func OpenRedis(url string, opts ...Option) (*Store, error) {
 	o := newOptions(opts)
-	c, err := newRedisClient(url, o.redisMode)
+	c, err := newRedisClient(url, o.redisMode, o.callTimeout)
 	if err != nil {
 		return nil, err
 	}
 	if o.observeRedis != nil {
 		c.AddHook(observeHook{observe: o.observeRedis, now: o.now})
 	}
-	b := &redisBackend{rdb: c.UniversalClient, prefix: "locklab:", ttl: o.progressTTL, warn: o.warn, now: o.now, opTimeout: opTimeout}
+	b := &redisBackend{rdb: c.UniversalClient, prefix: "locklab:", ttl: o.progressTTL, warn: o.warn, now: o.now, opTimeout: cmp.Or(o.callTimeout, defaultOpTimeout)}
+	b.learners.timeout, b.versions.timeout = b.opTimeout, b.opTimeout
 	b.replicas.failover = c.mode != ModeSingle
 	b.cluster = c.mode == ModeCluster
 	b.limitBreaker = limit.NewBreaker(limiterBreaker)

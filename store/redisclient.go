@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,7 +65,8 @@ type redisClient struct {
 
 // newRedisClient opens a client for rawURL as mode says. The URL is
 // checked here, so a wrong one stops the server at start with the reason.
-func newRedisClient(rawURL, mode string) (redisClient, error) {
+// A callTimeout above 0 (options.callTimeout) replaces readTimeout.
+func newRedisClient(rawURL, mode string, callTimeout time.Duration) (redisClient, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return redisClient{}, fmt.Errorf("store: REDIS_URL: %w", err)
@@ -88,7 +90,8 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL: %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled)
+		opt.ReadTimeout = cmp.Or(callTimeout, opt.ReadTimeout)
 		return redisClient{redis.NewClient(opt), "redis " + opt.Addr, mode}, nil
 	case ModeSentinel:
 		if q.Get("master_name") == "" {
@@ -98,7 +101,8 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL (Sentinel): %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled)
+		opt.ReadTimeout = cmp.Or(callTimeout, opt.ReadTimeout)
 		return redisClient{redis.NewFailoverClient(opt), fmt.Sprintf("redis sentinel %s at %s", opt.MasterName, strings.Join(opt.SentinelAddrs, ",")), mode}, nil
 	case ModeCluster:
 		if q.Has("master_name") {
@@ -112,7 +116,8 @@ func newRedisClient(rawURL, mode string) (redisClient, error) {
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL (cluster): %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled)
+		opt.ReadTimeout = cmp.Or(callTimeout, opt.ReadTimeout)
 		cc := redis.NewClusterClient(opt)
 		cc.AddHook(reloadOnFailure{cc})
 		return redisClient{cc, "redis cluster " + strings.Join(opt.Addrs, ","), mode}, nil
@@ -136,10 +141,13 @@ func checkAddrs(host string, more []string) error {
 			return nil
 		}
 		h, port, err := net.SplitHostPort(addr)
-		if err != nil && !needPort && strings.Contains(err.Error(), "missing port") {
+		switch {
+		case err != nil && !needPort && strings.Contains(err.Error(), "missing port"):
 			h, port = addr, "6379"
-		} else if err != nil {
+		case err != nil:
 			return fmt.Errorf("store: REDIS_URL: %s %q: want HOST:PORT", what, addr)
+		case port == "" && !needPort: // host: reads as host:6379
+			port = "6379"
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			return fmt.Errorf("store: REDIS_URL: %s %q: the port must be a number from 1 to 65535", what, addr)
@@ -165,9 +173,14 @@ func checkAddrs(host string, more []string) error {
 // (answers, commands, limits), and one retried after a read timeout,
 // though Redis had run it, would count twice. A failed call reports
 // ErrUnavailable instead.
-func limits(dial, read, write, pool *time.Duration, size, retries, dialRetries *int, dialRetryTimeout *time.Duration) {
+func limits(dial, read, write, pool *time.Duration, size, retries, dialRetries *int, dialRetryTimeout *time.Duration, contextTimeouts *bool) {
 	*dial, *read, *write, *pool, *size = dialTimeout, readTimeout, writeTimeout, poolTimeout, poolSize
 	*retries, *dialRetries, *dialRetryTimeout = -1, dialerRetries, dialerRetryTimeout
+	// Each call's context deadline bounds its reads and writes too, not
+	// only its wait for a connection: without it go-redis waits on a
+	// Redis that stopped answering for readTimeout whatever the caller's
+	// deadline, and the breakers' own timeouts never end a call.
+	*contextTimeouts = true
 }
 
 // reloadOnFailure has a cluster client read the cluster's slots again

@@ -30,6 +30,9 @@ func TestRedisURLs(t *testing.T) {
 		{name: "sentinel, unknown option", url: "redis://127.0.0.1:26379?master_name=m&nope=1", wantErr: "nope"},
 		{name: "no host", url: "redis://:pw@/1", want: "*redis.Client", wantName: "redis localhost:6379"},
 		{name: "no port", url: "redis://redis/0", want: "*redis.Client", wantName: "redis redis:6379"},
+		{name: "empty port", url: "redis://redis:/0", want: "*redis.Client", wantName: "redis redis:6379"},
+		{name: "unix socket", url: "unix:///run/redis.sock?db=1", want: "*redis.Client"},
+		{name: "seed with an empty port", url: "redis://a:7000?addr=b:", mode: ModeCluster, wantErr: "from 1 to 65535"},
 		{name: "IPv6", url: "redis://[::1]:6379?addr=[::1]:6380", mode: ModeCluster, want: "*redis.ClusterClient"},
 		{name: "hosts in one", url: "redis://127.0.0.1:6379,127.0.0.1:6380", wantErr: `"127.0.0.1:6379,127.0.0.1:6380" names several hosts`},
 		{name: "cluster, hosts in one", url: "redis://a:7000,b:7001", mode: ModeCluster, wantErr: "several hosts"},
@@ -40,7 +43,7 @@ func TestRedisURLs(t *testing.T) {
 		{name: "seed port out of range", url: "redis://a:7000?addr=b:70000", mode: ModeCluster, wantErr: "from 1 to 65535"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := newRedisClient(tt.url, tt.mode)
+			c, err := newRedisClient(tt.url, tt.mode, 0)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("newRedisClient(%q, %q) error = %v; want one saying %q", tt.url, tt.mode, err, tt.wantErr)

@@ -21,8 +21,9 @@ const maxSandboxCopy = 16 << 20
 // down: every playground command checks for a copy, and none should wait
 // on a Redis that does not answer. Its pause is short, as the playground
 // refuses lines meanwhile and a failover is over in seconds; a probe then
-// finds whether Redis answers again.
-var sandboxBreaker = limit.BreakerSettings{Timeout: opTimeout, Failures: breakerFailures, Backoff: breakerBackoff}
+// finds whether Redis answers again. Its timeout is the store's call
+// timeout.
+var sandboxBreaker = limit.BreakerSettings{Failures: breakerFailures, Backoff: breakerBackoff}
 
 // SandboxCopies keeps a copy of each learner's playground sandbox in
 // Redis, so that every replica of the server can restore it: the sandbox
@@ -50,7 +51,9 @@ func (s *Store) SandboxCopies() (*SandboxCopies, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:", write: r.write, breaker: limit.NewBreaker(sandboxBreaker)}, true
+	settings := sandboxBreaker
+	settings.Timeout = r.opTimeout
+	return &SandboxCopies{rdb: r.rdb, prefix: r.prefix + "sandbox:", write: r.write, breaker: limit.NewBreaker(settings)}, true
 }
 
 // Fields of the hash that holds a learner's copy.

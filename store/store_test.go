@@ -57,6 +57,15 @@ func backends(t *testing.T) map[string]func(t *testing.T) *Store {
 	}
 }
 
+// clusterWait is how long the cluster tests' writes wait for a replica.
+const clusterWait = 5 * time.Second
+
+// callTimeout bounds each Redis call of a store opened with it, and each
+// read of its replies, at d.
+func callTimeout(d time.Duration) Option {
+	return func(o *options) { o.callTimeout = d }
+}
+
 // openCluster opens two stores, as two replicas, on a Redis Cluster of
 // three masters with a replica each, started for the test: every script
 // and transaction then runs where keys in different slots would be
@@ -67,17 +76,15 @@ func openCluster(t *testing.T) (*Store, *Store) {
 	testenv.Slow(t, "Redis Cluster")
 	c := redistest.StartCluster(t, 3, 1)
 	open := func() *Store {
-		s, err := OpenRedis(c.URL(), RedisMode(ModeCluster), Warn(func(err error) { t.Errorf("store warned: %v", err) }))
+		// Every write waits for a replica, for as long as a loaded
+		// machine may take: a warning is a replica that never answered.
+		// Each call, and each read of its replies, has time for that
+		// wait; the 700 ms and 1 s they have otherwise would cut it short.
+		s, err := OpenRedis(c.URL(), RedisMode(ModeCluster), Warn(func(err error) { t.Errorf("store warned: %v", err) }), callTimeout(clusterWait+2*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Every write waits for a replica, for as long as a loaded
-		// machine may take: a warning is a replica that never answered.
-		// Each call then has time for that wait, which opTimeout's
-		// 700 ms would cut short.
-		rb := s.b.(*redisBackend)
-		rb.replicas.wait = 5 * time.Second
-		rb.opTimeout = rb.replicas.wait + 2*time.Second
+		s.b.(*redisBackend).replicas.wait = clusterWait
 		t.Cleanup(func() { s.Close() })
 		warmUp(t, s)
 		return s

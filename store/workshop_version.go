@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -34,6 +35,9 @@ type workshopVersions struct {
 	mu    sync.Mutex
 	byWS  map[string]*wsVersion
 	sweep time.Time // when entries older than versionFresh were last dropped
+	// timeout bounds each read: the store's call timeout, or
+	// defaultOpTimeout if 0.
+	timeout time.Duration
 }
 
 // wsVersion is one workshop's version as last read; done is closed
@@ -69,7 +73,7 @@ func (v *workshopVersions) get(ctx context.Context, code string, now func() time
 		v.put(code, e, now())
 		v.mu.Unlock()
 		// The read is shared: it does not end with this caller.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(v.timeout, defaultOpTimeout))
 		e.token, e.err = read(rctx)
 		cancel()
 		e.at = now()
