@@ -12,11 +12,9 @@ import (
 	"github.com/locklab/locklab/limit"
 )
 
-// defaultOpTimeout bounds every Redis call, so an unreachable Redis
-// turns into ErrUnavailable well within a second instead of a hanging
-// request. A call's context bounds its wait for a connection and the
-// start of each round trip; the client's readTimeout bounds the wait
-// for replies.
+// defaultOpTimeout bounds every Redis call, its reads and writes
+// included (limits), so an unreachable or hung Redis turns into
+// ErrUnavailable within a second instead of a hanging request.
 const defaultOpTimeout = 700 * time.Millisecond
 
 // The breakers in front of Redis (the limiters', the sandbox copies')

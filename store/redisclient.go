@@ -65,7 +65,7 @@ type redisClient struct {
 
 // newRedisClient opens a client for rawURL as mode says. The URL is
 // checked here, so a wrong one stops the server at start with the reason.
-// A callTimeout above 0 (options.callTimeout) replaces readTimeout.
+// callTimeout is options.callTimeout (see limits).
 func newRedisClient(rawURL, mode string, callTimeout time.Duration) (redisClient, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -90,8 +90,7 @@ func newRedisClient(rawURL, mode string, callTimeout time.Duration) (redisClient
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL: %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled)
-		opt.ReadTimeout = cmp.Or(callTimeout, opt.ReadTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled, callTimeout)
 		return redisClient{redis.NewClient(opt), "redis " + opt.Addr, mode}, nil
 	case ModeSentinel:
 		if q.Get("master_name") == "" {
@@ -101,8 +100,7 @@ func newRedisClient(rawURL, mode string, callTimeout time.Duration) (redisClient
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL (Sentinel): %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled)
-		opt.ReadTimeout = cmp.Or(callTimeout, opt.ReadTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled, callTimeout)
 		return redisClient{redis.NewFailoverClient(opt), fmt.Sprintf("redis sentinel %s at %s", opt.MasterName, strings.Join(opt.SentinelAddrs, ",")), mode}, nil
 	case ModeCluster:
 		if q.Has("master_name") {
@@ -116,8 +114,7 @@ func newRedisClient(rawURL, mode string, callTimeout time.Duration) (redisClient
 		if err != nil {
 			return redisClient{}, fmt.Errorf("store: REDIS_URL (cluster): %w", err)
 		}
-		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled)
-		opt.ReadTimeout = cmp.Or(callTimeout, opt.ReadTimeout)
+		limits(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.PoolSize, &opt.MaxRetries, &opt.DialerRetries, &opt.DialerRetryTimeout, &opt.ContextTimeoutEnabled, callTimeout)
 		cc := redis.NewClusterClient(opt)
 		cc.AddHook(reloadOnFailure{cc})
 		return redisClient{cc, "redis cluster " + strings.Join(opt.Addrs, ","), mode}, nil
@@ -172,9 +169,9 @@ func checkAddrs(host string, more []string) error {
 // deployment. There are no retries: many calls are scripts that count
 // (answers, commands, limits), and one retried after a read timeout,
 // though Redis had run it, would count twice. A failed call reports
-// ErrUnavailable instead.
-func limits(dial, read, write, pool *time.Duration, size, retries, dialRetries *int, dialRetryTimeout *time.Duration, contextTimeouts *bool) {
-	*dial, *read, *write, *pool, *size = dialTimeout, readTimeout, writeTimeout, poolTimeout, poolSize
+// ErrUnavailable instead. A callTimeout above 0 replaces readTimeout.
+func limits(dial, read, write, pool *time.Duration, size, retries, dialRetries *int, dialRetryTimeout *time.Duration, contextTimeouts *bool, callTimeout time.Duration) {
+	*dial, *read, *write, *pool, *size = dialTimeout, cmp.Or(callTimeout, readTimeout), writeTimeout, poolTimeout, poolSize
 	*retries, *dialRetries, *dialRetryTimeout = -1, dialerRetries, dialerRetryTimeout
 	// Each call's context deadline bounds its reads and writes too, not
 	// only its wait for a connection: without it go-redis waits on a
